@@ -1,0 +1,18 @@
+// A community's raw context: its entities, the relationships inside it (with the combined
+// degree of their endpoints, for ranking) and the claims about its entities.
+MATCH (c:Community {id: $id})
+CALL (c) {
+  MATCH (e:Entity)-[:IN_COMMUNITY]->(c)
+  RETURN collect({key: e.key, name: e.name, description: e.description, degree: e.degree}) AS entities
+}
+CALL (c) {
+  MATCH (c)<-[:IN_COMMUNITY]-(a:Entity)-[r:RELATED]->(b:Entity)-[:IN_COMMUNITY]->(c)
+  RETURN collect({source_key: a.key, target_key: b.key, source: a.name, target: b.name,
+                  description: r.description, combined_degree: a.degree + b.degree}) AS relationships
+}
+CALL (c) {
+  MATCH (c)<-[:IN_COMMUNITY]-(a:Entity)<-[:ABOUT]-(cl:Claim)
+  RETURN collect({key: a.key, entity: a.name, type: cl.type, status: cl.status,
+                  description: cl.description}) AS claims
+}
+RETURN entities, relationships, claims

@@ -1,0 +1,2 @@
+OPTIONAL MATCH (m:Meta {id: 'corpus'})
+RETURN m.description AS description

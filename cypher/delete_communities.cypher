@@ -1,0 +1,2 @@
+MATCH (c:Community {scope: $scope})
+DETACH DELETE c

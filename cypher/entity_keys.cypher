@@ -1,0 +1,3 @@
+MATCH (e:$($label))
+RETURN e.key AS key
+ORDER BY key

@@ -1,0 +1,2 @@
+MERGE (m:Meta {id: 'index'})
+RETURN m.graph_dirty AS graph_dirty

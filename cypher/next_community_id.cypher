@@ -1,0 +1,2 @@
+MATCH (c:Community)
+RETURN coalesce(max(c.id), -1) + 1 AS next

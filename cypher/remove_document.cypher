@@ -1,0 +1,16 @@
+// Remove a document's text units and their contributions (an edited file replaces its old text).
+MATCH (d:Document {id: $id})<-[:PART_OF]-(c:Chunk)
+WITH collect(c.id) AS ids
+MATCH ()-[r:RELATED]->()
+WHERE any(i IN r.chunk_ids WHERE i IN ids)
+WITH r, [k IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[k] IN ids] AS keep
+SET r.descriptions = [k IN keep | r.descriptions[k]],
+    r.strengths = [k IN keep | r.strengths[k]],
+    r.chunk_ids = [k IN keep | r.chunk_ids[k]],
+    r.weight = toFloat(size(keep)), r.dirty = true;
+MATCH ()-[r:RELATED]->() WHERE size(r.chunk_ids) = 0 DELETE r;
+MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:HAS_CLAIM]->(cl:Claim) DETACH DELETE cl;
+MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity) SET e.dirty = true;
+MATCH (d:Document {id: $id}) OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk) DETACH DELETE c, d;
+MATCH (e:Entity) WHERE NOT ()-[:MENTIONS]->(e) DETACH DELETE e;
+MERGE (m:Meta {id: 'index'}) SET m.graph_dirty = true;

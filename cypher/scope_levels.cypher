@@ -1,0 +1,4 @@
+MATCH (c:Community {scope: $scope})
+RETURN c.level AS level, count(*) AS communities,
+       count(CASE WHEN c.report_status = 'ok' THEN 1 END) AS reports
+ORDER BY level

@@ -1,0 +1,2 @@
+MERGE (m:Meta {id: 'index'})
+SET m += $props

@@ -1,0 +1,3 @@
+UNWIND $rows AS row
+MATCH (c:Community {id: row.id})
+SET c += row.props

@@ -1,0 +1,11 @@
+RETURN COUNT { (:Document) } AS documents,
+       COUNT { (:Chunk) } AS text_units,
+       COUNT { (c:Chunk) WHERE c.extracted = true } AS text_units_extracted,
+       COUNT { (c:Chunk) WHERE c.error IS NOT NULL } AS text_units_failed,
+       COUNT { (:Entity) } AS entities,
+       COUNT { ()-[:RELATED]->() } AS relationships,
+       COUNT { (:Claim) } AS claims,
+       COUNT { (:Community {scope: 'general'}) } AS communities,
+       COUNT { (c:Community {scope: 'general'}) WHERE c.report_status = 'ok' } AS community_reports,
+       COUNT { (c:Community) WHERE c.report_status = 'failed' } AS failed_reports,
+       COUNT { (:Topic) } AS topics

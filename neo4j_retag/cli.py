@@ -1,0 +1,425 @@
+"""The `neo4j-retag` command line: services, ingest, topics, ask, stats, doctor."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .config import Settings
+from .db import ConfigError, Graph
+from .llm import LLM, LLMError, Usage
+
+T = TypeVar("T")
+console = Console()
+err_console = Console(stderr=True)
+
+
+class Ctx:
+    def __init__(self, debug: bool) -> None:
+        self.debug = debug
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = Settings()
+        return self._settings
+
+
+def friendly(fn: Callable[..., T]) -> Callable[..., T]:
+    """One-line errors naming the setting to fix; the traceback only with --debug."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except (ConfigError, LLMError, ValueError, FileNotFoundError, RuntimeError) as err:
+            ctx = click.get_current_context()
+            if ctx.find_object(Ctx) and ctx.find_object(Ctx).debug:  # type: ignore[union-attr]
+                raise
+            err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+            sys.exit(2 if isinstance(err, ConfigError) else 1)
+
+    return wrapper
+
+
+def _run(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
+         usage: Usage) -> T:
+    """Open the graph and the LLM, run ``coro_fn``, record LLM usage in the graph."""
+
+    async def main() -> T:
+        with Graph(settings) as graph:
+            llm = LLM(settings, usage)
+            try:
+                return await coro_fn(llm, graph)
+            finally:
+                await llm.close()
+                try:
+                    from .stats import record_usage
+                    record_usage(graph, usage)
+                except Exception:  # noqa: BLE001 - accounting must never mask the real error
+                    pass
+
+    return asyncio.run(main())
+
+
+def usage_table(usage: Usage, seconds: dict[str, float] | None = None) -> Table:
+    table = Table(title="LLM usage by stage")
+    for col in ("stage", "calls", "cached", "failed", "prompt tokens", "completion tokens", "s"):
+        table.add_column(col, justify="right" if col != "stage" else "left")
+    for name, s in sorted(usage.stages.items()):
+        table.add_row(name, str(s.calls), str(s.cached), str(s.failed), str(s.prompt_tokens),
+                      str(s.completion_tokens), f"{s.seconds:.1f}")
+    return table
+
+
+@click.group()
+@click.option("--debug", is_flag=True, help="show full tracebacks")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """GraphRAG + ReTAG global sensemaking over a corpus, on Neo4j + Graph Data Science."""
+    ctx.obj = Ctx(debug)
+
+
+@main.command("config")
+@click.pass_obj
+@friendly
+def config_cmd(obj: Ctx) -> None:
+    """Show the effective settings (secrets masked)."""
+    table = Table("setting", "value")
+    for k, v in obj.settings.masked().items():
+        table.add_row(k, v)
+    console.print(table)
+
+
+# --- services ---------------------------------------------------------------------------
+
+@main.group()
+def neo4j() -> None:
+    """The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17)."""
+
+
+@neo4j.command("install")
+@click.pass_obj
+@friendly
+def neo4j_install(obj: Ctx) -> None:
+    """Fetch Neo4j, Browser and GDS from Maven Central into the cache (idempotent)."""
+    from .server import neo4j_local
+    console.print(f"installed in {neo4j_local.install(obj.settings)}")
+
+
+@neo4j.command("start")
+@click.pass_obj
+@friendly
+def neo4j_start(obj: Ctx) -> None:
+    from .server import neo4j_local
+    if not obj.settings.local_neo4j:
+        raise ConfigError(f"NEO4J_URI is set ({obj.settings.neo4j_uri}): nothing to start")
+    console.print_json(data=neo4j_local.start(obj.settings), default=str)
+
+
+@neo4j.command("stop")
+@click.pass_obj
+@friendly
+def neo4j_stop(obj: Ctx) -> None:
+    from .server import neo4j_local
+    console.print("stopped" if neo4j_local.stop(obj.settings) else "not running")
+
+
+@neo4j.command("status")
+@click.pass_obj
+@friendly
+def neo4j_status(obj: Ctx) -> None:
+    from .server import neo4j_local
+    console.print_json(data=neo4j_local.status(obj.settings), default=str)
+
+
+@main.group()
+def llm() -> None:
+    """The local OpenAI-compatible LLM server (llama.cpp + SmolLM2-135M-Instruct)."""
+
+
+@llm.command("start")
+@click.pass_obj
+@friendly
+def llm_start(obj: Ctx) -> None:
+    from .server import llm_local
+    if not obj.settings.local_llm:
+        raise ConfigError(f"OPENAI_BASE_URL is set ({obj.settings.openai_base_url}): "
+                          "nothing to start")
+    console.print_json(data=llm_local.start(obj.settings), default=str)
+
+
+@llm.command("stop")
+@click.pass_obj
+@friendly
+def llm_stop(obj: Ctx) -> None:
+    from .server import llm_local
+    console.print("stopped" if llm_local.stop(obj.settings) else "not running")
+
+
+@llm.command("status")
+@click.pass_obj
+@friendly
+def llm_status(obj: Ctx) -> None:
+    from .server import llm_local
+    console.print_json(data=llm_local.status(obj.settings), default=str)
+
+
+@main.command()
+@click.pass_obj
+@friendly
+def up(obj: Ctx) -> None:
+    """Start whatever local services the settings need (Neo4j + GDS, the LLM)."""
+    from .server import llm_local, neo4j_local
+    if obj.settings.local_neo4j:
+        info = neo4j_local.start(obj.settings)
+        console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
+    if obj.settings.local_llm:
+        info = llm_local.start(obj.settings)
+        console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
+
+
+@main.command()
+@click.pass_obj
+@friendly
+def down(obj: Ctx) -> None:
+    """Stop the local services."""
+    from .server import llm_local, neo4j_local
+    llm_local.stop(obj.settings)
+    neo4j_local.stop(obj.settings)
+    console.print("stopped")
+
+
+@main.command()
+@click.pass_obj
+@friendly
+def doctor(obj: Ctx) -> None:
+    """Check Neo4j, GDS, indexes, the LLM endpoint and the tokenizer; non-zero exit on failure."""
+    from .doctor import run_checks
+    checks = run_checks(obj.settings)
+    table = Table("check", "ok", "detail")
+    for c in checks:
+        table.add_row(c.name, "[green]yes[/green]" if c.ok else "[red]NO[/red]",
+                      c.detail if c.ok else f"{c.detail}\n[yellow]fix:[/yellow] {c.fix}")
+    console.print(table)
+    if not all(c.ok for c in checks):
+        sys.exit(1)
+
+
+# --- the pipeline -----------------------------------------------------------------------
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--glean", type=int, default=None, help="gleaning rounds (default 1)")
+@click.option("--no-claims", is_flag=True, help="do not extract claims")
+@click.option("--resume", is_flag=True,
+              help="finish a previous run (pending text units, summaries, communities, reports); "
+                   "PATHS may be omitted")
+@click.option("--text-field", default=None, help="record field holding the text (.jsonl/.csv)")
+@click.option("--no-topics", is_flag=True, help="skip ReTAG topic augmentation")
+@click.option("--topic-mode", type=click.Choice(["assign", "reextract"]), default="assign")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.pass_obj
+@friendly
+def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
+           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool) -> None:
+    """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
+    hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
+    ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
+    from .ingest import run_ingest
+    from .stats import collect
+    from .topics import build_topics
+
+    if not paths and not resume:
+        raise click.UsageError("give PATHS to ingest, or --resume")
+    updates: dict[str, Any] = {}
+    if glean is not None:
+        updates["glean"] = glean
+    if no_claims:
+        updates["extract_claims"] = False
+    settings = obj.settings.model_copy(update=updates)
+    usage = Usage()
+    quiet = Console(stderr=True, quiet=as_json)
+    t0 = time.perf_counter()
+
+    async def work(llm: LLM, graph: Graph) -> dict[str, Any]:
+        result = await run_ingest(settings, list(paths), llm, graph, quiet, text_field)
+        topics = None
+        meta = graph.run("index_meta_all")[0]
+        if not no_topics and (meta.get("topics_dirty") is not False):
+            t = time.perf_counter()
+            topics = await build_topics(graph, llm, settings, mode=topic_mode)
+            result.seconds["topics"] = round(time.perf_counter() - t, 3)
+        return {"result": result, "topics": topics, "stats": collect(graph)}
+
+    out = _run(work, settings, usage)
+    result = out["result"]
+    summary = {
+        **{k: v for k, v in vars(result).items()},
+        "graph": out["stats"], "llm": usage.as_dict(),
+        "llm_total": vars(usage.total), "seconds_total": round(time.perf_counter() - t0, 2),
+        "topics": out["topics"]["topics"] if out["topics"] else None,
+    }
+    if as_json:
+        click.echo(json.dumps(summary, default=str, indent=2))
+    else:
+        _print_ingest(summary, usage)
+    if result.text_units_failed:
+        sys.exit(3)
+
+
+def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
+    g = s["graph"]
+    table = Table(title="neo4j-retag ingest")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for label, value in [
+        ("documents read / new / replaced",
+         f"{s['documents_read']} / {s['documents_new']} / {s['documents_replaced']}"),
+        ("skipped inputs", len(s["skipped"])),
+        ("text units (new / extracted now / failed)",
+         f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
+         f"{len(s['text_units_failed'])})"),
+        ("entities", g["entities"]), ("relationships", g["relationships"]),
+        ("claims", g["claims"]),
+        ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"
+                                            for lv in g["levels"]) or "-"),
+        ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
+        ("topics", g["topics"]),
+        ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
+    ]:
+        table.add_row(label, str(value))
+    console.print(table)
+    for sk in s["skipped"]:
+        console.print(f"[yellow]skipped[/yellow] {sk['path']}: {sk['reason']}")
+    for f in s["text_units_failed"]:
+        console.print(f"[red]failed text unit[/red] {f['id']}: {f['error']}")
+    console.print(usage_table(usage))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def stats(obj: Ctx, as_json: bool) -> None:
+    """Documents, text units, entities, relationships, claims, communities and reports per
+    level and topic, failures, and the LLM tokens spent so far by stage."""
+    from .stats import collect
+    with Graph(obj.settings) as graph:
+        data = collect(graph)
+    if as_json:
+        click.echo(json.dumps(data, default=str, indent=2))
+        return
+    table = Table("what", "count")
+    for k, v in data.items():
+        if not isinstance(v, list):
+            table.add_row(k, str(v))
+    for lv in data["levels"]:
+        table.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
+                                              f"{lv['reports']} reports")
+    for t in data["topic_subgraphs"]:
+        table.add_row(f"topic {t['name']}", f"{t['entities']} entities, {t['communities']} "
+                                            f"communities, {t['reports']} reports")
+    console.print(table)
+    usage = Table("stage", "calls", "cached", "prompt tokens", "completion tokens")
+    for u in data["llm_usage"]:
+        usage.add_row(u["stage"], str(u["calls"]), str(u["cached"]), str(u["prompt_tokens"]),
+                      str(u["completion_tokens"]))
+    console.print(usage)
+
+
+@main.group()
+def topics() -> None:
+    """ReTAG topic augmentation (Kim et al. 2025 §3.2.1)."""
+
+
+@topics.command("build")
+@click.option("--mode", type=click.Choice(["assign", "reextract"]), default="assign",
+              help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
+@click.option("--max-topics", type=int, default=8)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
+    """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
+    from .topics import build_topics
+    usage = Usage()
+    out = _run(lambda llm, graph: build_topics(graph, llm, obj.settings, mode=mode,
+                                               max_topics=max_topics), obj.settings, usage)
+    out["llm"] = usage.as_dict()
+    if as_json:
+        click.echo(json.dumps(out, default=str, indent=2))
+        return
+    console.print(f"[bold]corpus:[/bold] {out['corpus_description']}")
+    table = Table("topic", "label", "entities", "communities", "reports")
+    for t in out["counts"]:
+        table.add_row(t["name"], t["label"], str(t["entities"]), str(t["communities"]),
+                      str(t["reports"]))
+    console.print(table)
+    console.print(usage_table(usage))
+
+
+@main.command()
+@click.argument("question")
+@click.option("--method", type=click.Choice(["retag", "global"]), default="retag")
+@click.option("--level", type=int, default=None, help="community level (default QUERY_LEVEL)")
+@click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
+@click.option("--topic", default=None, help="force a topic instead of classifying")
+@click.option("--response-type", default="multiple paragraphs")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
+        topic: str | None, response_type: str, as_json: bool) -> None:
+    """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
+    or GraphRAG's global map-reduce over every report at a level."""
+    from .retag import ask_global, ask_retag
+    settings = obj.settings
+    lvl = settings.query_level if level is None else level
+    usage = Usage()
+    t0 = time.perf_counter()
+
+    async def work(llm: LLM, graph: Graph) -> Any:
+        if method == "global":
+            return await ask_global(graph, llm, settings, question, level=lvl,
+                                    response_type=response_type)
+        return await ask_retag(graph, llm, settings, question, level=lvl,
+                               top_p=top_p or settings.top_p, topic=topic,
+                               response_type=response_type)
+
+    answer = _run(work, settings, usage)
+    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
+    answer.trace.seconds["total"] = round(time.perf_counter() - t0, 3)
+    if as_json:
+        click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
+        return
+    console.print(answer.answer, highlight=False)
+    tr = answer.trace
+    console.print()
+    console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
+                  f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}[/dim]")
+    console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches {tr.map_batches}"
+                  f" (parse failures {tr.map_parse_failures}) | points {tr.points_total}, "
+                  f"zero {tr.points_zero}, in reduce {tr.points_in_reduce} | cited "
+                  f"{[c['id'] for c in answer.citations]}[/dim]")
+    t = usage.total
+    console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
+                  f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds "
+                  f"{tr.seconds}[/dim]")
+    for note in tr.notes:
+        console.print(f"[yellow]note:[/yellow] {note}")
+
+
+if __name__ == "__main__":
+    main()

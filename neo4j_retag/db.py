@@ -1,0 +1,126 @@
+"""Neo4j access: every statement is a parameterised file in `cypher/`, loaded by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, Query
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
+
+from .config import Settings
+
+
+class ConfigError(RuntimeError):
+    """A setting is wrong or a service is unreachable; the message names what to fix."""
+
+
+@lru_cache(maxsize=256)
+def _load(cypher_dir: Path, name: str) -> str:
+    path = cypher_dir / f"{name}.cypher"
+    if not path.exists():
+        raise FileNotFoundError(f"no Cypher statement {path}")
+    return path.read_text()
+
+
+def statements(text: str) -> list[str]:
+    """Split a script on `;` at line ends, dropping `//` comment-only parts."""
+    parts = re.split(r";\s*$", text, flags=re.M)
+    out = []
+    for part in parts:
+        body = "\n".join(ln for ln in part.splitlines() if not ln.strip().startswith("//"))
+        if body.strip():
+            out.append(body.strip())
+    return out
+
+
+class Graph:
+    """A driver bound to one database, running named Cypher files.
+
+    Raises ConfigError (naming NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD) when the server
+    is unreachable or rejects the credentials.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.database = settings.neo4j_database
+        try:
+            auth = settings.neo4j_auth()
+        except RuntimeError as err:
+            raise ConfigError(str(err)) from err
+        try:
+            self.driver: Driver = GraphDatabase.driver(
+                settings.bolt_uri, auth=auth, notifications_min_severity="OFF")
+            self.driver.verify_connectivity()
+        except AuthError as err:
+            raise ConfigError(
+                f"Neo4j at {settings.bolt_uri} rejected the credentials: "
+                "check NEO4J_USERNAME / NEO4J_PASSWORD"
+            ) from err
+        except (ServiceUnavailable, ValueError, OSError) as err:
+            hint = "run `neo4j-retag neo4j start`" if settings.local_neo4j else "check NEO4J_URI"
+            raise ConfigError(f"cannot reach Neo4j at {settings.bolt_uri}: {hint}") from err
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def cypher(self, name: str) -> str:
+        return _load(self.settings.cypher_dir, name)
+
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Run ``cypher/<name>.cypher`` with ``params``; rows as dicts."""
+        records, _, _ = self.driver.execute_query(
+            Query(self.cypher(name)), params, database_=self.database
+        )
+        return [r.data() for r in records]
+
+    def run_script(self, name: str, /, **params: Any) -> None:
+        """Run each statement of a multi-statement file (schema, clean-ups) in order."""
+        with self.driver.session(database=self.database) as session:
+            for stmt in statements(self.cypher(name)):
+                session.run(Query(stmt), params).consume()
+
+    def write(self, name: str, rows: Iterable[dict[str, Any]], /, **params: Any) -> int:
+        """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
+        n = 0
+        for batch in _batches(rows, self.settings.write_batch_size):
+            self.run(name, rows=batch, **params)
+            n += len(batch)
+        return n
+
+    def write_tx(self, parts: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several named statements in one transaction: all or nothing (crash-safe merges)."""
+        def work(tx: Any) -> None:
+            for name, params in parts:
+                tx.run(self.cypher(name), params).consume()
+
+        with self.driver.session(database=self.database) as session:
+            session.execute_write(work)
+
+    def ensure_schema(self) -> None:
+        """Constraints and indexes (idempotent); waits for indexes to come online."""
+        self.run_script("schema")
+        self.run("await_indexes")
+
+
+def _batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+__all__ = ["Graph", "ConfigError", "ClientError", "statements"]

@@ -1,0 +1,232 @@
+"""Entity, relationship and claim extraction from one text unit, with gleaning.
+
+Edge et al. 2024 §3.1.2 (element instances, gleaning) and appendix A; ReTAG §3.1.1 (the
+contexts ctx(n), ctx(e) each element keeps). Output is typed; the graph writes live in graph.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from .config import Settings
+from .llm import LLM, LLMError
+from .prompts import render
+
+MAX_KEY_CHARS = 200  # a small model's repetition loop must not produce an unindexable key
+
+
+def entity_key(name: str) -> str:
+    """The entity identity: NFC, case-folded, whitespace collapsed, truncated to 200 chars."""
+    key = " ".join(unicodedata.normalize("NFC", name).casefold().split())
+    return key.strip(" \"'.,;:")[:MAX_KEY_CHARS]
+
+
+def _coerce_item(v: Any, field: str) -> Any:
+    # small models sometimes answer with bare strings instead of objects
+    return {field: v} if isinstance(v, str) else v
+
+
+class ExtractedEntity(BaseModel):
+    name: str
+    type: str = "unknown"
+    description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _str(cls, v: Any) -> Any:
+        return _coerce_item(v, "name")
+
+    @field_validator("type", "description", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> str:
+        return "" if v is None else str(v)
+
+
+class ExtractedRelationship(BaseModel):
+    source: str
+    target: str
+    description: str = ""
+    strength: float = Field(5.0, description="1-10")
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> str:
+        return "" if v is None else str(v)
+
+    @field_validator("strength", mode="before")
+    @classmethod
+    def _strength(cls, v: Any) -> float:
+        try:
+            return min(10.0, max(1.0, float(v)))
+        except (TypeError, ValueError):
+            return 5.0
+
+
+class ExtractedClaim(BaseModel):
+    subject: str
+    object: str = ""
+    type: str = ""
+    status: str = "SUSPECTED"
+    start_date: str | None = None
+    end_date: str | None = None
+    description: str = ""
+    source_quote: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _str(cls, v: Any) -> Any:
+        return _coerce_item(v, "description")
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status(cls, v: Any) -> str:
+        s = str(v or "").upper()
+        return s if s in ("TRUE", "FALSE", "SUSPECTED") else "SUSPECTED"
+
+    @field_validator("object", "type", "description", "source_quote", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> str:
+        return "" if v is None else str(v)
+
+
+class GraphExtraction(BaseModel):
+    entities: list[ExtractedEntity] = []
+    relationships: list[ExtractedRelationship] = []
+
+
+class GraphClaimsExtraction(GraphExtraction):
+    claims: list[ExtractedClaim] = []
+
+
+class ChunkExtraction(BaseModel):
+    """Everything one text unit produced, ready for graph.write_extraction."""
+
+    chunk_id: str
+    entities: list[dict[str, Any]]
+    relationships: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+
+
+CLAIMS_INSTRUCTION = (
+    "For claims (facts, accusations or statements about an entity): subject (an entity name), "
+    "object (an entity name or \"\"), type (a short category), status (TRUE, FALSE or SUSPECTED), "
+    "start_date and end_date (ISO dates or null), description, and source_quote (the exact words)."
+)
+CLAIMS_SHAPE = (
+    ',\n "claims": [{"subject": "...", "object": "...", "type": "...", "status": "SUSPECTED", '
+    '"start_date": null, "end_date": null, "description": "...", "source_quote": "..."}]'
+)
+
+
+def _sentence(text: str, name: str) -> str:
+    """The first sentence of ``text`` that names ``name``: the element's context, ctx(n)."""
+    low = name.casefold()
+    for sent in re.split(r"(?<=[.!?])\s+", text):
+        if low in sent.casefold():
+            return sent.strip()[:1000]
+    return ""
+
+
+def messages(settings: Settings, text: str, claims: bool, focus: str = "") -> list[dict[str, str]]:
+    return render(
+        settings.prompts_dir, "extract_graph",
+        entity_types=", ".join(settings.entity_types),
+        claims_instruction=CLAIMS_INSTRUCTION if claims else "Do not extract claims.",
+        claims_shape=CLAIMS_SHAPE if claims else "",
+        focus=f"\nFocus on what concerns the topic: {focus}." if focus else "",
+        text=text,
+    )
+
+
+async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, *,
+                        glean: int, claims: bool, focus: str = "") -> ChunkExtraction:
+    """Extract one text unit, then up to ``glean`` gleaning rounds (stopped when the model
+    returns nothing new or answers NO to the continue question).
+
+    Raises LLMError / LLMParseError when the first extraction fails; a failed gleaning round
+    only ends gleaning (what was extracted is kept).
+    """
+    model = GraphClaimsExtraction if claims else GraphExtraction
+    msgs = messages(settings, text, claims, focus)
+    first = await llm.structured(msgs, model, stage="extract")
+    results = [first]
+    history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
+    for round_ in range(glean):
+        try:
+            more = await llm.structured(
+                history + render(settings.prompts_dir, "extract_glean"), model, stage="glean")
+        except LLMError:
+            break
+        if not more.entities and not more.relationships:
+            break
+        results.append(more)
+        history += render(settings.prompts_dir, "extract_glean") + [
+            {"role": "assistant", "content": more.model_dump_json()}]
+        if round_ < glean - 1:
+            answer = await llm.complete(history + render(settings.prompts_dir, "extract_loop"),
+                                        stage="glean", max_tokens=3)
+            if not str(answer).strip().upper().startswith("Y"):
+                break
+    return assemble(chunk_id, text, results, settings.entity_types)
+
+
+def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
+             entity_types: list[str]) -> ChunkExtraction:
+    """Deduplicate one text unit's extractions by key; drop self-loops and empty names;
+    create endpoints that relationships name but the entity list lacks (type "unknown")."""
+    types = {t.casefold() for t in entity_types}
+    entities: dict[str, dict[str, Any]] = {}
+
+    def add_entity(name: str, etype: str = "unknown", description: str = "") -> str:
+        key = entity_key(name)
+        if not key:
+            return ""
+        etype = etype.strip().casefold()
+        etype = etype if etype in types else "unknown"
+        cur = entities.get(key)
+        if cur is None:
+            entities[key] = {"key": key, "name": " ".join(name.split())[:MAX_KEY_CHARS],
+                             "type": etype, "description": description.strip(),
+                             "context": _sentence(text, name)}
+        else:
+            if cur["type"] == "unknown":
+                cur["type"] = etype
+            if description.strip() and description.strip() not in cur["description"]:
+                cur["description"] = (cur["description"] + "\n" + description.strip()).strip()
+        return key
+
+    for res in results:
+        for e in res.entities:
+            add_entity(e.name, e.type, e.description)
+    relationships: dict[tuple[str, str], dict[str, Any]] = {}
+    for res in results:
+        for r in res.relationships:
+            a, b = add_entity(r.source), add_entity(r.target)
+            if not a or not b or a == b:  # self-loops stay out of the graph and its clustering
+                continue
+            a, b = sorted((a, b))
+            cur = relationships.get((a, b))
+            if cur is None:
+                relationships[(a, b)] = {"source_key": a, "target_key": b,
+                                         "description": r.description.strip(),
+                                         "strength": r.strength}
+            elif r.description.strip() and r.description.strip() not in cur["description"]:
+                cur["description"] += "\n" + r.description.strip()
+    claims: list[dict[str, Any]] = []
+    for res in results:
+        for c in getattr(res, "claims", []):
+            subject = add_entity(c.subject)
+            if not subject:
+                continue
+            props = c.model_dump()
+            cid = hashlib.sha256(f"{chunk_id}|{subject}|{c.description}|{c.type}".encode())
+            claims.append({"id": cid.hexdigest()[:32], "subject_key": subject,
+                           "props": {**props, "chunk_id": chunk_id}})
+    unique_claims = list({c["id"]: c for c in claims}.values())
+    return ChunkExtraction(chunk_id=chunk_id, entities=list(entities.values()),
+                           relationships=list(relationships.values()), claims=unique_claims)

@@ -1,0 +1,80 @@
+"""The entity-relationship graph in Neo4j: merging extractions, summarising descriptions.
+
+Edge et al. 2024 §3.1.3 (element instances -> element summaries). Each text unit's extraction
+is merged in one transaction together with the mark that it is done, so a crash never leaves
+half a text unit behind and a resume never counts one twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+
+from .config import Settings
+from .db import Graph
+from .extract import ChunkExtraction
+from .llm import LLM, LLMError
+from .prompts import render
+from .tokens import truncate
+
+
+def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
+    """MERGE one text unit's entities, relationships and claims, and mark it extracted."""
+    graph.write_tx([
+        ("merge_entities", {"chunk_id": ex.chunk_id, "entities": ex.entities}),
+        ("merge_relationships", {"chunk_id": ex.chunk_id, "relationships": ex.relationships}),
+        ("merge_claims", {"chunk_id": ex.chunk_id, "claims": ex.claims}),
+        ("mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None}),
+    ])
+
+
+def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
+    """Record a failed text unit (retried by the next run); the others are unaffected."""
+    graph.run("mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000])
+
+
+async def _summary(llm: LLM, settings: Settings, name: str, descriptions: list[str]) -> str:
+    unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
+    if len(unique) <= 1:
+        return unique[0] if unique else ""
+    listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
+                       settings.summary_max_tokens * 4, settings.encoding)
+    msgs = render(settings.prompts_dir, "summarize_descriptions", name=name, descriptions=listing,
+                  max_words=int(settings.summary_max_tokens * 0.75))
+    try:
+        text = await llm.complete(msgs, stage="summarize", max_tokens=settings.summary_max_tokens)
+    except LLMError:
+        text = ""
+    # an empty or failed summary falls back to the joined descriptions: nothing is lost
+    return str(text).strip() or truncate(" ".join(unique), settings.summary_max_tokens,
+                                         settings.encoding)
+
+
+async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
+                                 progress: Callable[[int], None] = lambda n: None) -> int:
+    """Entity and relationship descriptions from their text units' descriptions: one LLM
+    summary where there are several (within ``summary_max_tokens``). Returns elements updated."""
+    entities = graph.run("dirty_entities")
+    relationships = graph.run("dirty_relationships")
+
+    async def entity(row: dict) -> dict:
+        types = Counter(row["types"]).most_common(1)
+        desc = await _summary(llm, settings, row["name"], row["descriptions"])
+        progress(1)
+        return {"key": row["key"], "description": desc,
+                "type": types[0][0] if types else "unknown"}
+
+    async def relationship(row: dict) -> dict:
+        desc = await _summary(llm, settings, row["name"], row["descriptions"] or [])
+        strengths = row["strengths"] or [5.0]
+        progress(1)
+        return {"rid": row["rid"], "description": desc,
+                "strength": sum(strengths) / len(strengths)}
+
+    ents = await asyncio.gather(*(entity(r) for r in entities))
+    graph.write("set_entity_descriptions", ents)
+    rels = await asyncio.gather(*(relationship(r) for r in relationships))
+    graph.write("set_relationship_descriptions", rels)
+    graph.run("set_degrees")
+    return len(ents) + len(rels)

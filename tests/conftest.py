@@ -1,0 +1,132 @@
+"""Shared fixtures.
+
+Neo4j for tests: ``NEO4J_URI`` if set (and ``NEO4J_RETAG_TEST_WIPE=1``, since tests empty the
+database); else a Neo4j container through testcontainers when a Docker engine answers; else
+the project's own local server on test ports (7688/7475) with its own data folder, so a test
+run never touches the data of `neo4j-retag neo4j start` on 7687.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neo4j_retag.config import Settings
+from neo4j_retag.db import Graph
+
+from .llm_double import ScriptedLLM
+
+HOME = Path(os.environ.get("NEO4J_RETAG_HOME", Path.home() / ".cache" / "neo4j-retag"))
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+REQUIRE = os.environ.get("RETAG_TEST_REQUIRE") == "1"  # CI: a missing service fails, not skips
+
+
+def _missing(what: str) -> None:
+    if REQUIRE:
+        pytest.fail(what)
+    pytest.skip(what)
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:  # noqa: BLE001 - no engine, no socket, no permission: all "no Docker"
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_env() -> Iterator[dict[str, Any]]:
+    """Settings overrides pointing at a real Neo4j 5 + GDS that tests may empty."""
+    if os.environ.get("NEO4J_URI"):
+        if os.environ.get("NEO4J_RETAG_TEST_WIPE") != "1":
+            _missing("NEO4J_URI is set: tests empty the database; set NEO4J_RETAG_TEST_WIPE=1")
+        yield {}
+        return
+    if _docker_answers() and os.environ.get("RETAG_TEST_NO_DOCKER") != "1":
+        from testcontainers.neo4j import Neo4jContainer
+        with Neo4jContainer("neo4j:5.26-community", password="retag-test-pw").with_env(
+            "NEO4J_PLUGINS", '["graph-data-science"]'
+        ).with_env("NEO4J_dbms_security_procedures_unrestricted", "gds.*") as c:
+            yield {"neo4j_uri": c.get_connection_url(), "neo4j_password": "retag-test-pw"}
+        return
+    from neo4j_retag.server import neo4j_local
+    env = {"home": HOME, "neo4j_bolt_port": 7688, "neo4j_http_port": 7475,
+           "neo4j_data": HOME / "neo4j-data-test", "neo4j_heap": "1g",
+           "neo4j_pagecache": "256m"}
+    try:
+        neo4j_local.start(Settings(**env))
+    except Exception as err:  # noqa: BLE001
+        _missing(f"cannot start the local Neo4j test server: {err}")
+    yield env
+
+
+@pytest.fixture
+def double() -> Iterator[ScriptedLLM]:
+    d = ScriptedLLM()
+    d.start()
+    yield d
+    d.stop()
+
+
+def make_settings(tmp_path: Path, base: dict[str, Any], **extra: Any) -> Settings:
+    return Settings(**{"llm_cache_dir": tmp_path / "llm-cache", "openai_model": "double",
+                       "llm_json_schema": True, "llm_max_retries": 1, **base, **extra})
+
+
+@pytest.fixture
+def settings(tmp_path: Path, neo4j_env: dict[str, Any], double: ScriptedLLM) -> Settings:
+    """Real Neo4j + the scripted LLM double; a fresh LLM cache per test."""
+    return make_settings(tmp_path, neo4j_env, openai_base_url=double.base_url,
+                         report_context_tokens=2000, map_context_tokens=1500)
+
+
+def wipe(graph: Graph) -> None:
+    graph.driver.execute_query("CALL gds.graph.list() YIELD graphName "
+                               "CALL gds.graph.drop(graphName, false) YIELD graphName AS g "
+                               "RETURN count(*)")
+    with graph.driver.session(database=graph.database) as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
+
+
+@pytest.fixture
+def graph(settings: Settings) -> Iterator[Graph]:
+    """An empty graph with the schema in place."""
+    with Graph(settings) as g:
+        wipe(g)
+        g.ensure_schema()
+        yield g
+
+
+@pytest.fixture(scope="session")
+def local_llm_env() -> dict[str, Any]:
+    """The real local LLM (llama.cpp + SmolLM2-135M), started if it is not running."""
+    if os.environ.get("OPENAI_BASE_URL"):
+        return {}
+    from neo4j_retag.server import llm_local
+    s = Settings()
+    try:
+        llm_local.start(s)
+    except Exception as err:  # noqa: BLE001
+        _missing(f"cannot start the local LLM server: {err}")
+    return {}
+
+
+@pytest.fixture
+def real_settings(tmp_path: Path, neo4j_env: dict[str, Any],
+                  local_llm_env: dict[str, Any]) -> Settings:
+    """Real Neo4j + the real local LLM, with a fresh response cache."""
+    return Settings(**{**neo4j_env, **local_llm_env, "llm_cache_dir": tmp_path / "llm-cache"})
+
+
+@pytest.fixture
+def real_graph(real_settings: Settings) -> Iterator[Graph]:
+    with Graph(real_settings) as g:
+        wipe(g)
+        g.ensure_schema()
+        yield g

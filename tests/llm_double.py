@@ -1,0 +1,191 @@
+"""A scripted OpenAI-compatible test double: an HTTP server on loopback answering
+/v1/chat/completions by prompt kind, with per-test overrides (including malformed output).
+
+Kinds are recognised from the prompt files' wording; each handler gets the request body and
+returns the completion text (or raises ``Fail(status)`` to answer with an HTTP error).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+KINDS = [  # (kind, marker in the first message) - checked in order
+    ("glean", "MANY entities and relationships were missed"),
+    ("loop", "Answer YES if there"),
+    ("extract", "information extraction system"),
+    ("summarize", "comprehensive summary"),
+    ("report", "report of a community"),
+    ("map", "key points that answer"),
+    ("reduce", "synthesising perspectives"),
+    ("classify", "route a question"),
+    ("keywords", "help a search engine"),
+    ("assign", "label a passage"),
+    ("topics_list", "distinct corpus topics"),
+]
+
+
+class Fail(Exception):
+    def __init__(self, status: int = 500) -> None:
+        self.status = status
+
+
+def kind_of(body: dict[str, Any]) -> str:
+    msgs = body["messages"]
+    last = msgs[-1]["content"]
+    for kind, marker in KINDS[:2]:
+        if marker in last:
+            return kind
+    first = msgs[0]["content"]
+    for kind, marker in KINDS[2:]:
+        if marker in first:
+            return kind
+    return "text"
+
+
+def _text_block(body: dict[str, Any]) -> str:
+    joined = "\n".join(m["content"] for m in body["messages"])
+    m = re.search(r"<text>\n(.*?)\n</text>", joined, re.S)
+    return m.group(1) if m else joined
+
+
+def names_in(text: str, limit: int = 6) -> list[str]:
+    """Capitalised words, most frequent first: the double's 'entities'."""
+    words = re.findall(r"\b([A-Z][a-z]{2,})\b", text)
+    stop = {"The", "And", "But", "His", "Her", "She", "They", "This", "That", "When", "What",
+            "There", "Then", "With", "Ignore", "Answer"}
+    counts = Counter(w for w in words if w not in stop)
+    return [w for w, _ in counts.most_common(limit)]
+
+
+def default_extract(body: dict[str, Any]) -> str:
+    names = names_in(_text_block(body))
+    ents = [{"name": n, "type": "person" if i % 2 else "organization",
+             "description": f"{n} appears in the text."} for i, n in enumerate(names)]
+    rels = [{"source": a, "target": b, "description": f"{a} and {b} appear together.",
+             "strength": 7} for a, b in zip(names, names[1:], strict=False)]
+    out: dict[str, Any] = {"entities": ents, "relationships": rels}
+    if "claims" in body["messages"][0]["content"] and names:
+        out["claims"] = [{"subject": names[0], "object": "", "type": "mention",
+                          "status": "TRUE", "description": f"{names[0]} is mentioned.",
+                          "source_quote": names[0]}]
+    return json.dumps(out)
+
+
+def default_report(body: dict[str, Any]) -> str:
+    names = names_in(body["messages"][-1]["content"], 3) or ["Community"]
+    return json.dumps({"title": " and ".join(names), "summary": f"About {', '.join(names)}.",
+                       "rating": 5, "rating_explanation": "moderate",
+                       "findings": [{"summary": f"{n} matters", "explanation": f"{n} is here."}
+                                    for n in names]})
+
+
+def default_map(body: dict[str, Any]) -> str:
+    ids = re.findall(r"^(\d+),", body["messages"][-1]["content"], re.M)
+    return json.dumps({"points": [{"description": f"Point from report {i} [Data: Reports ({i})]",
+                                   "score": 50 + int(i) % 40, "reports": [int(i)]}
+                                  for i in ids[:3]]})
+
+
+def default_reduce(body: dict[str, Any]) -> str:
+    ids = re.findall(r"Reports \((\d+)\)", body["messages"][-1]["content"])
+    return "The main themes are what the reports say. " + (
+        f"[Data: Reports ({', '.join(dict.fromkeys(ids))})]" if ids else "")
+
+
+def default_classify(body: dict[str, Any]) -> str:
+    topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
+    q = body["messages"][-1]["content"].lower()
+    hit = next((t for t in topics if t.split()[0].lower() in q), None)
+    return json.dumps({"topic": hit})
+
+
+def default_assign(body: dict[str, Any]) -> str:
+    topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
+    return json.dumps({"topics": topics[:1]})
+
+
+DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "extract": default_extract,
+    "glean": lambda b: json.dumps({"entities": [], "relationships": []}),
+    "loop": lambda b: "NO",
+    "summarize": lambda b: "A merged description.",
+    "report": default_report,
+    "map": default_map,
+    "reduce": default_reduce,
+    "classify": default_classify,
+    "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
+    "assign": default_assign,
+    "topics_list": lambda b: json.dumps({"topics": [
+        {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
+        {"name": "Money and business", "description": "trade, debt and work"}]}),
+    "text": lambda b: "- Ghosts and spirits: the visitors\n- Money and business: trade",
+}
+
+
+class ScriptedLLM:
+    """Start with ``start()``; ``base_url`` then points at it. ``script[kind] = fn`` overrides."""
+
+    def __init__(self) -> None:
+        self.script: dict[str, Callable[[dict[str, Any]], str]] = dict(DEFAULTS)
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        self.server: ThreadingHTTPServer | None = None
+
+    def count(self, kind: str | None = None) -> int:
+        return sum(1 for k, _ in self.calls if kind is None or k == kind)
+
+    def start(self) -> str:
+        double = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                kind = kind_of(body)
+                with double.lock:
+                    double.calls.append((kind, body))
+                try:
+                    text = double.script[kind](body)
+                except Fail as f:
+                    self._send(f.status, {"error": {"message": "scripted failure"}})
+                    return
+                prompt = sum(len(m["content"]) for m in body["messages"]) // 4
+                self._send(200, {
+                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                              "total_tokens": prompt + len(text) // 4}})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self.base_url
+
+    @property
+    def base_url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()

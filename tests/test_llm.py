@@ -1,0 +1,18 @@
+import pytest
+
+from neo4j_retag.llm import parse_json
+
+
+@pytest.mark.parametrize("text", [
+    '```json\n{"a": 1}\n```',
+    'Sure! Here it is: {"a": 1} hope that helps',
+    '{"a": 1,}',
+    '{"a": 1, "b": [1, 2',
+])
+def test_tolerant_json(text):
+    assert parse_json(text)["a"] == 1
+
+
+def test_no_json_raises():
+    with pytest.raises(ValueError):
+        parse_json("I cannot do that.")
