@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,19 +32,19 @@ LOCAL_LLM_BUDGETS = {
     "reduce_context_tokens": 3000,
     "report_max_tokens": 800,
     "llm_max_tokens": 800,
+    "llm_schema_max_items": 6,
+    "llm_schema_max_chars": 150,
 }
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False,
-        populate_by_name=True,
     )
 
     # --- where things live -------------------------------------------------------------
-    home: Path = Field(
+    neo4j_retag_home: Path = Field(
         default=Path.home() / ".cache" / "neo4j-retag",
-        validation_alias="NEO4J_RETAG_HOME",
         description="cache folder: Maven artifacts, local Neo4j data, LLM response cache",
     )
 
@@ -78,9 +79,15 @@ class Settings(BaseSettings):
     llm_max_retries: int = 3
     llm_temperature: float = 0.0
     llm_max_tokens: int = Field(1024, description="completion tokens per call")
-    llm_json_schema: bool | None = Field(
-        None, description="send JSON-schema response_format; unset = probe the endpoint"
-    )
+    llm_json_mode: Literal["auto", "json_schema", "json_object", "off"] = Field(
+        "auto", description="structured output: OpenAI json_schema, llama.cpp-style json_object "
+        "with a schema, or prompt-only; auto = json_object locally, json_schema (falling back "
+        "when refused) elsewhere")
+    llm_schema_max_items: int = Field(
+        20, description="maxItems added to arrays of grammar-enforced (json_object) schemas")
+    llm_schema_max_chars: int = Field(
+        1000, description="maxLength added to strings of grammar-enforced schemas: a small "
+        "model under a grammar loops until max_tokens without them")
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
 
@@ -121,6 +128,10 @@ class Settings(BaseSettings):
     @cached_property
     def prompts_dir(self) -> Path:
         return _resource_dir("prompts")
+
+    @property
+    def home(self) -> Path:
+        return self.neo4j_retag_home
 
     @property
     def local_neo4j(self) -> bool:

@@ -68,14 +68,14 @@ async def _llm(settings: Settings) -> list[Check]:
                          f"model {settings.openai_model!r} answered {str(text).strip()[:40]!r}",
                          "check OPENAI_MODEL"))
         try:
-            llm.json_schema = True
             await llm.structured([{"role": "user", "content": 'Answer {"ok": true}.'}], Ping,
                                  stage="doctor", max_tokens=20)
-            out.append(Check("JSON-schema output", True, "response_format json_schema honoured"))
+            detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
+                      else "no structured output: prompts + tolerant JSON parsing")
+            out.append(Check("JSON-schema output", True, detail))
         except LLMError as err:
-            # not fatal: the tolerant parser is used instead
-            out.append(Check("JSON-schema output", True, f"not supported ({str(err)[:80]}); "
-                             "prompts + tolerant JSON parsing will be used"))
+            out.append(Check("JSON-schema output", False, str(err)[:200],
+                             "set LLM_JSON_MODE=off, or use a model that can produce JSON"))
     except (ConfigError, LLMError) as err:
         out.append(Check("LLM endpoint", False, str(err), start))
     except Exception as err:  # noqa: BLE001 - unreachable endpoint in any form

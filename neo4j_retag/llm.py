@@ -115,8 +115,14 @@ class LLM:
             max_retries=0,  # tenacity owns retries
         )
         self.semaphore = asyncio.Semaphore(settings.concurrency)
-        self.json_schema = settings.llm_json_schema  # None = try, and remember a refusal
-        self.cache = diskcache.Cache(str(settings.cache_dir)) if settings.llm_cache else None
+        mode = settings.llm_json_mode
+        self.json_explicit = mode != "auto"
+        # llama.cpp's server enforces {"type": "json_object", "schema": ...} by grammar and
+        # rejects OpenAI's json_schema form; remote APIs get json_schema first
+        self.json_mode = ("json_object" if settings.local_llm else "json_schema") \
+            if mode == "auto" else mode
+        self.cache = (diskcache.Cache(str(settings.cache_dir)) if settings.llm_cache
+                      else None)
 
     async def close(self) -> None:
         await self.client.close()
@@ -127,7 +133,8 @@ class LLM:
         blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
-    async def _call(self, stage: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+    async def _call(self, stage: str, messages: list[dict[str, str]],
+                    params: dict[str, Any]) -> str:
         st = self.usage.stage(stage)
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(RETRYABLE),
@@ -135,9 +142,10 @@ class LLM:
             wait=wait_exponential_jitter(initial=1, max=30),
             reraise=True,
         )
-        t0 = time.perf_counter()
+        t0 = 0.0
         try:
             async with self.semaphore:
+                t0 = time.perf_counter()  # time at the endpoint, not queued behind the limit
                 async for attempt in retrying:
                     with attempt:
                         resp = await self.client.chat.completions.create(
@@ -145,21 +153,23 @@ class LLM:
                         )
         except openai.APIConnectionError as err:
             st.failed += 1
-            hint = "run `neo4j-retag llm start`" if self.settings.local_llm else "check OPENAI_BASE_URL"
-            raise ConfigError(f"cannot reach the LLM at {self.settings.llm_base_url}: {hint}") from err
+            hint = ("run `neo4j-retag llm start`" if self.settings.local_llm
+                    else "check OPENAI_BASE_URL")
+            raise ConfigError(
+                f"cannot reach the LLM at {self.settings.llm_base_url}: {hint}") from err
         except openai.AuthenticationError as err:
             st.failed += 1
             raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
         except openai.NotFoundError as err:
             st.failed += 1
-            raise ConfigError(
-                f"model {self.settings.openai_model!r} not found at the endpoint: check OPENAI_MODEL"
-            ) from err
+            raise ConfigError(f"model {self.settings.openai_model!r} not found at the "
+                              "endpoint: check OPENAI_MODEL") from err
         except openai.OpenAIError as err:
             st.failed += 1
             raise LLMError(f"{stage}: LLM call failed: {err}") from err
         finally:
-            st.seconds += time.perf_counter() - t0
+            if t0:
+                st.seconds += time.perf_counter() - t0
         st.calls += 1
         if resp.usage:
             st.prompt_tokens += resp.usage.prompt_tokens or 0
@@ -212,14 +222,49 @@ class LLM:
             except (ValueError, ValidationError) as err:
                 raise LLMParseError(f"{stage}: unparseable output ({err})", text) from err
 
-        schema = {"type": "json_schema", "json_schema": {
-            "name": model.__name__, "schema": model.model_json_schema()}}
-        if self.json_schema is not False:
+        schema = model.model_json_schema()
+        bounded = bound_schema(schema, self.settings.llm_schema_max_items,
+                               self.settings.llm_schema_max_chars)
+        while True:
+            fmt = response_format(self.json_mode, model.__name__,
+                                  bounded if self.json_mode == "json_object" else schema)
             try:
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
-                                           validate=validate, response_format=schema)
+                                           validate=validate, response_format=fmt)
             except LLMError as err:
-                if self.json_schema or not isinstance(err.__cause__, openai.BadRequestError):
+                nxt = FALLBACK.get(self.json_mode)
+                if self.json_explicit or nxt is None or not _format_refused(err):
                     raise
-                self.json_schema = False  # the endpoint refuses JSON schemas: stop asking
-        return await self.complete(messages, stage=stage, max_tokens=max_tokens, validate=validate)
+                self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
+
+
+FALLBACK = {"json_schema": "json_object", "json_object": "off"}
+
+
+def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+def bound_schema(schema: Any, max_items: int, max_chars: int) -> Any:
+    """A copy of ``schema`` with maxItems / maxLength on every array / string that lacks one."""
+    if isinstance(schema, list):
+        return [bound_schema(s, max_items, max_chars) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bound_schema(v, max_items, max_chars) for k, v in schema.items()}
+    if out.get("type") == "array":
+        out.setdefault("maxItems", max_items)
+    if out.get("type") == "string" and "enum" not in out:
+        out.setdefault("maxLength", max_chars)
+    return out
+
+
+def _format_refused(err: LLMError) -> bool:
+    cause = err.__cause__
+    if isinstance(cause, openai.BadRequestError | openai.UnprocessableEntityError):
+        return True
+    return isinstance(cause, openai.InternalServerError) and "response_format" in str(cause)

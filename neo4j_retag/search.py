@@ -157,6 +157,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
             cited = p.reports or [int(x) for m in CITATION.findall(p.description)
                                   for x in re.findall(r"\d+", m)]
             p.reports = [i for i in dict.fromkeys(cited) if i in ids]
+            if not p.reports:  # the model cited nothing valid: its batch is its source
+                p.reports = sorted(ids)
         return result.points
 
     point_lists = await asyncio.gather(*(one(b) for b in groups))

@@ -31,6 +31,8 @@ from .reports import build_reports
 from .retag import ask_global, levels
 
 TOPIC_PROJECTION = "retag-topics"
+# names a small model copies from the prompt's JSON example instead of answering
+PLACEHOLDERS = {"...", "short topic name", "topic name", "name", "topic"}
 
 
 class Topic(BaseModel):
@@ -56,7 +58,7 @@ def dedupe(topics: list[Topic], max_topics: int, cutoff: float = 0.85) -> list[T
     """Union of topics with near-identical names merged (string similarity), first kept."""
     out: list[Topic] = []
     for t in topics:
-        if not t.name:
+        if not t.name or t.name.casefold() in PLACEHOLDERS or "<" in t.name:
             continue
         key = t.name.casefold()
         if any(difflib.SequenceMatcher(None, key, o.name.casefold()).ratio() >= cutoff

@@ -56,7 +56,7 @@ def neo4j_env() -> Iterator[dict[str, Any]]:
             yield {"neo4j_uri": c.get_connection_url(), "neo4j_password": "retag-test-pw"}
         return
     from neo4j_retag.server import neo4j_local
-    env = {"home": HOME, "neo4j_bolt_port": 7688, "neo4j_http_port": 7475,
+    env = {"neo4j_retag_home": HOME, "neo4j_bolt_port": 7688, "neo4j_http_port": 7475,
            "neo4j_data": HOME / "neo4j-data-test", "neo4j_heap": "1g",
            "neo4j_pagecache": "256m"}
     try:
@@ -76,7 +76,7 @@ def double() -> Iterator[ScriptedLLM]:
 
 def make_settings(tmp_path: Path, base: dict[str, Any], **extra: Any) -> Settings:
     return Settings(**{"llm_cache_dir": tmp_path / "llm-cache", "openai_model": "double",
-                       "llm_json_schema": True, "llm_max_retries": 1, **base, **extra})
+                       "llm_json_mode": "json_schema", "llm_max_retries": 1, **base, **extra})
 
 
 @pytest.fixture

@@ -16,3 +16,11 @@ def test_tolerant_json(text):
 def test_no_json_raises():
     with pytest.raises(ValueError):
         parse_json("I cannot do that.")
+
+
+def test_bound_schema_adds_limits_everywhere():
+    from neo4j_retag.extract import GraphClaimsExtraction
+    from neo4j_retag.llm import bound_schema
+    s = bound_schema(GraphClaimsExtraction.model_json_schema(), 5, 100)
+    assert s["properties"]["entities"]["maxItems"] == 5
+    assert s["$defs"]["ExtractedEntity"]["properties"]["name"]["maxLength"] == 100

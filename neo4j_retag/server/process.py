@@ -55,7 +55,9 @@ def wait_until(ready: Callable[[], bool], timeout: float, pid_file: Path, log_fi
 
 
 def stop(pid_file: Path, timeout: float = 60.0) -> bool:
-    """SIGTERM (a clean shutdown for Neo4j and uvicorn), SIGKILL after ``timeout``. True if it ran."""
+    """SIGTERM (a clean shutdown for Neo4j and uvicorn), SIGKILL after ``timeout``.
+
+    True if it was running."""
     pid = read_pid(pid_file)
     if pid is None:
         return False
