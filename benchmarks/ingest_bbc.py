@@ -6,7 +6,9 @@ measured is our pipeline + Neo4j + GDS. Target: the whole run under 60 s on 2 co
 
     .venv/bin/python benchmarks/ingest_bbc.py [--corpus DIR] [--concurrency 16]
 
-Uses the test Neo4j (bolt 7688, started by scripts/test.sh or the test fixtures) and EMPTIES it.
+Starts (if needed) and EMPTIES a benchmark Neo4j of its own: bolt 7689, http 7476, data in
+<NEO4J_RETAG_HOME>/neo4j-data-bench. Stop it with
+`NEO4J_BOLT_PORT=7689 NEO4J_HTTP_PORT=7476 NEO4J_DATA=... neo4j-retag neo4j stop`.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", type=Path, default=SHARED / "corpora" / "bbc-news")
     ap.add_argument("--concurrency", type=int, default=16)
-    ap.add_argument("--bolt-port", type=int, default=7688)
+    ap.add_argument("--bolt-port", type=int, default=7689)
     args = ap.parse_args()
 
     port = free_port()
@@ -54,8 +56,8 @@ def main() -> None:
         settings = Settings(
             openai_base_url=f"http://127.0.0.1:{port}/v1", openai_model="bench",
             llm_concurrency=args.concurrency, llm_cache=False, neo4j_bolt_port=args.bolt_port,
-            neo4j_http_port=args.bolt_port - 7688 + 7475,
-            neo4j_data=home / "neo4j-data-test", neo4j_heap="1g", neo4j_pagecache="256m")
+            neo4j_http_port=args.bolt_port - 7689 + 7476,
+            neo4j_data=home / "neo4j-data-bench", neo4j_heap="2g", neo4j_pagecache="512m")
         neo4j_local.start(settings)
         time.sleep(1.0)
         with Graph(settings) as graph:

@@ -1,6 +1,7 @@
-// A community's raw context: its entities, the relationships inside it (with the combined
-// degree of their endpoints, for ranking) and the claims about its entities.
-MATCH (c:Community {id: $id})
+// Communities' raw context: their entities, the relationships inside each (with the combined
+// degree of their endpoints, for ranking) and the claims about their entities.
+UNWIND $ids AS cid
+MATCH (c:Community {id: cid})
 CALL (c) {
   MATCH (e:Entity)-[:IN_COMMUNITY]->(c)
   RETURN collect({key: e.key, name: e.name, description: e.description, degree: e.degree}) AS entities
@@ -15,4 +16,4 @@ CALL (c) {
   RETURN collect({key: a.key, entity: a.name, type: cl.type, status: cl.status,
                   description: cl.description}) AS claims
 }
-RETURN entities, relationships, claims
+RETURN c.id AS id, entities, relationships, claims

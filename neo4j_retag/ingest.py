@@ -89,14 +89,17 @@ def load_documents(graph: Graph, settings: Settings, paths: list[Path],
     for row in stale:  # an edited file: its old text units and their contributions go
         graph.run_script("remove_document", id=row["id"])
     result.documents_replaced = len(stale)
+    rows = []
     for doc in docs.values():
         if doc.id in existing:
             continue
-        rows = chunk_rows(doc, settings)
-        graph.run("upsert_document", doc={"id": doc.id, "title": doc.title, "path": doc.path,
-                                          "metadata": doc.metadata}, chunks=rows)
+        chunks = chunk_rows(doc, settings)
+        rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
+                     "metadata": doc.metadata, "chunks": chunks})
         result.documents_new += 1
-        result.text_units_new += len(rows)
+        result.text_units_new += len(chunks)
+    # one document per row: a document and its text units are written together or not at all
+    graph.write("upsert_documents", rows)
 
 
 async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: IngestResult,
@@ -109,7 +112,8 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         try:
             ex = await extract_chunk(llm, settings, row["id"], row["text"],
                                      glean=settings.glean, claims=settings.extract_claims)
-            write_extraction(graph, ex)
+            # in a worker thread, so the LLM calls of other text units go on meanwhile
+            await asyncio.to_thread(write_extraction, graph, ex)
             result.text_units_extracted += 1
         except LLMError as err:
             mark_failed(graph, row["id"], str(err))

@@ -8,6 +8,7 @@ the key or base URL) that stores only responses that parsed and validated.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -222,9 +223,9 @@ class LLM:
             except (ValueError, ValidationError) as err:
                 raise LLMParseError(f"{stage}: unparseable output ({err})", text) from err
 
-        schema = model.model_json_schema()
-        bounded = bound_schema(schema, self.settings.llm_schema_max_items,
-                               self.settings.llm_schema_max_chars)
+        schema = _schema(model)
+        bounded = _bounded(model, self.settings.llm_schema_max_items,
+                           self.settings.llm_schema_max_chars)
         while True:
             fmt = response_format(self.json_mode, model.__name__,
                                   bounded if self.json_mode == "json_object" else schema)
@@ -247,6 +248,16 @@ def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, A
     if mode == "json_object":
         return {"type": "json_object", "schema": schema}
     return None
+
+
+@functools.lru_cache(maxsize=128)
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+@functools.lru_cache(maxsize=128)
+def _bounded(model: type[BaseModel], max_items: int, max_chars: int) -> dict[str, Any]:
+    return bound_schema(_schema(model), max_items, max_chars)
 
 
 def bound_schema(schema: Any, max_items: int, max_chars: int) -> Any:

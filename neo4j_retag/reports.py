@@ -61,16 +61,28 @@ class CommunityReport(BaseModel):
         return "\n\n".join(p for p in parts if p.strip())
 
 
-def _table(title: str, header: list[str], rows: list[list[Any]]) -> str:
+def _line(values: list[Any]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return f"-----{title}-----\n{buf.getvalue()}"
+    csv.writer(buf, lineterminator="\n").writerow(values)
+    return buf.getvalue()
+
+
+def _table(title: str, header: list[str], rows: list[list[Any]]) -> str:
+    return f"-----{title}-----\n" + _line(header) + "".join(_line(r) for r in rows)
+
+
+ENTITY_HEADER = ["id", "entity", "description", "degree"]
+CLAIM_HEADER = ["id", "entity", "type", "status", "description"]
+REL_HEADER = ["id", "source", "target", "description", "combined_degree"]
 
 
 def local_context(elements: dict[str, Any], max_tokens: int, enc: str) -> tuple[str, bool]:
-    """Records ranked by combined degree until ``max_tokens``; returns (context, overflowed)."""
+    """Records ranked by combined degree until ``max_tokens``; returns (context, overflowed).
+
+    Relationships go first, highest combined degree of their endpoints first, each bringing
+    its endpoint entities and their claims; then the entities without any, by degree.
+    Token cost is counted per record line, so building a context is linear in its size.
+    """
     entities = {e["key"]: e for e in elements["entities"]}
     claims_by: dict[str, list[dict[str, Any]]] = {}
     for c in elements["claims"]:
@@ -81,48 +93,48 @@ def local_context(elements: dict[str, Any], max_tokens: int, enc: str) -> tuple[
     rel_rows: list[list[Any]] = []
     claim_rows: list[list[Any]] = []
     seen: set[str] = set()
+    used = sum(count(_table(t, h, []), enc) for t, h in
+               (("Entities", ENTITY_HEADER), ("Claims", CLAIM_HEADER),
+                ("Relationships", REL_HEADER)))
 
-    def add_entity(key: str) -> None:
+    def entity_rows(key: str) -> tuple[list[list[Any]], list[list[Any]]]:
         if key in seen or key not in entities:
-            return
-        seen.add(key)
+            return [], []
         e = entities[key]
-        ent_rows.append([len(ent_rows), e["name"], e["description"] or "", e["degree"] or 0])
-        for c in claims_by.get(key, []):
-            claim_rows.append([len(claim_rows), c["entity"], c["type"], c["status"],
-                               c["description"]])
+        rows = [[None, e["name"], e["description"] or "", e["degree"] or 0]]
+        return rows, [[None, c["entity"], c["type"], c["status"], c["description"]]
+                      for c in claims_by.get(key, [])]
 
-    def render_ctx() -> str:
-        parts = [_table("Entities", ["id", "entity", "description", "degree"], ent_rows)]
-        if claim_rows:
-            parts.append(_table("Claims", ["id", "entity", "type", "status", "description"],
-                                claim_rows))
-        if rel_rows:
-            parts.append(_table("Relationships",
-                                ["id", "source", "target", "description", "combined_degree"],
-                                rel_rows))
-        return "\n".join(parts)
-
-    ctx = render_ctx()
-    # edges first (by combined degree), then the entities that have none, by degree
     steps: list[tuple[str, Any]] = [("rel", r) for r in rels]
     steps += [("ent", e["key"]) for e in sorted(entities.values(),
                                                 key=lambda e: (-(e["degree"] or 0), e["key"]))]
+    overflow = False
     for kind, item in steps:
-        snapshot = (list(ent_rows), list(rel_rows), list(claim_rows), set(seen))
-        if kind == "rel":
-            add_entity(item["source_key"])
-            add_entity(item["target_key"])
-            rel_rows.append([len(rel_rows), item["source"], item["target"],
-                             item["description"] or "", item["combined_degree"] or 0])
-        else:
-            add_entity(item)
-        new = render_ctx()
-        if count(new, enc) > max_tokens:
-            ent_rows, rel_rows, claim_rows, seen = snapshot
-            return render_ctx(), True
-        ctx = new
-    return ctx, False
+        keys = [item["source_key"], item["target_key"]] if kind == "rel" else [item]
+        new_e: list[list[Any]] = []
+        new_c: list[list[Any]] = []
+        for key in dict.fromkeys(keys):
+            e_rows, c_rows = entity_rows(key)
+            new_e += e_rows
+            new_c += c_rows
+        new_r = ([[None, item["source"], item["target"], item["description"] or "",
+                   item["combined_degree"] or 0]] if kind == "rel" else [])
+        cost = sum(count(_line(r[1:]), enc) + 2 for r in new_e + new_c + new_r)
+        if used + cost > max_tokens:
+            overflow = True
+            break
+        used += cost
+        seen.update(k for k in keys if k in entities)
+        for rows, new in ((ent_rows, new_e), (claim_rows, new_c), (rel_rows, new_r)):
+            for r in new:
+                r[0] = len(rows)
+                rows.append(r)
+    parts = [_table("Entities", ENTITY_HEADER, ent_rows)]
+    if claim_rows:
+        parts.append(_table("Claims", CLAIM_HEADER, claim_rows))
+    if rel_rows:
+        parts.append(_table("Relationships", REL_HEADER, rel_rows))
+    return "\n".join(parts), overflow
 
 
 def mixed_context(elements: dict[str, Any], children: list[dict[str, Any]],
@@ -183,19 +195,16 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.report_context_tokens
 
-    async def one(cid: int) -> dict[str, Any]:
-        children = graph.run("community_children", id=cid)
+    async def one(cid: int, elements: dict[str, Any],
+                  children: list[dict[str, Any]]) -> dict[str, Any]:
         if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
             # a carried copy has the same members: the same report, no LLM call
-            child = graph.run("community_report", id=children[0]["id"])[0]
             done["copied"] += 1
             progress(1)
-            return {"id": cid, "props": {k: v for k, v in child.items() if k != "id"}}
-        elements = graph.run("community_elements", id=cid)[0]
+            return {"id": cid, "props": children[0]["report"]}
         context = mixed_context(elements, children, budget, enc)
         try:
-            report = await _report(llm, settings, context)
-            props = report_props(report)
+            props = report_props(await _report(llm, settings, context))
             done["ok"] += 1
         except LLMError as err:
             props = {"report_status": "failed", "report_error": str(err)[:2000]}
@@ -205,6 +214,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
 
     for level in levels:
         ids = [r["id"] for r in pending if r["level"] == level]
-        rows = await asyncio.gather(*(one(i) for i in ids))
+        # two queries per level, not per community: the pipeline's Neo4j round trips stay few
+        elements = {r["id"]: r for r in graph.run("community_elements", ids=ids)}
+        children: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+        for row in graph.run("community_children", ids=ids):
+            children[row["parent"]].append(row)
+        rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
         graph.write("set_reports", rows)
     return done

@@ -94,7 +94,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     data = json.loads(out.output)
     assert data["answer"] and data["trace"]["method"] == "retag"
     assert {"classify", "keywords", "retrieve", "total"} <= set(data["trace"]["seconds"])
-    assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 3
+    assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 2  # classify, keywords
 
     # a rerun of the ingest is free: every LLM answer comes from the cache or is not needed
     before = usage.total.calls

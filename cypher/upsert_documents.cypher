@@ -1,0 +1,19 @@
+// Documents and their text units; a document is its content hash, so a rerun adds nothing.
+UNWIND $rows AS doc
+MERGE (d:Document {id: doc.id})
+ON CREATE SET d.title = doc.title, d.path = doc.path, d.sha256 = doc.id, d += doc.metadata,
+              d.created_at = datetime()
+WITH d, doc
+CALL (d, doc) {
+  UNWIND doc.chunks AS c
+  MERGE (ch:Chunk {id: c.id})
+  ON CREATE SET ch.text = c.text, ch.n_tokens = c.n_tokens, ch.index = c.index,
+                ch.document_id = d.id
+  MERGE (ch)-[:PART_OF]->(d)
+}
+CALL (d, doc) {
+  UNWIND doc.chunks AS c
+  WITH c WHERE c.prev_id IS NOT NULL
+  MATCH (prev:Chunk {id: c.prev_id}), (ch:Chunk {id: c.id})
+  MERGE (prev)-[:NEXT]->(ch)
+}
