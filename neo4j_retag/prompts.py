@@ -22,7 +22,7 @@ def _sections(prompts_dir: Path, name: str) -> tuple[tuple[str, str], ...]:
     return tuple((parts[i], parts[i + 1].strip()) for i in range(1, len(parts), 2))
 
 
-def render(prompts_dir: Path, name: str, **values: object) -> list[dict[str, str]]:
+def render(prompts_dir: Path, name: str, /, **values: object) -> list[dict[str, str]]:
     """Chat messages from ``prompts/<name>.txt`` with ``values`` filled in."""
     strs = {k: str(v) for k, v in values.items()}
     return [{"role": role, "content": Template(text).safe_substitute(strs)}
