@@ -1,0 +1,67 @@
+"""Shared set-up for benchmarks: fakellm on a free port and the benchmark Neo4j (bolt 7689)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from neo4j_retag.config import Settings
+from neo4j_retag.db import Graph
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.server import neo4j_local
+
+T = TypeVar("T")
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+RESULTS = ROOT / "bench-results"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def fakellm() -> Iterator[str]:
+    """fakellm (../shared/tools/fakellm) on a free port; yields its base URL."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
+                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+
+
+def bench_settings(base_url: str, **extra: Any) -> Settings:
+    """The benchmark Neo4j (bolt 7689, http 7476, its own data folder), started if needed."""
+    home = Settings().home
+    settings = Settings(openai_base_url=base_url, openai_model="bench", llm_concurrency=16,
+                        llm_cache=False, neo4j_bolt_port=7689, neo4j_http_port=7476,
+                        neo4j_data=home / "neo4j-data-bench", neo4j_heap="2g",
+                        neo4j_pagecache="512m", **extra)
+    neo4j_local.start(settings)
+    return settings
+
+
+def with_llm(settings: Settings, usage: Usage,
+             fn: Callable[[LLM], Awaitable[T]]) -> T:
+    async def go() -> T:
+        llm = LLM(settings, usage)
+        try:
+            return await fn(llm)
+        finally:
+            await llm.close()
+    return asyncio.run(go())
+
+
+def wipe(graph: Graph) -> None:
+    with graph.driver.session(database=graph.database) as s:
+        s.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
