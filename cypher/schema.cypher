@@ -14,3 +14,5 @@ CREATE FULLTEXT INDEX community_reports IF NOT EXISTS FOR (c:Community) ON EACH 
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS FOR (c:Chunk) ON EACH [c.text]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name, e.description]
+  OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};

@@ -59,6 +59,7 @@ def _run(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
 
     async def main() -> T:
         with Graph(settings) as graph:
+            graph.ensure_schema()  # idempotent: indexes added by newer versions appear too
             llm = LLM(settings, usage)
             try:
                 return await coro_fn(llm, graph)
@@ -372,8 +373,11 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
 
 @main.command()
 @click.argument("question")
-@click.option("--method", type=click.Choice(["retag", "global"]), default="retag")
-@click.option("--level", type=int, default=None, help="community level (default QUERY_LEVEL)")
+@click.option("--method", type=click.Choice(["retag", "global", "local", "rag", "ts"]),
+              default="retag", help="retag (default), global (GraphRAG), or the baselines: "
+              "local search, rag (BM25 over text units), ts (map-reduce over text units)")
+@click.option("--level", type=int, default=None,
+              help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
 @click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
 @click.option("--topic", default=None, help="force a topic instead of classifying")
 @click.option("--response-type", default="multiple paragraphs")
@@ -384,16 +388,26 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         topic: str | None, response_type: str, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
-    from .retag import ask_global, ask_retag
+    from . import baselines
+    from .retag import ask_global, ask_retag, default_level
     settings = obj.settings
-    lvl = settings.query_level if level is None else level
     usage = Usage()
     t0 = time.perf_counter()
 
     async def work(llm: LLM, graph: Graph) -> Any:
+        lvl = default_level(graph, settings.query_level) if level is None else level
         if method == "global":
             return await ask_global(graph, llm, settings, question, level=lvl,
                                     response_type=response_type)
+        if method == "local":
+            return await baselines.ask_local(graph, llm, settings, question, level=lvl,
+                                             response_type=response_type)
+        if method == "rag":
+            return await baselines.ask_rag(graph, llm, settings, question,
+                                           response_type=response_type)
+        if method == "ts":
+            return await baselines.ask_ts(graph, llm, settings, question,
+                                          response_type=response_type)
         return await ask_retag(graph, llm, settings, question, level=lvl,
                                top_p=top_p or settings.top_p, topic=topic,
                                response_type=response_type)

@@ -34,7 +34,10 @@ def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
     graph.run("mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000])
 
 
-async def _summary(llm: LLM, settings: Settings, name: str, descriptions: list[str]) -> str:
+async def summarize_texts(llm: LLM, settings: Settings, name: str,
+                          descriptions: list[str]) -> str:
+    """One description from several (Edge et al. §3.1.3 element summaries); the single one
+    as is; the joined texts, truncated, when the LLM fails. Never raises LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
     if len(unique) <= 1:
         return unique[0] if unique else ""
@@ -60,13 +63,13 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def entity(row: dict) -> dict:
         types = Counter(row["types"]).most_common(1)
-        desc = await _summary(llm, settings, row["name"], row["descriptions"])
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"])
         progress(1)
         return {"key": row["key"], "description": desc,
                 "type": types[0][0] if types else "unknown"}
 
     async def relationship(row: dict) -> dict:
-        desc = await _summary(llm, settings, row["name"], row["descriptions"] or [])
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [])
         strengths = row["strengths"] or [5.0]
         progress(1)
         return {"rid": row["rid"], "description": desc,

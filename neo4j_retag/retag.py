@@ -52,6 +52,13 @@ def levels(graph: Graph, scope: str) -> list[int]:
     return [r["level"] for r in graph.run("scope_levels", scope=scope) if r["reports"]]
 
 
+def default_level(graph: Graph, preferred: int) -> int:
+    """``preferred`` (QUERY_LEVEL), or the deepest level there is when the graph is shallower
+    (a small corpus may have only level 0)."""
+    have = levels(graph, GENERAL)
+    return min(preferred, max(have)) if have else preferred
+
+
 def check_level(graph: Graph, scope: str, level: int) -> int:
     """``level`` if ``scope`` has reports there, else the deepest level for a topic scope.
 

@@ -24,7 +24,7 @@ from .communities import GENERAL, Clusterer
 from .config import Settings
 from .db import Graph
 from .extract import entity_key, extract_chunk
-from .graph import _summary
+from .graph import summarize_texts
 from .llm import LLM, LLMError
 from .prompts import render
 from .reports import build_reports
@@ -100,7 +100,7 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings,
     except LLMError:
         listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
-    corpus = await _summary(llm, settings, "the corpus", descriptions)
+    corpus = await summarize_texts(llm, settings, "the corpus", descriptions)
     return topics, corpus
 
 

@@ -9,6 +9,6 @@ $R up
 $R doctor
 $R ingest examples/sample-corpus
 QUESTION=${QUESTION:-"What are the main themes of this corpus?"}
-$R ask "$QUESTION" --method global --level 0
+$R ask "$QUESTION" --method global
 $R ask "$QUESTION"
 $R browse || true

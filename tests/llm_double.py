@@ -24,6 +24,7 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("map", "key points that answer"),
     ("reduce", "synthesising perspectives"),
     ("classify", "route a question"),
+    ("answer", "answering a question from the data tables"),
     ("keywords", "help a search engine"),
     ("assign", "label a passage"),
     ("topics_list", "distinct corpus topics"),
@@ -120,6 +121,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "reduce": default_reduce,
     "classify": default_classify,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
+    "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},

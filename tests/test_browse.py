@@ -147,10 +147,18 @@ def browser():
             b.close()
 
 
+def _frames(page) -> int:
+    return page.locator("[data-testid='frame']").count()
+
+
 def _run(page, text: str) -> None:
+    """Type ``text`` into the editor, run it, wait for its result frame."""
+    before = _frames(page)
     page.click("[data-testid='activeEditor']")
     page.keyboard.insert_text(text)
     page.click("[data-testid='editor-Run']")
+    page.wait_for_function(f"() => document.querySelectorAll(\"[data-testid='frame']\").length"
+                           f" > {before}", timeout=30_000)
 
 
 def _drop_file(page, name: str, text: str) -> None:
@@ -181,16 +189,20 @@ def test_browser_renders_a_ready_query_with_the_style(settings, graph, browser, 
     page.click("button[data-testid='connect']")
     page.wait_for_selector("text=Connected to Neo4j", timeout=60_000)
 
+    before = _frames(page)
     _drop_file(page, "style.grass", (REPO_ROOT / "explore" / "style.grass").read_text())
-    page.wait_for_selector("text=:style", timeout=20_000)  # Browser echoes the loaded style
+    page.wait_for_function(f"() => document.querySelectorAll(\"[data-testid='frame']\").length"
+                           f" > {before}", timeout=30_000)  # Browser echoes the loaded style
     _run(page, ":param community => 0")
     query = (REPO_ROOT / "cypher" / "explore" / "community.cypher").read_text()
     _run(page, query)
-    page.wait_for_function(
-        "() => document.querySelectorAll('svg g.node').length >= 5", timeout=60_000)
-    page.wait_for_timeout(1500)  # let the force layout settle for the screenshot
     shot = tmp_path / "browser-community.png"
-    page.screenshot(path=str(shot))
+    try:
+        page.wait_for_function(
+            "() => document.querySelectorAll('svg g.node').length >= 5", timeout=60_000)
+    finally:
+        page.wait_for_timeout(1500)  # let the force layout settle for the screenshot
+        page.screenshot(path=str(shot))
     nodes = page.evaluate("""() => [...document.querySelectorAll('svg g.node')].map(g => ({
         fill: g.querySelector('circle.b-outline')?.getAttribute('fill'),
         text: g.textContent.trim()}))""")

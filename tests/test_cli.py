@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from neo4j_retag.cli import main
 
 
-
 def cli(args, env):
     return CliRunner().invoke(main, args, env=env)
 

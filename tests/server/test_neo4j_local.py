@@ -1,9 +1,5 @@
-"""Integration tests against the RUNNING local Neo4j + OpenGDS server (they never start it).
-
-Start it first: ``python -c "from neo4j_retag.config import Settings;
-from neo4j_retag.server import neo4j_local as n; print(n.start(Settings()))"``.
-Tests skip (with the reason) when no server answers on ``Settings().bolt_uri``.
-"""
+"""Integration tests against the real Neo4j + OpenGDS test server (tests/conftest.py: the
+project's own server on bolt 7688 / http 7475 when no Docker engine answers)."""
 
 from __future__ import annotations
 
@@ -14,7 +10,6 @@ from pathlib import Path
 
 import neo4j
 import pytest
-from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from neo4j_retag.config import Settings
 
@@ -24,25 +19,16 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def settings() -> Settings:
-    return Settings()
+def settings(neo4j_env: dict) -> Settings:
+    """The test server from conftest (started by the project itself when no Docker answers)."""
+    return Settings(**neo4j_env)
 
 
 @pytest.fixture(scope="module")
 def driver(settings: Settings) -> Iterator[neo4j.Driver]:
-    try:
-        auth = settings.neo4j_auth()
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-    drv = neo4j.GraphDatabase.driver(settings.bolt_uri, auth=auth, connection_timeout=5.0)
-    try:
-        drv.verify_connectivity()
-    except (ServiceUnavailable, OSError) as exc:
-        drv.close()
-        pytest.skip(f"no Neo4j server at {settings.bolt_uri}: {exc}")
-    except AuthError as exc:
-        drv.close()
-        pytest.fail(f"Neo4j at {settings.bolt_uri} rejected the password: {exc}")
+    drv = neo4j.GraphDatabase.driver(settings.bolt_uri, auth=settings.neo4j_auth(),
+                                     connection_timeout=5.0)
+    drv.verify_connectivity()
     yield drv
     drv.close()
 

@@ -1,0 +1,41 @@
+"""Local search, BM25 RAG and text summarisation on the real Neo4j with the LLM double."""
+
+import pytest
+
+from neo4j_retag.baselines import ask_local, ask_rag, ask_ts
+
+from .test_ingest import corpus, ingest
+from .test_topics import run
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def indexed(settings, graph, tmp_path):
+    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
+    ingest(settings, graph, [corpus(tmp_path, 3)])
+    return settings
+
+
+def test_rag_cites_real_text_units(indexed, graph, double):
+    a = run(indexed, lambda llm: ask_rag(graph, llm, indexed, "What did Scrooge remember?"))
+    chunk_ids = {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.id AS id").records}
+    assert a.citations and all(c["id"] in chunk_ids for c in a.citations)
+    assert "99" in a.trace.invalid_citations  # the double cites a source that was not given
+    empty = run(indexed, lambda llm: ask_rag(graph, llm, indexed, "???"))
+    assert empty.trace.notes and not empty.citations
+
+
+def test_local_search_uses_entities_and_reports(indexed, graph, double):
+    a = run(indexed, lambda llm: ask_local(graph, llm, indexed, "Who is Scrooge?", level=0))
+    assert a.trace.reports_retrieved >= 1
+    body = next(b for k, b in reversed(double.calls) if k == "answer")
+    assert "-----Entities-----" in body["messages"][-1]["content"]
+    assert "Scrooge" in body["messages"][-1]["content"]
+
+
+def test_text_summarisation_maps_over_text_units(indexed, graph, double):
+    a = run(indexed, lambda llm: ask_ts(graph, llm, indexed, "What are the themes?"))
+    assert a.trace.method == "ts" and a.trace.map_batches >= 1
+    assert all(c["kind"] == "text unit" for c in a.citations)
