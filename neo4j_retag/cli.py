@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from .ask import METHODS
 from .config import Settings
 from .db import ConfigError, Graph
 from .llm import LLM, LLMError, Usage
@@ -373,7 +374,7 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
 
 @main.command()
 @click.argument("question")
-@click.option("--method", type=click.Choice(["retag", "global", "local", "rag", "ts"]),
+@click.option("--method", type=click.Choice(METHODS),
               default="retag", help="retag (default), global (GraphRAG), or the baselines: "
               "local search, rag (BM25 over text units), ts (map-reduce over text units)")
 @click.option("--level", type=int, default=None,
@@ -388,29 +389,16 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         topic: str | None, response_type: str, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
-    from . import baselines
-    from .retag import ask_global, ask_retag, default_level
+    from .ask import answer as answer_with
+    from .retag import default_level
     settings = obj.settings
     usage = Usage()
     t0 = time.perf_counter()
 
     async def work(llm: LLM, graph: Graph) -> Any:
         lvl = default_level(graph, settings.query_level) if level is None else level
-        if method == "global":
-            return await ask_global(graph, llm, settings, question, level=lvl,
-                                    response_type=response_type)
-        if method == "local":
-            return await baselines.ask_local(graph, llm, settings, question, level=lvl,
-                                             response_type=response_type)
-        if method == "rag":
-            return await baselines.ask_rag(graph, llm, settings, question,
-                                           response_type=response_type)
-        if method == "ts":
-            return await baselines.ask_ts(graph, llm, settings, question,
-                                          response_type=response_type)
-        return await ask_retag(graph, llm, settings, question, level=lvl,
-                               top_p=top_p or settings.top_p, topic=topic,
-                               response_type=response_type)
+        return await answer_with(method, graph, llm, settings, question, level=lvl,
+                                 top_p=top_p, topic=topic, response_type=response_type)
 
     answer = _run(work, settings, usage)
     answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
@@ -433,6 +421,63 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                   f"{tr.seconds}[/dim]")
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+
+
+@main.command("eval")
+@click.argument("questions_file", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--generate", type=int, default=None, help="generate N questions instead")
+@click.option("--methods", default="retag,global", help="comma-separated, 2 or more")
+@click.option("--level", type=int, default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def eval_cmd(obj: Ctx, questions_file: Path | None, generate: int | None, methods: str,
+             level: int | None, as_json: bool) -> None:
+    """Compare methods head to head with an LLM judge on comprehensiveness, diversity,
+    empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4). QUESTIONS_FILE has one
+    question per line."""
+    from .ask import answer as answer_with
+    from .evaluate import evaluate, generate_questions
+    from .retag import default_level
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    if len(chosen) < 2 or any(m not in METHODS for m in chosen):
+        raise click.UsageError(f"--methods: two or more of {', '.join(METHODS)}")
+    if not questions_file and not generate:
+        raise click.UsageError("give QUESTIONS_FILE or --generate N")
+    settings = obj.settings
+    usage = Usage()
+
+    async def work(llm: LLM, graph: Graph) -> dict[str, Any]:
+        lvl = default_level(graph, settings.query_level) if level is None else level
+        if questions_file:
+            qs = [q.strip() for q in questions_file.read_text().splitlines() if q.strip()]
+        else:
+            corpus = graph.run("corpus")[0]["description"] or ""
+            qs = await generate_questions(llm, settings, corpus, generate or 5)
+
+        async def one(method: str, q: str) -> Any:
+            inner = Usage()
+            sub_llm = LLM(settings, inner)
+            try:
+                a = await answer_with(method, graph, sub_llm, settings, q, level=lvl)
+            finally:
+                await sub_llm.close()
+            a.trace.llm = vars(inner.total)
+            return a
+
+        result = await evaluate(llm, settings, qs, one, chosen)
+        result["level"] = lvl
+        return result
+
+    out = _run(work, settings, usage)
+    if as_json:
+        click.echo(json.dumps(out, default=str, indent=2))
+        return
+    table = Table("A", "B", "criterion", "win rate of A")
+    for r in out["win_rates"]:
+        table.add_row(r["a"], r["b"], r["criterion"], f"{r['win_rate']:.2f}")
+    console.print(f"{len(out['questions'])} questions, level {out['level']}")
+    console.print(table)
 
 
 if __name__ == "__main__":

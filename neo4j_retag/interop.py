@@ -5,7 +5,7 @@ GraphRAG writes its index as parquet tables (https://microsoft.github.io/graphra
 ``relationships``, ``communities``, ``community_reports`` and optionally ``covariates``;
 releases before 2.0 named them ``create_final_<table>.parquet`` (and kept degrees, and before
 1.0 community membership, in ``create_final_nodes.parquet``). Both layouts are read; the
-column mapping is in :data:`SPECS` and the README's "GraphRAG interop" section.
+column mapping is :data:`SPECS` (plus the renames of pre-1.0 columns in its ``aliases``).
 
 Ids are kept: every GraphRAG ``id`` / ``human_readable_id`` is stored as ``graphrag_id`` /
 ``human_readable_id``, text unit ids become :Chunk ids, and GraphRAG's ``community`` number
@@ -692,17 +692,22 @@ def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,
     out = read_output(Path(folder))
     plan = plan_import(out, settings.encoding)
     graph.ensure_schema()
-    if replace:
-        graph.run("delete_communities", scope=GENERAL)
-    clashes = _check_ids(graph, plan)
+    clashes = [c for c in _check_ids(graph, plan) if not (replace and c["scope"] == GENERAL)]
     if clashes:
         where = Counter(f"{c['scope']}{' (' + str(c['origin']) + ')' if c['origin'] else ''}"
                         for c in clashes)
+        fixes = []
+        if any(c["scope"] == GENERAL for c in clashes):
+            fixes.append("pass --replace to delete the general-scope communities first")
+        if any(c["scope"] != GENERAL for c in clashes):
+            fixes.append("topic communities hold some of them: import into an empty database, "
+                         "then run `neo4j-retag topics build`")
         raise ValueError(
             f"{len(clashes)} GraphRAG community ids are already used in this graph (ids "
             f"{[c['id'] for c in clashes[:8]]}, by scope {dict(where)}); GraphRAG's reports cite "
-            "these numbers, so they are kept: import into an empty database, or pass --replace "
-            "to delete the general-scope communities first")
+            f"these numbers, so they are kept: {'; '.join(fixes)}")
+    if replace:
+        graph.run("delete_communities", scope=GENERAL)
     graph.write("import_documents", plan.documents)
     graph.write("import_chunks", plan.chunks)
     graph.write("import_next", plan.next)

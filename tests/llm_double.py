@@ -24,6 +24,8 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("map", "key points that answer"),
     ("reduce", "synthesising perspectives"),
     ("classify", "route a question"),
+    ("judge", "fair judge comparing two answers"),
+    ("questions", "write evaluation questions"),
     ("answer", "answering a question from the data tables"),
     ("keywords", "help a search engine"),
     ("assign", "label a passage"),
@@ -121,6 +123,11 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "reduce": default_reduce,
     "classify": default_classify,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
+    "judge": lambda b: json.dumps({"reasoning": "longer", "winner": 1 if len(
+        b["messages"][-1]["content"].split("Answer 2:")[0]) > len(
+        b["messages"][-1]["content"].split("Answer 2:")[1]) else 2}),
+    "questions": lambda b: json.dumps({"questions": ["What are the themes?",
+                                                     "Who matters most?"]}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
     "topics_list": lambda b: json.dumps({"topics": [

@@ -407,8 +407,12 @@ def test_community_id_collisions_raise_and_replace(settings, graph, tmp_path):
         import_graphrag(graph, settings, other)
     graph.driver.execute_query("MATCH (c:Community {id: 0}) DETACH DELETE c")
     graph.driver.execute_query("CREATE (:Community {id: 0, scope: 'Topic0', level: 0})")
-    with pytest.raises(ValueError, match="Topic0"):
+    with pytest.raises(ValueError, match="Topic0.*topics build"):
         import_graphrag(graph, settings, other, replace=True)
+    # refused before anything was deleted or written
+    assert sorted(graph.driver.execute_query(
+        "MATCH (c:Community {scope: 'general'}) RETURN collect(c.graphrag_id) AS g"
+    ).records[0]["g"]) == ["uuid-c1", "uuid-c2", "uuid-c3"]
 
 
 @integration
