@@ -176,6 +176,17 @@ async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport
                                     max_tokens=settings.report_max_tokens)
 
 
+def single_entity_report(elements: dict[str, Any]) -> CommunityReport:
+    """The report of a community of one entity without relationships: its description and
+    claims, as they are (an LLM summary of one description adds nothing)."""
+    e = elements["entities"][0]
+    claims = [Finding(summary=f"{c['type'] or 'claim'} ({c['status']})",
+                      explanation=c["description"] or "") for c in elements["claims"]]
+    return CommunityReport(title=e["name"], summary=e["description"] or e["name"], rating=1.0,
+                           rating_explanation="a single entity without relationships",
+                           findings=claims)
+
+
 def report_props(report: CommunityReport) -> dict[str, Any]:
     return {"title": report.title, "summary": report.summary, "rating": report.rating,
             "rank": report.rating, "rating_explanation": report.rating_explanation,
@@ -188,10 +199,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     """Reports for every community of ``scope`` still without one, deepest level first.
 
     A report that fails after one retry is recorded (``report_status: 'failed'``) and never
-    stops the others. Returns counts ``{"ok": n, "failed": n, "copied": n}``.
+    stops the others. Returns counts ``{"ok", "failed", "copied", "single"}``: LLM reports,
+    failures, reports copied from a carried-down copy, single-entity reports (no LLM call).
     """
     pending = graph.run("pending_reports", scope=scope)
-    done = {"ok": 0, "failed": 0, "copied": 0}
+    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0}
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.report_context_tokens
 
@@ -202,6 +214,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             done["copied"] += 1
             progress(1)
             return {"id": cid, "props": children[0]["report"]}
+        if len(elements["entities"]) == 1 and not elements["relationships"]:
+            # one entity, no relationship: its description is the whole story, no LLM call
+            done["single"] += 1
+            progress(1)
+            return {"id": cid, "props": report_props(single_entity_report(elements))}
         context = mixed_context(elements, children, budget, enc)
         try:
             props = report_props(await _report(llm, settings, context))
