@@ -480,5 +480,12 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: int | None, method
     console.print(table)
 
 
+def _register_interop() -> None:
+    from .cli_interop import register  # import graphrag, export, browse
+    register(main)
+
+
+_register_interop()
+
 if __name__ == "__main__":
     main()

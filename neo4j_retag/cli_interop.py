@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import click
 from rich.table import Table
 
-from .config import _resource_dir
+from .config import resource_dir
 
 T = TypeVar("T")
 
@@ -87,7 +87,8 @@ def import_graphrag_cmd(obj: Any, folder: Path, replace: bool, as_json: bool) ->
 @click.pass_obj
 @_friendly
 def export(obj: Any, folder: Path, as_json: bool) -> None:
-    """Write the graph to FOLDER as GraphRAG output parquet tables (GraphRAG 2.x layout)."""
+    """Write the graph to FOLDER as GraphRAG output parquet tables (GraphRAG 3.x columns, with
+    the 2.x spellings document_ids / metadata too)."""
     from .cli import console
     from .db import Graph
     from .interop import export_graphrag
@@ -106,7 +107,7 @@ def export(obj: Any, folder: Path, as_json: bool) -> None:
 def explore_queries() -> list[dict[str, Any]]:
     """The ready Browser queries: name, path, first comment line, `:param` lines, text."""
     out = []
-    for path in sorted((_resource_dir("cypher") / "explore").glob("*.cypher")):
+    for path in sorted((resource_dir("cypher") / "explore").glob("*.cypher")):
         text = path.read_text()
         comments = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("//")]
         intro = " ".join(itertools.takewhile(lambda c: not c.startswith("Browser:"), comments))
@@ -134,7 +135,7 @@ def browse(obj: Any, full: bool) -> None:
     from .cli import console
 
     s = obj.settings
-    explore = _resource_dir("explore")
+    explore = resource_dir("explore")
     if s.local_neo4j:
         url = f"http://127.0.0.1:{s.neo4j_http_port}/browser/"
         state = "" if _answers(url) else (

@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _resource_dir(name: str) -> Path:
+def resource_dir(name: str) -> Path:
     """`cypher/` and `prompts/` sit beside the package in a checkout, under share/ in a wheel."""
     for base in (REPO_ROOT, Path(sys.prefix) / "share" / "neo4j-retag"):
         if (base / name).is_dir():
@@ -123,11 +123,11 @@ class Settings(BaseSettings):
 
     @cached_property
     def cypher_dir(self) -> Path:
-        return _resource_dir("cypher")
+        return resource_dir("cypher")
 
     @cached_property
     def prompts_dir(self) -> Path:
-        return _resource_dir("prompts")
+        return resource_dir("prompts")
 
     @property
     def home(self) -> Path:

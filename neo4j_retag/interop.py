@@ -14,6 +14,29 @@ are keyed by :func:`neo4j_retag.extract.entity_key` of their title, documents by
 their text, exactly like ingested ones. Every write is a MERGE, so importing twice changes
 nothing; :func:`export_graphrag` writes the same layout back, so import -> export -> import
 is lossless on the fields kept.
+
+Mapping (GraphRAG column -> graph):
+
+- documents: id -> Document.graphrag_id (Document.id = SHA-256 of the cleaned text), title ->
+  title and path, text, human_readable_id, creation_date (also parsed into created_at),
+  metadata / raw_data (3.x) / attributes (1.x) -> graphrag_metadata (JSON) + its scalar entries
+  as properties; text_unit_ids -> the order (Chunk.index) of the document's chunks.
+- text_units: id -> Chunk.id, text, n_tokens, human_readable_id, document_ids / document_id
+  (3.x) -> PART_OF + document_id; entity_ids -> MENTIONS (with entities.text_unit_ids).
+- entities: title (name before 1.0) -> Entity.name and key, type, description, degree
+  (create_final_nodes before 2.0), frequency, id, human_readable_id; text_unit_ids -> MENTIONS.
+- relationships: source/target -> RELATED once per unordered pair (graphrag_reversed keeps the
+  direction), description, weight (kept), text_unit_ids -> chunk_ids, id, human_readable_id.
+- communities + community_reports, joined on community: community -> Community.id, level,
+  parent (-1 -> null) -> parent + PARENT_OF, entity_ids -> IN_COMMUNITY (create_final_nodes
+  before 1.0), size, period, title -> community_title, id -> graphrag_id; report title,
+  summary, full_content, rank -> rating and rank, rating_explanation (rank_explanation before
+  2.0), findings -> JSON, full_content_json, id -> graphrag_report_id; report_status 'ok'.
+- covariates: id, subject_id -> subject + ABOUT, object_id -> object, type, status,
+  start_date, end_date, description, source_text -> source_quote, text_unit_id -> chunk_id +
+  HAS_CLAIM, covariate_type.
+- Recomputed on export, not stored: text_units.relationship_ids / covariate_ids,
+  relationships.combined_degree, communities.relationship_ids / text_unit_ids, children.
 """
 
 from __future__ import annotations
@@ -65,7 +88,7 @@ SPECS: dict[str, TableSpec] = {s.name: s for s in (
     TableSpec("documents", False,
               ("id", "human_readable_id", "title", "text", "text_unit_ids", "creation_date",
                "metadata"), ("id",),
-              aliases={"raw_content": "text", "attributes": "metadata"}),
+              aliases={"raw_content": "text", "attributes": "metadata", "raw_data": "metadata"}),
     TableSpec("text_units", False,
               ("id", "human_readable_id", "text", "n_tokens", "document_ids", "entity_ids"),
               ("id", "text"), ("relationship_ids", "covariate_ids"),
@@ -201,12 +224,11 @@ def _read_table(spec: TableSpec, path: Path) -> tuple[list[dict[str, Any]], File
 
 
 def _version(layout: str, files: list[FileReport]) -> str:
-    by = {f.table: f for f in files}
+    cols = {f.table: {*f.used, *f.derived, *f.ignored} for f in files}
     if layout == "graphrag":
-        tu = by.get("text_units")
-        return "GraphRAG >= 3.0" if tu and "document_id" in tu.used else "GraphRAG 2.x"
-    ent = by["entities"]
-    return "GraphRAG < 1.0" if "name" in ent.used else "GraphRAG 1.x"
+        v3 = "document_id" in cols.get("text_units", ()) or "raw_data" in cols.get("documents", ())
+        return "GraphRAG >= 3.0" if v3 else "GraphRAG 2.x"
+    return "GraphRAG < 1.0" if "name" in cols["entities"] else "GraphRAG 1.x"
 
 
 def read_output(folder: Path) -> Output:
@@ -735,8 +757,9 @@ SCHEMAS: dict[str, pa.Schema] = {
     "documents": pa.schema([("id", _S), ("human_readable_id", _I), ("title", _S), ("text", _S),
                             ("text_unit_ids", _LS), ("creation_date", _S)]),
     "text_units": pa.schema([("id", _S), ("human_readable_id", _I), ("text", _S),
-                             ("n_tokens", _I), ("document_ids", _LS), ("entity_ids", _LS),
-                             ("relationship_ids", _LS), ("covariate_ids", _LS)]),
+                             ("n_tokens", _I), ("document_id", _S), ("entity_ids", _LS),
+                             ("relationship_ids", _LS), ("covariate_ids", _LS),
+                             ("document_ids", _LS)]),
     "entities": pa.schema([("id", _S), ("human_readable_id", _I), ("title", _S), ("type", _S),
                            ("description", _S), ("text_unit_ids", _LS), ("frequency", _I),
                            ("degree", _I)]),
@@ -812,7 +835,11 @@ def _hid(stored: Any, i: int) -> int:
 
 
 def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportReport:
-    """Write the graph as a GraphRAG (2.x layout) output folder of parquet tables.
+    """Write the graph as a GraphRAG output folder of parquet tables.
+
+    The columns are GraphRAG 3.x's (``graphrag/data_model/schemas.py``: text_units.document_id,
+    documents.raw_data) plus the two 2.x spellings (text_units.document_ids,
+    documents.metadata), so that either release reads the folder.
 
     Stored GraphRAG ids are written back; elements born here get deterministic UUIDs (uuid5 of
     their key). Only general-scope communities are written (GraphRAG has no topics). Derived
@@ -853,11 +880,13 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
                          "title": p.get("title"), "text": text, "text_unit_ids": d["chunk_ids"],
                          "creation_date": p.get("creation_date") or d["created_at"]})
     meta_arr = pa.array(metas) if any(metas) else pa.nulls(len(metas))
-    files["documents"] = _write(folder, "documents", doc_rows, {"metadata": meta_arr})
+    files["documents"] = _write(folder, "documents", doc_rows,
+                                {"raw_data": meta_arr, "metadata": meta_arr})
 
     files["text_units"] = _write(folder, "text_units", [
         {"id": u["id"], "human_readable_id": _hid(u["human_readable_id"], i), "text": u["text"],
          "n_tokens": u["n_tokens"], "document_ids": u["document_ids"],
+         "document_id": u["document_ids"][0] if u["document_ids"] else None,
          "entity_ids": [key_id[k] for k in u["entity_keys"]],
          "relationship_ids": rels_of_chunk.get(u["id"], []), "covariate_ids": u["claim_ids"]}
         for i, u in enumerate(units)])
