@@ -382,11 +382,13 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
 @click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
 @click.option("--topic", default=None, help="force a topic instead of classifying")
 @click.option("--response-type", default="multiple paragraphs")
+@click.option("--refine", "refine_rounds", type=int, default=0,
+              help="iterative refinement rounds (KGiRAG-style; retag and global)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
-        topic: str | None, response_type: str, as_json: bool) -> None:
+        topic: str | None, response_type: str, refine_rounds: int, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
     from .ask import answer as answer_with
@@ -398,7 +400,8 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     async def work(llm: LLM, graph: Graph) -> Any:
         lvl = default_level(graph, settings.query_level) if level is None else level
         return await answer_with(method, graph, llm, settings, question, level=lvl,
-                                 top_p=top_p, topic=topic, response_type=response_type)
+                                 top_p=top_p, topic=topic, response_type=response_type,
+                                 refine_rounds=refine_rounds)
 
     answer = _run(work, settings, usage)
     answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
@@ -419,6 +422,9 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds "
                   f"{tr.seconds}[/dim]")
+    for i, r in enumerate(tr.refinement, 1):
+        console.print(f"[dim]refinement {i}: missing {r['missing']!r}, keywords "
+                      f"{r['keywords']}, {r['new_reports']} new reports[/dim]")
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
 

@@ -51,7 +51,7 @@ def import_graphrag_cmd(obj: Any, folder: Path, replace: bool, as_json: bool) ->
     create_final_* files). Ids, levels and reports are kept; `ask` then answers over them."""
     from .cli import console
     from .db import Graph
-    from .interop import import_graphrag
+    from .graphrag_import import import_graphrag
 
     with Graph(obj.settings) as graph:
         report = import_graphrag(graph, obj.settings, folder, replace=replace)
@@ -91,7 +91,7 @@ def export(obj: Any, folder: Path, as_json: bool) -> None:
     the 2.x spellings document_ids / metadata too)."""
     from .cli import console
     from .db import Graph
-    from .interop import export_graphrag
+    from .graphrag_export import export_graphrag
 
     with Graph(obj.settings) as graph:
         report = export_graphrag(graph, obj.settings, folder)

@@ -75,6 +75,7 @@ class Trace:
     points_kept: int = 0
     points_in_reduce: int = 0
     invalid_citations: list[str] = field(default_factory=list)
+    refinement: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)

@@ -24,6 +24,7 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("map", "key points that answer"),
     ("reduce", "synthesising perspectives"),
     ("classify", "route a question"),
+    ("refine", "review a draft answer"),
     ("judge", "fair judge comparing two answers"),
     ("questions", "write evaluation questions"),
     ("answer", "answering a question from the data tables"),
@@ -123,6 +124,8 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "reduce": default_reduce,
     "classify": default_classify,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
+    "refine": lambda b: json.dumps({"complete": False, "missing": "more on Belle",
+                                    "keywords": ["Belle", "Fezziwig"]}),
     "judge": lambda b: json.dumps({"reasoning": "longer", "winner": 1 if len(
         b["messages"][-1]["content"].split("Answer 2:")[0]) > len(
         b["messages"][-1]["content"].split("Answer 2:")[1]) else 2}),

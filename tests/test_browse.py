@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from neo4j_retag.config import REPO_ROOT
-from neo4j_retag.interop import import_graphrag
+from neo4j_retag.graphrag_import import import_graphrag
 
 from .test_interop import write_fixture
 

@@ -14,13 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from neo4j_retag.interop import (
-    export_graphrag,
-    import_graphrag,
-    join_chunks,
-    plan_import,
-    read_output,
-)
+from neo4j_retag.graphrag_export import export_graphrag, join_chunks
+from neo4j_retag.graphrag_import import import_graphrag
+from neo4j_retag.graphrag_plan import plan_import
+from neo4j_retag.graphrag_tables import read_output
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.retag import ask_global
 
