@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from typing import Any, TypeVar
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
@@ -53,13 +52,7 @@ def bench_settings(base_url: str, **extra: Any) -> Settings:
 
 def with_llm(settings: Settings, usage: Usage,
              fn: Callable[[LLM], Awaitable[T]]) -> T:
-    async def go() -> T:
-        llm = LLM(settings, usage)
-        try:
-            return await fn(llm)
-        finally:
-            await llm.close()
-    return asyncio.run(go())
+    return run_with_llm(settings, fn, usage)
 
 
 def wipe(graph: Graph) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 
 from .config import Settings
 from .db import Graph
-from .llm import LLM, LLMError
+from .llm import LLM
 from .prompts import render
 from .retag import lucene_query
-from .search import NO_ANSWER, Answer, Trace, map_reduce
+from .search import NO_ANSWER, Answer, Trace, complete_or_note, map_reduce
 from .tokens import count
 
 SOURCES = re.compile(r"\[Data:\s*(Sources|Reports)\s*\(([^)]*)\)\]", re.I)
@@ -46,11 +46,7 @@ async def _answer(llm: LLM, settings: Settings, question: str, context: str,
     msgs = render(settings.prompts_dir, "rag_answer", context=context, question=question,
                   response_type=response_type)
     t = time.perf_counter()
-    try:
-        text = str(await llm.complete(msgs, stage="answer")).strip()
-    except LLMError as err:
-        trace.notes.append(f"answer failed: {err}")
-        text = ""
+    text = await complete_or_note(llm, msgs, "answer", trace)
     trace.seconds["answer"] = round(time.perf_counter() - t, 3)
     return text or NO_ANSWER
 

@@ -61,11 +61,10 @@ def _run(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
     async def main() -> T:
         with Graph(settings) as graph:
             graph.ensure_schema()  # idempotent: indexes added by newer versions appear too
-            llm = LLM(settings, usage)
             try:
-                return await coro_fn(llm, graph)
+                async with LLM(settings, usage) as llm:
+                    return await coro_fn(llm, graph)
             finally:
-                await llm.close()
                 try:
                     from .stats import record_usage
                     record_usage(graph, usage)
@@ -106,9 +105,48 @@ def config_cmd(obj: Ctx) -> None:
 
 # --- services ---------------------------------------------------------------------------
 
-@main.group()
-def neo4j() -> None:
-    """The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17)."""
+def _service_group(name: str, doc: str, module: str, remote_setting: str) -> click.Group:
+    """`neo4j-retag <name> start|stop|status` for one local service module in .server."""
+
+    def service() -> Any:
+        import importlib
+        return importlib.import_module(f".server.{module}", __package__)
+
+    group = click.Group(name, help=doc)
+
+    @group.command("start")
+    @click.pass_obj
+    @friendly
+    def start(obj: Ctx) -> None:
+        """Start it (fetching what it needs first) and wait until it answers."""
+        remote = getattr(obj.settings, remote_setting.lower())
+        if remote:
+            raise ConfigError(f"{remote_setting} is set ({remote}): nothing to start")
+        console.print_json(data=service().start(obj.settings), default=str)
+
+    @group.command("stop")
+    @click.pass_obj
+    @friendly
+    def stop(obj: Ctx) -> None:
+        """Stop it cleanly."""
+        console.print("stopped" if service().stop(obj.settings) else "not running")
+
+    @group.command("status")
+    @click.pass_obj
+    @friendly
+    def status(obj: Ctx) -> None:
+        """What runs where."""
+        console.print_json(data=service().status(obj.settings), default=str)
+
+    main.add_command(group)
+    return group
+
+
+neo4j = _service_group(
+    "neo4j", "The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17).",
+    "neo4j_local", "NEO4J_URI")
+_service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp + "
+               "SmolLM2-135M-Instruct).", "llm_local", "OPENAI_BASE_URL")
 
 
 @neo4j.command("install")
@@ -118,64 +156,6 @@ def neo4j_install(obj: Ctx) -> None:
     """Fetch Neo4j, Browser and GDS from Maven Central into the cache (idempotent)."""
     from .server import neo4j_local
     console.print(f"installed in {neo4j_local.install(obj.settings)}")
-
-
-@neo4j.command("start")
-@click.pass_obj
-@friendly
-def neo4j_start(obj: Ctx) -> None:
-    from .server import neo4j_local
-    if not obj.settings.local_neo4j:
-        raise ConfigError(f"NEO4J_URI is set ({obj.settings.neo4j_uri}): nothing to start")
-    console.print_json(data=neo4j_local.start(obj.settings), default=str)
-
-
-@neo4j.command("stop")
-@click.pass_obj
-@friendly
-def neo4j_stop(obj: Ctx) -> None:
-    from .server import neo4j_local
-    console.print("stopped" if neo4j_local.stop(obj.settings) else "not running")
-
-
-@neo4j.command("status")
-@click.pass_obj
-@friendly
-def neo4j_status(obj: Ctx) -> None:
-    from .server import neo4j_local
-    console.print_json(data=neo4j_local.status(obj.settings), default=str)
-
-
-@main.group()
-def llm() -> None:
-    """The local OpenAI-compatible LLM server (llama.cpp + SmolLM2-135M-Instruct)."""
-
-
-@llm.command("start")
-@click.pass_obj
-@friendly
-def llm_start(obj: Ctx) -> None:
-    from .server import llm_local
-    if not obj.settings.local_llm:
-        raise ConfigError(f"OPENAI_BASE_URL is set ({obj.settings.openai_base_url}): "
-                          "nothing to start")
-    console.print_json(data=llm_local.start(obj.settings), default=str)
-
-
-@llm.command("stop")
-@click.pass_obj
-@friendly
-def llm_stop(obj: Ctx) -> None:
-    from .server import llm_local
-    console.print("stopped" if llm_local.stop(obj.settings) else "not running")
-
-
-@llm.command("status")
-@click.pass_obj
-@friendly
-def llm_status(obj: Ctx) -> None:
-    from .server import llm_local
-    console.print_json(data=llm_local.status(obj.settings), default=str)
 
 
 @main.command()

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -32,6 +32,7 @@ from .config import Settings
 from .db import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 RETRYABLE = (
     openai.RateLimitError,
@@ -84,6 +85,17 @@ class Usage:
         return {k: dict(vars(v)) for k, v in sorted(self.stages.items())}
 
 
+def run_with_llm(settings: Settings, fn: Callable[[LLM], Awaitable[T]],
+                 usage: Usage | None = None) -> T:
+    """Run ``fn(llm)`` to completion from synchronous code, closing the client after."""
+
+    async def go() -> T:
+        async with LLM(settings, usage) as llm:
+            return await fn(llm)
+
+    return asyncio.run(go())
+
+
 def parse_json(text: str) -> Any:
     """Tolerant JSON: code fences, prose around it, trailing commas, truncated output.
 
@@ -129,6 +141,12 @@ class LLM:
         await self.client.close()
         if self.cache is not None:
             self.cache.close()
+
+    async def __aenter__(self) -> LLM:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     def _key(self, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
         blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)

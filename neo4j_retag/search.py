@@ -94,6 +94,16 @@ class Answer:
         return {"answer": self.answer, "citations": self.citations, "trace": self.trace.as_dict()}
 
 
+async def complete_or_note(llm: LLM, messages: list[dict[str, str]], stage: str,
+                           trace: Trace) -> str:
+    """The completion's text, or "" with the failure noted in the trace (never raises)."""
+    try:
+        return str(await llm.complete(messages, stage=stage)).strip()
+    except LLMError as err:
+        trace.notes.append(f"{stage} failed: {err}")
+        return ""
+
+
 def _report_table(reports: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -189,11 +199,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     trace.points_in_reduce = len(used_points)
     msgs = render(settings.prompts_dir, "reduce", context="\n".join(parts), question=question,
                   response_type=response_type)
-    try:
-        text = str(await llm.complete(msgs, stage="reduce")).strip()
-    except LLMError as err:
-        trace.notes.append(f"reduce failed: {err}")
-        text = ""
+    text = await complete_or_note(llm, msgs, "reduce", trace)
     trace.seconds["reduce"] = round(time.perf_counter() - t1, 3)
     if not text:
         text = "\n\n".join(p.description for p in used_points)

@@ -3,9 +3,9 @@
 import pytest
 
 from neo4j_retag.baselines import ask_local, ask_rag, ask_ts
+from neo4j_retag.llm import run_with_llm as run
 
 from .test_ingest import corpus, ingest
-from .test_topics import run
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ from neo4j_retag.cli import main
 from neo4j_retag.evaluate import judge
 from neo4j_retag.llm import LLM, Usage
 
-from .test_topics import indexed, run  # noqa: F401 - fixture
+from .test_topics import indexed  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.integration
 

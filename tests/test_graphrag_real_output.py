@@ -7,9 +7,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from neo4j_retag.graphrag_import import import_graphrag
+from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.retag import ask_global
-
-from .test_topics import run
 
 pytestmark = pytest.mark.integration
 

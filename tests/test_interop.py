@@ -3,7 +3,6 @@ answering over the imported reports, and the import -> export -> import round tr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -18,7 +17,7 @@ from neo4j_retag.graphrag_export import export_graphrag, join_chunks
 from neo4j_retag.graphrag_import import import_graphrag
 from neo4j_retag.graphrag_plan import plan_import
 from neo4j_retag.graphrag_tables import read_output
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.retag import ask_global
 
 from .conftest import wipe
@@ -273,15 +272,6 @@ def test_join_chunks_undoes_the_overlap():
 
 
 # --- into the real Neo4j ---------------------------------------------------------------
-
-def run(settings, fn):
-    async def go():
-        llm = LLM(settings, Usage())
-        try:
-            return await fn(llm)
-        finally:
-            await llm.close()
-    return asyncio.run(go())
 
 
 def snapshot(graph) -> dict[str, Any]:

@@ -4,7 +4,6 @@ Small slices only (a few text units): the 135M model makes ~25 tokens/s on 2 cor
 asserted is that each stage runs and the graph is consistent, not what a 135M model writes.
 """
 
-import asyncio
 import json
 
 import pytest
@@ -13,7 +12,7 @@ from rich.console import Console
 
 from neo4j_retag.cli import main
 from neo4j_retag.ingest import run_ingest
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.retag import ask_global, ask_retag
 from neo4j_retag.stats import collect
 from neo4j_retag.topics import build_topics
@@ -32,13 +31,7 @@ def carol_slice(tmp_path, chars=4200):
 
 
 def run(settings, usage, fn):
-    async def go():
-        llm = LLM(settings, usage)
-        try:
-            return await fn(llm)
-        finally:
-            await llm.close()
-    return asyncio.run(go())
+    return run_with_llm(settings, fn, usage)
 
 
 def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):

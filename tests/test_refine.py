@@ -5,8 +5,9 @@ import json
 import pytest
 
 from neo4j_retag.ask import answer
+from neo4j_retag.llm import run_with_llm as run
 
-from .test_topics import indexed, run  # noqa: F401 - fixture
+from .test_topics import indexed  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.integration
 

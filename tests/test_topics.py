@@ -1,11 +1,10 @@
 """Topic augmentation and both ask methods on the real Neo4j + GDS with the LLM double."""
 
-import asyncio
 import json
 
 import pytest
 
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.retag import LevelError, ask_global, ask_retag
 from neo4j_retag.topics import build_topics
 
@@ -13,15 +12,6 @@ from .test_ingest import corpus, ingest
 
 pytestmark = pytest.mark.integration
 
-
-def run(settings, fn):
-    async def go():
-        llm = LLM(settings, Usage())
-        try:
-            return await fn(llm)
-        finally:
-            await llm.close()
-    return asyncio.run(go())
 
 
 @pytest.fixture
