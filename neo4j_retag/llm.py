@@ -279,7 +279,9 @@ def _bounded(model: type[BaseModel], max_items: int, max_chars: int) -> dict[str
 
 
 def bound_schema(schema: Any, max_items: int, max_chars: int) -> Any:
-    """A copy of ``schema`` with maxItems / maxLength on every array / string that lacks one."""
+    """A copy of ``schema`` for grammar-constrained output: maxItems / maxLength on every
+    array / string that lacks one, and every property required (a small model under a grammar
+    otherwise answers ``{}``; the pydantic defaults still cover endpoints that omit fields)."""
     if isinstance(schema, list):
         return [bound_schema(s, max_items, max_chars) for s in schema]
     if not isinstance(schema, dict):
@@ -289,6 +291,8 @@ def bound_schema(schema: Any, max_items: int, max_chars: int) -> Any:
         out.setdefault("maxItems", max_items)
     if out.get("type") == "string" and "enum" not in out:
         out.setdefault("maxLength", max_chars)
+    if out.get("type") == "object" and isinstance(out.get("properties"), dict):
+        out["required"] = list(out["properties"])
     return out
 
 

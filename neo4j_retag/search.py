@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from .config import Settings
 from .llm import LLM, LLMError, LLMParseError
@@ -54,7 +54,9 @@ class MapPoint(BaseModel):
 
 
 class MapResult(BaseModel):
-    points: list[MapPoint] = []
+    # minItems in the schema only: a grammar-constrained small model otherwise takes the
+    # cheapest path, "[]"; GraphRAG's map always answers, with score 0 for "I don't know"
+    points: list[MapPoint] = Field([], json_schema_extra={"minItems": 1})
 
 
 @dataclass
@@ -167,9 +169,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         for p in result.points:
             cited = p.reports or [int(x) for m in CITATION.findall(p.description)
                                   for x in re.findall(r"\d+", m)]
+            # only ids that were in this batch count; a point citing none stays unattributed
             p.reports = [i for i in dict.fromkeys(cited) if i in ids]
-            if not p.reports:  # the model cited nothing valid: its batch is its source
-                p.reports = sorted(ids)
         return result.points
 
     point_lists = await asyncio.gather(*(one(b) for b in groups))
