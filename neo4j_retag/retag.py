@@ -7,7 +7,7 @@ import re
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, create_model, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 from rank_bm25 import BM25Okapi
 
 from .communities import GENERAL
@@ -22,7 +22,9 @@ MAX_QUERY_TERMS = 200
 
 
 class Keywords(BaseModel):
-    keywords: list[str] = []
+    # short items in the schema (not enforced on parse): keywords, not sentences
+    keywords: list[str] = Field([], json_schema_extra={
+        "items": {"type": "string", "maxLength": 40}})
 
     @field_validator("keywords", mode="before")
     @classmethod
