@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, create_model, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from .communities import GENERAL, Clusterer
 from .config import Settings
@@ -36,7 +36,7 @@ PLACEHOLDERS = {"...", "short topic name", "topic name", "name", "topic"}
 
 
 class Topic(BaseModel):
-    name: str
+    name: str = Field(json_schema_extra={"maxLength": 60})
     description: str = ""
 
     @field_validator("name", mode="before")
@@ -46,7 +46,8 @@ class Topic(BaseModel):
 
 
 class TopicList(BaseModel):
-    topics: list[Topic] = []
+    # at least one topic in the schema only: under a grammar a small model answers [] otherwise
+    topics: list[Topic] = Field([], json_schema_extra={"minItems": 1})
 
     @field_validator("topics", mode="before")
     @classmethod
