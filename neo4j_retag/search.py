@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import io
 import random
 import re
@@ -16,7 +17,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from .config import Settings
 from .llm import LLM, LLMError, LLMParseError
@@ -57,6 +58,18 @@ class MapResult(BaseModel):
     # minItems in the schema only: a grammar-constrained small model otherwise takes the
     # cheapest path, "[]"; GraphRAG's map always answers, with score 0 for "I don't know"
     points: list[MapPoint] = Field([], json_schema_extra={"minItems": 1})
+
+
+@functools.lru_cache(maxsize=256)
+def map_model(ids: tuple[int, ...]) -> type[MapResult]:
+    """MapResult whose schema lets ``reports`` name only the ids of this batch (at least one):
+    under grammar-constrained decoding every point then cites real reports. Parsing stays
+    lenient; ids outside the batch are dropped afterwards."""
+    point = create_model("MapPoint", __base__=MapPoint, reports=(list[int], Field(
+        [], json_schema_extra={"items": {"type": "integer", "enum": list(ids)},
+                               "minItems": 1})))
+    return create_model("MapResult", __base__=MapResult, points=(list[point], Field(  # type: ignore[valid-type]
+        [], json_schema_extra={"minItems": 1})))
 
 
 @dataclass
@@ -158,19 +171,19 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     async def one(batch: list[dict[str, Any]]) -> list[MapPoint]:
         msgs = render(settings.prompts_dir, "map", context=_report_table(batch), question=question)
         try:
-            result = await llm.structured(msgs, MapResult, stage="map")
+            ids = tuple(sorted(int(r["id"]) for r in batch))
+            result = await llm.structured(msgs, map_model(ids), stage="map")
         except LLMParseError:
             trace.map_parse_failures += 1
             return []
         except LLMError:
             trace.map_failures += 1
             return []
-        ids = {int(r["id"]) for r in batch}
         for p in result.points:
             cited = p.reports or [int(x) for m in CITATION.findall(p.description)
                                   for x in re.findall(r"\d+", m)]
             # only ids that were in this batch count; a point citing none stays unattributed
-            p.reports = [i for i in dict.fromkeys(cited) if i in ids]
+            p.reports = [i for i in dict.fromkeys(cited) if i in set(ids)]
         return result.points
 
     point_lists = await asyncio.gather(*(one(b) for b in groups))
