@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
 
 from .config import Settings
 from .llm import LLM, LLMError
@@ -31,32 +31,26 @@ def _coerce_item(v: Any, field: str) -> Any:
     return {field: v} if isinstance(v, str) else v
 
 
+# a string field that a model may leave null or give as a number
+Text = Annotated[str, BeforeValidator(lambda v: "" if v is None else str(v))]
+
+
 class ExtractedEntity(BaseModel):
     name: str
-    type: str = "unknown"
-    description: str = ""
+    type: Text = "unknown"
+    description: Text = ""
 
     @model_validator(mode="before")
     @classmethod
     def _str(cls, v: Any) -> Any:
         return _coerce_item(v, "name")
 
-    @field_validator("type", "description", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> str:
-        return "" if v is None else str(v)
-
 
 class ExtractedRelationship(BaseModel):
     source: str
     target: str
-    description: str = ""
+    description: Text = ""
     strength: float = Field(5.0, description="1-10")
-
-    @field_validator("description", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> str:
-        return "" if v is None else str(v)
 
     @field_validator("strength", mode="before")
     @classmethod
@@ -69,13 +63,13 @@ class ExtractedRelationship(BaseModel):
 
 class ExtractedClaim(BaseModel):
     subject: str
-    object: str = ""
-    type: str = ""
+    object: Text = ""
+    type: Text = ""
     status: str = "SUSPECTED"
     start_date: str | None = None
     end_date: str | None = None
-    description: str = ""
-    source_quote: str = ""
+    description: Text = ""
+    source_quote: Text = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -87,11 +81,6 @@ class ExtractedClaim(BaseModel):
     def _status(cls, v: Any) -> str:
         s = str(v or "").upper()
         return s if s in ("TRUE", "FALSE", "SUSPECTED") else "SUSPECTED"
-
-    @field_validator("object", "type", "description", "source_quote", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> str:
-        return "" if v is None else str(v)
 
 
 class GraphExtraction(BaseModel):

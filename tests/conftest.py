@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
+from neo4j_retag.ingest import run_ingest
+from neo4j_retag.llm import Usage, run_with_llm
 
 from .llm_double import ScriptedLLM
 
@@ -130,3 +133,32 @@ def real_graph(real_settings: Settings) -> Iterator[Graph]:
         wipe(g)
         g.ensure_schema()
         yield g
+
+
+STORY = """Scrooge worked in his counting-house with Cratchit. Marley had been dead for seven years.
+Fezziwig gave a ball, and Scrooge remembered Belle. Cratchit went home to Tiny Tim.
+The Ghost of Christmas Past took Scrooge to see Fezziwig. Belle left Scrooge for his love of gold.
+"""
+
+
+def ingest(settings: Settings, graph: Graph, paths: list[Path], usage: Usage | None = None):
+    """run_ingest with a fresh LLM client, quietly."""
+    return run_with_llm(settings, lambda llm: run_ingest(settings, paths, llm, graph,
+                                                         Console(quiet=True)), usage)
+
+
+def corpus(tmp_path: Path, n: int = 6) -> Path:
+    """n small story files (the scripted double extracts their capitalised names)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"doc{i}.txt").write_text(STORY * (i + 1) + f"\nChapter {i} ends with Scrooge.")
+    return folder
+
+
+@pytest.fixture
+def indexed(settings: Settings, graph: Graph, tmp_path: Path) -> Settings:
+    """Settings (120-token text units) for a graph indexed from four story files."""
+    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
+    ingest(settings, graph, [corpus(tmp_path, 4)])
+    return settings

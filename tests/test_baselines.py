@@ -5,16 +5,9 @@ import pytest
 from neo4j_retag.baselines import ask_local, ask_rag, ask_ts
 from neo4j_retag.llm import run_with_llm as run
 
-from .test_ingest import corpus, ingest
-
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def indexed(settings, graph, tmp_path):
-    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
-    ingest(settings, graph, [corpus(tmp_path, 3)])
-    return settings
 
 
 def test_rag_cites_real_text_units(indexed, graph, double):

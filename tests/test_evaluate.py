@@ -9,8 +9,6 @@ from neo4j_retag.cli import main
 from neo4j_retag.evaluate import judge
 from neo4j_retag.llm import LLM, Usage
 
-from .test_topics import indexed  # noqa: F401 - fixture
-
 pytestmark = pytest.mark.integration
 
 
@@ -26,7 +24,7 @@ def test_judge_is_order_balanced(settings, double):
     assert asyncio.run(go()) == (1.0, 0.0)  # the double prefers the longer answer, both orders
 
 
-def test_eval_cli_generates_questions_and_reports_win_rates(indexed, graph, double):  # noqa: F811
+def test_eval_cli_generates_questions_and_reports_win_rates(indexed, graph, double):
     env = {"OPENAI_BASE_URL": indexed.llm_base_url, "OPENAI_MODEL": "double",
            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(indexed.cache_dir)}
     if indexed.neo4j_uri:

@@ -1,41 +1,14 @@
 """The index on the real Neo4j + GDS with the scripted LLM double."""
 
-import asyncio
-
 import pytest
-from rich.console import Console
 
-from neo4j_retag.ingest import run_ingest
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import Usage
 from neo4j_retag.stats import collect
 
+from .conftest import corpus, ingest
 from .llm_double import Fail
 
 pytestmark = pytest.mark.integration
-
-STORY = """Scrooge worked in his counting-house with Cratchit. Marley had been dead for seven years.
-Fezziwig gave a ball, and Scrooge remembered Belle. Cratchit went home to Tiny Tim.
-The Ghost of Christmas Past took Scrooge to see Fezziwig. Belle left Scrooge for his love of gold.
-"""
-
-
-def ingest(settings, graph, paths, usage=None):
-    async def go():
-        llm = LLM(settings, usage or Usage())
-        try:
-            return await run_ingest(settings, paths, llm, graph, Console(quiet=True))
-        finally:
-            await llm.close()
-    return asyncio.run(go())
-
-
-def corpus(tmp_path, n=6):
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    for i in range(n):
-        (folder / f"doc{i}.txt").write_text(STORY * (i + 1) + f"\nChapter {i} ends with Scrooge.")
-    return folder
-
 
 def test_ingest_builds_consistent_graph_and_rerun_is_free(settings, graph, double, tmp_path):
     folder = corpus(tmp_path)

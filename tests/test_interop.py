@@ -406,7 +406,7 @@ def test_community_id_collisions_raise_and_replace(settings, graph, tmp_path):
 
 @integration
 def test_export_of_an_ingested_graph_imports_back(settings, graph, double, tmp_path):
-    from .test_ingest import corpus, ingest
+    from .conftest import corpus, ingest
 
     settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20,
                                            "max_cluster_size": 3})

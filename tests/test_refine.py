@@ -7,12 +7,10 @@ import pytest
 from neo4j_retag.ask import answer
 from neo4j_retag.llm import run_with_llm as run
 
-from .test_topics import indexed  # noqa: F401 - fixture
-
 pytestmark = pytest.mark.integration
 
 
-def test_refinement_retrieves_more_and_stops(indexed, graph, double):  # noqa: F811
+def test_refinement_retrieves_more_and_stops(indexed, graph, double):
     q = "Who met Scrooge?"
     first = run(indexed, lambda llm: answer("retag", graph, llm, indexed, q, level=0, top_p=1))
     cited = {c["id"] for c in first.citations}

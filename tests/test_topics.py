@@ -8,17 +8,8 @@ from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.retag import LevelError, ask_global, ask_retag
 from neo4j_retag.topics import build_topics
 
-from .test_ingest import corpus, ingest
-
 pytestmark = pytest.mark.integration
 
-
-
-@pytest.fixture
-def indexed(settings, graph, tmp_path):
-    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
-    ingest(settings, graph, [corpus(tmp_path, 4)])
-    return settings
 
 
 def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
