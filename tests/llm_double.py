@@ -136,7 +136,8 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),
-    "text": lambda b: "- Ghosts and spirits: the visitors\n- Money and business: trade",
+    "text": lambda b: ('{"ok": true}' if b.get("response_format") else
+                       "- Ghosts and spirits: the visitors\n- Money and business: trade"),
 }
 
 
