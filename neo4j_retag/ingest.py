@@ -107,9 +107,9 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     """Extract every text unit not yet extracted; a failing one is recorded and skipped."""
     pending = graph.run("pending_chunks")
     task = progress.add_task("text units extracted", total=len(pending))
-    # as many text units in flight as LLM calls: each finishes (and is written) before more
+    # twice as many text units in flight as LLM calls: each finishes (and is written) before more
     # start, instead of every first extraction queueing ahead of every gleaning round
-    in_flight = asyncio.Semaphore(settings.concurrency)
+    in_flight = asyncio.Semaphore(2 * settings.concurrency)
 
     async def one(row: dict[str, str]) -> None:
         async with in_flight:
