@@ -4,8 +4,6 @@ text summarisation ("TS": map-reduce straight over the text units, no graph)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import time
 from typing import Any
@@ -13,20 +11,12 @@ from typing import Any
 from .config import Settings
 from .db import Graph
 from .llm import LLM
-from .prompts import render
+from .prompts import csv_table, render
 from .retag import lucene_query
 from .search import NO_ANSWER, Answer, Trace, complete_or_note, map_reduce
 from .tokens import count
 
 SOURCES = re.compile(r"\[Data:\s*(Sources|Reports)\s*\(([^)]*)\)\]", re.I)
-
-
-def _table(title: str, header: list[str], rows: list[list[Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(rows)
-    return f"-----{title}-----\n{buf.getvalue()}"
 
 
 def _fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
@@ -77,8 +67,8 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, question: str, *, 
     if not rows:
         trace.notes.append("BM25 retrieved no text unit for the question")
         return Answer(NO_ANSWER, [], trace)
-    text = await _answer(llm, settings, question, _table("Sources", ["id", "title", "text"], rows),
-                         response_type, trace)
+    sources = csv_table("Sources", ["id", "title", "text"], rows)
+    text = await _answer(llm, settings, question, sources, response_type, trace)
     valid = {f"sources:{r[0]}": {"id": hits[r[0]]["chunk_id"], "title": r[1], "kind": "text unit"}
              for r in rows}
     return Answer(text, _cited(text, valid, trace), trace)
@@ -101,16 +91,16 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, question: str, *
     budget = settings.reduce_context_tokens // 4
     enc = settings.encoding
     parts = [
-        _table("Entities", ["entity", "type", "description"], _fit(
+        csv_table("Entities", ["entity", "type", "description"], _fit(
             [[f["name"], f["type"], f["description"] or ""] for f in found], budget, enc)),
-        _table("Relationships", ["source", "target", "description", "weight"], _fit(
+        csv_table("Relationships", ["source", "target", "description", "weight"], _fit(
             [[r["source"], r["target"], r["description"] or "", r["weight"]]
              for f in found for r in f["rels"] if r], budget, enc)),
-        _table("Reports", ["id", "title", "summary"], _fit(
+        csv_table("Reports", ["id", "title", "summary"], _fit(
             [[i, r["title"] or "", r["summary"] or ""] for i, r in reports.items()], budget, enc)),
     ]
     source_rows = _fit([[i, c["text"]] for i, c in enumerate(chunks.values())], budget, enc)
-    parts.append(_table("Sources", ["id", "text"], source_rows))
+    parts.append(csv_table("Sources", ["id", "text"], source_rows))
     trace.reports_retrieved = len(reports)
     text = await _answer(llm, settings, question, "\n".join(parts), response_type, trace)
     valid = {f"reports:{i}": {"id": i, "title": r["title"], "kind": "community report"}

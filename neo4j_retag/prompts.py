@@ -5,10 +5,13 @@ Values are substituted once (string.Template), so braces or `$` in document text
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from functools import lru_cache
 from pathlib import Path
 from string import Template
+from typing import Any
 
 
 @lru_cache(maxsize=64)
@@ -27,3 +30,15 @@ def render(prompts_dir: Path, name: str, /, **values: object) -> list[dict[str, 
     strs = {k: str(v) for k, v in values.items()}
     return [{"role": role, "content": Template(text).safe_substitute(strs)}
             for role, text in _sections(prompts_dir, name)]
+
+
+def csv_line(values: list[Any]) -> str:
+    """One CSV record, newline-terminated (data tables in prompts are CSV, as in GraphRAG)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(values)
+    return buf.getvalue()
+
+
+def csv_table(title: str, header: list[str], rows: list[list[Any]]) -> str:
+    """A titled CSV table for a prompt context: ``-----Title-----`` then header and rows."""
+    return f"-----{title}-----\n" + csv_line(header) + "".join(csv_line(r) for r in rows)

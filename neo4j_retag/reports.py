@@ -9,8 +9,6 @@ overflows substitutes its sub-communities' reports, biggest first, until it fits
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import json
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +18,7 @@ from pydantic import BaseModel, field_validator
 from .config import Settings
 from .db import Graph
 from .llm import LLM, LLMError
-from .prompts import render
+from .prompts import csv_line, csv_table, render
 from .tokens import count, truncate
 
 
@@ -61,16 +59,6 @@ class CommunityReport(BaseModel):
         return "\n\n".join(p for p in parts if p.strip())
 
 
-def _line(values: list[Any]) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(values)
-    return buf.getvalue()
-
-
-def _table(title: str, header: list[str], rows: list[list[Any]]) -> str:
-    return f"-----{title}-----\n" + _line(header) + "".join(_line(r) for r in rows)
-
-
 ENTITY_HEADER = ["id", "entity", "description", "degree"]
 CLAIM_HEADER = ["id", "entity", "type", "status", "description"]
 REL_HEADER = ["id", "source", "target", "description", "combined_degree"]
@@ -93,7 +81,7 @@ def local_context(elements: dict[str, Any], max_tokens: int, enc: str) -> tuple[
     rel_rows: list[list[Any]] = []
     claim_rows: list[list[Any]] = []
     seen: set[str] = set()
-    used = sum(count(_table(t, h, []), enc) for t, h in
+    used = sum(count(csv_table(t, h, []), enc) for t, h in
                (("Entities", ENTITY_HEADER), ("Claims", CLAIM_HEADER),
                 ("Relationships", REL_HEADER)))
 
@@ -119,7 +107,7 @@ def local_context(elements: dict[str, Any], max_tokens: int, enc: str) -> tuple[
             new_c += c_rows
         new_r = ([[None, item["source"], item["target"], item["description"] or "",
                    item["combined_degree"] or 0]] if kind == "rel" else [])
-        cost = sum(count(_line(r[1:]), enc) + 2 for r in new_e + new_c + new_r)
+        cost = sum(count(csv_line(r[1:]), enc) + 2 for r in new_e + new_c + new_r)
         if used + cost > max_tokens:
             overflow = True
             break
@@ -129,11 +117,11 @@ def local_context(elements: dict[str, Any], max_tokens: int, enc: str) -> tuple[
             for r in new:
                 r[0] = len(rows)
                 rows.append(r)
-    parts = [_table("Entities", ENTITY_HEADER, ent_rows)]
+    parts = [csv_table("Entities", ENTITY_HEADER, ent_rows)]
     if claim_rows:
-        parts.append(_table("Claims", CLAIM_HEADER, claim_rows))
+        parts.append(csv_table("Claims", CLAIM_HEADER, claim_rows))
     if rel_rows:
-        parts.append(_table("Relationships", REL_HEADER, rel_rows))
+        parts.append(csv_table("Relationships", REL_HEADER, rel_rows))
     return "\n".join(parts), overflow
 
 
@@ -147,7 +135,7 @@ def mixed_context(elements: dict[str, Any], children: list[dict[str, Any]],
     for i in range(1, len(reported) + 1):
         used = reported[:i]
         report_rows = [[c["id"], c["title"] or "", c["full_content"]] for c in used]
-        reports = _table("Reports", ["id", "title", "content"], report_rows)
+        reports = csv_table("Reports", ["id", "title", "content"], report_rows)
         covered = {k for c in used for k in c["members"]}
         rest = {
             "entities": [e for e in elements["entities"] if e["key"] not in covered],

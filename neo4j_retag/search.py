@@ -8,9 +8,7 @@ points, best first, fill one context, and the LLM writes the final answer citing
 from __future__ import annotations
 
 import asyncio
-import csv
 import functools
-import io
 import random
 import re
 import time
@@ -21,7 +19,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from .config import Settings
 from .llm import LLM, LLMError, LLMParseError
-from .prompts import render
+from .prompts import csv_table, render
 from .tokens import count, truncate
 
 NO_ANSWER = "I am sorry but I am unable to answer this question given the provided data."
@@ -120,12 +118,8 @@ async def complete_or_note(llm: LLM, messages: list[dict[str, str]], stage: str,
 
 
 def _report_table(reports: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["id", "title", "content"])
-    for r in reports:
-        w.writerow([r["id"], r["title"] or "", r["full_content"] or ""])
-    return "-----Reports-----\n" + buf.getvalue()
+    return csv_table("Reports", ["id", "title", "content"],
+                     [[r["id"], r["title"] or "", r["full_content"] or ""] for r in reports])
 
 
 def batches(reports: list[dict[str, Any]], max_tokens: int, seed: int,
@@ -136,15 +130,16 @@ def batches(reports: list[dict[str, Any]], max_tokens: int, seed: int,
     random.Random(seed).shuffle(items)
     out: list[list[dict[str, Any]]] = []
     cur: list[dict[str, Any]] = []
-    used = count(_report_table([]), enc)
+    empty = count(_report_table([]), enc)
+    used = empty
     for r in items:
-        n = count(_report_table([r]), enc) - count(_report_table([]), enc)
+        n = count(_report_table([r]), enc) - empty
         if n > max_tokens - used and not cur:
             r = {**r, "full_content": truncate(r["full_content"] or "", max_tokens // 2, enc)}
             n = count(_report_table([r]), enc)
         if cur and used + n > max_tokens:
             out.append(cur)
-            cur, used = [], count(_report_table([]), enc)
+            cur, used = [], empty
         cur.append(r)
         used += n
     if cur:
@@ -170,8 +165,9 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
 
     async def one(batch: list[dict[str, Any]]) -> list[MapPoint]:
         msgs = render(settings.prompts_dir, "map", context=_report_table(batch), question=question)
+        ids = tuple(sorted(int(r["id"]) for r in batch))
+        in_batch = set(ids)
         try:
-            ids = tuple(sorted(int(r["id"]) for r in batch))
             result = await llm.structured(msgs, map_model(ids), stage="map")
         except LLMParseError:
             trace.map_parse_failures += 1
@@ -183,7 +179,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
             cited = p.reports or [int(x) for m in CITATION.findall(p.description)
                                   for x in re.findall(r"\d+", m)]
             # only ids that were in this batch count; a point citing none stays unattributed
-            p.reports = [i for i in dict.fromkeys(cited) if i in set(ids)]
+            p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         return result.points
 
     point_lists = await asyncio.gather(*(one(b) for b in groups))
