@@ -17,11 +17,13 @@ import time
 from common import RESULTS, SHARED, bench_settings, fakellm, with_llm
 from ingest_bbc import ingest
 
-from neo4j_retag.communities import GENERAL
 from neo4j_retag.db import Graph
+from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage
-from neo4j_retag.retag import ask_global, ask_retag, levels
-from neo4j_retag.topics import build_topics
+from neo4j_retag.model import GENERAL, Query
+from neo4j_retag.query.global_search import ask_global
+from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retrieval import levels
 
 QUESTIONS = [
     "What are the main themes across this news corpus?",
@@ -43,7 +45,7 @@ def main() -> None:
         with Graph(settings) as graph:
             if args.reingest or not levels(graph, GENERAL):
                 ingest(settings, SHARED / "corpora" / "bbc-news")
-            if not graph.run("topics"):
+            if not graph.run("query/topics"):
                 with_llm(settings, Usage(), lambda llm: build_topics(graph, llm, settings))
             for level in levels(graph, GENERAL):
                 for q in QUESTIONS:
@@ -52,10 +54,11 @@ def main() -> None:
                         t0 = time.perf_counter()
                         if method == "global":
                             a = with_llm(settings, usage, lambda llm, q=q, lv=level: ask_global(
-                                graph, llm, settings, q, level=lv))
+                                graph, llm, settings, Query(question=q, level=lv)))
                         else:
                             a = with_llm(settings, usage, lambda llm, q=q, lv=level: ask_retag(
-                                graph, llm, settings, q, level=lv, top_p=args.top_p))
+                                graph, llm, settings,
+                                Query(question=q, level=lv, top_p=args.top_p)))
                         rows.append({
                             "level": level, "method": method, "question": q,
                             "reports": a.trace.reports_retrieved, "scope": a.trace.scope,

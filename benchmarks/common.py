@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -40,11 +41,15 @@ def fakellm() -> Iterator[str]:
 
 
 def bench_settings(base_url: str, **extra: Any) -> Settings:
-    """The benchmark Neo4j (bolt 7689, http 7476, its own data folder), started if needed."""
+    """The benchmark Neo4j (bolt 7689, http 7476, its own data folder; RETAG_BENCH_BOLT_PORT /
+    RETAG_BENCH_HTTP_PORT for another), started if needed."""
     home = Settings().home
+    bolt = int(os.environ.get("RETAG_BENCH_BOLT_PORT", "7689"))
+    http = int(os.environ.get("RETAG_BENCH_HTTP_PORT", "7476"))
+    data = home / ("neo4j-data-bench" if bolt == 7689 else f"neo4j-data-bench-{bolt}")
     settings = Settings(openai_base_url=base_url, openai_model="bench", llm_concurrency=16,
-                        llm_cache=False, neo4j_bolt_port=7689, neo4j_http_port=7476,
-                        neo4j_data=home / "neo4j-data-bench", neo4j_heap="2g",
+                        llm_cache=False, neo4j_bolt_port=bolt, neo4j_http_port=http,
+                        neo4j_data=data, neo4j_heap="2g",
                         neo4j_pagecache="512m", **extra)
     neo4j_local.start(settings)
     return settings

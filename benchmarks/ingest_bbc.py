@@ -19,12 +19,11 @@ import time
 from pathlib import Path
 
 from common import RESULTS, SHARED, bench_settings, fakellm, wipe, with_llm
-from rich.console import Console
 
 from neo4j_retag.db import Graph
-from neo4j_retag.ingest import run_ingest
+from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage
-from neo4j_retag.stats import collect
+from neo4j_retag.ops.stats import collect
 
 
 def ingest(settings, corpus) -> dict:
@@ -34,7 +33,7 @@ def ingest(settings, corpus) -> dict:
         usage = Usage()
         t0 = time.perf_counter()
         result = with_llm(settings, usage, lambda llm: run_ingest(
-            settings, [Path(corpus)], llm, graph, Console(stderr=True)))
+            settings, [Path(corpus)], llm, graph, topics=False))
         total = time.perf_counter() - t0
         stats = collect(graph)
         mentions = graph.driver.execute_query(

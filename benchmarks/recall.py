@@ -21,11 +21,12 @@ from common import RESULTS, SHARED, bench_settings, fakellm, with_llm
 from ingest_bbc import ingest
 from pydantic import BaseModel
 
-from neo4j_retag.communities import GENERAL
 from neo4j_retag.db import Graph
-from neo4j_retag.llm import LLM, LLMError, Usage
+from neo4j_retag.errors import LLMError
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.model import GENERAL, Trace
 from neo4j_retag.prompts import render
-from neo4j_retag.retag import expand_keywords, levels, retrieve
+from neo4j_retag.query.retrieval import expand_keywords, levels, retrieve
 from neo4j_retag.server import llm_local
 
 QUESTIONS = {
@@ -43,10 +44,10 @@ class Judgement(BaseModel):
 
 
 def llm_judged(graph: Graph, settings, level: int) -> dict[str, set[int]]:
-    reports = graph.run("reports_at_level", scope=GENERAL, level=level)
+    reports = graph.run("query/reports_at_level", scope=GENERAL, level=level)
 
     async def judge(llm: LLM, q: str, r: dict) -> bool:
-        msgs = render(settings.prompts_dir, "judge_relevance", question=q,
+        msgs = render(settings.prompts_dir, "query/judge_relevance", question=q,
                       report=r["full_content"] or "")
         try:
             return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
@@ -81,18 +82,18 @@ def main() -> None:
             if not levels(graph, GENERAL):
                 ingest(settings, SHARED / "corpora" / "bbc-news")
             if args.judge == "category":
-                cats = graph.run("report_categories", level=args.level)
+                cats = graph.run("query/report_categories", level=args.level)
                 relevant = {c: {r["id"] for r in cats if r["category"] == c} for c in QUESTIONS}
             else:
                 relevant = llm_judged(graph, settings, args.level)
             results = []
             for cat, q in QUESTIONS.items():
                 kws = with_llm(kw_settings, Usage(), lambda llm, q=q: expand_keywords(
-                    llm, kw_settings, q, "BBC News articles, 2004-2005"))
+                    llm, kw_settings, q, "BBC News articles, 2004-2005", Trace()))
                 row = {"category": cat, "question": q, "keywords": kws,
                        "relevant": len(relevant[cat])}
                 for mode, words in (("question", []), ("question+keywords", kws)):
-                    got = [r["id"] for r in retrieve(graph, GENERAL, args.level, q, words,
+                    got = [r.id for r in retrieve(graph, GENERAL, args.level, q, words,
                                                      max(P_VALUES))]
                     for p in P_VALUES:
                         hit = len(set(got[:p]) & relevant[cat])

@@ -15,6 +15,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .errors import ConfigError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -168,13 +170,13 @@ class Settings(BaseSettings):
     def neo4j_auth(self) -> tuple[str, str]:
         """(user, password); the local server's generated password when none is set.
 
-        Raises ``RuntimeError`` naming NEO4J_PASSWORD when no password can be found.
+        Raises ``ConfigError`` naming NEO4J_PASSWORD when no password can be found.
         """
         if self.neo4j_password is not None:
             return self.neo4j_username, self.neo4j_password.get_secret_value()
         if self.local_neo4j and self.password_file.exists():
             return self.neo4j_username, self.password_file.read_text().strip()
-        raise RuntimeError(
+        raise ConfigError(
             "no Neo4j password: set NEO4J_PASSWORD, or run `neo4j-retag neo4j start` "
             "to start the local server (it generates one)"
         )
@@ -197,6 +199,3 @@ class Settings(BaseSettings):
         out["llm_base_url (effective)"] = self.llm_base_url
         return out
 
-
-def get_settings(**overrides: object) -> Settings:
-    return Settings(**overrides)  # type: ignore[arg-type]

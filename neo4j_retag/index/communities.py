@@ -1,0 +1,197 @@
+"""Hierarchical Leiden communities with GDS (Edge et al. 2024 §3.1.4; ReTAG appendix A.2).
+
+GDS Leiden with ``includeIntermediateCommunities`` gives one community id per level, finest
+first. GraphRAG's level 0 is the root, so levels are reversed; the hierarchy is made strictly
+nested (each fine community goes to the coarse community holding most of its entities), leaf
+communities larger than ``max_cluster_size`` are split again by Leiden on their own projection,
+and a leaf that stops early is carried down so that every level covers every entity.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from ..config import Settings
+from ..db import Graph
+from ..model import GENERAL
+
+MAX_SPLIT_DEPTH = 6
+_split_names = itertools.count()
+
+
+@dataclass
+class Community:
+    level: int
+    members: list[str]
+    children: list[Community] = field(default_factory=list)
+    carried: bool = False  # a copy of its parent: the leaf stopped early (ReTAG A.2)
+    id: int = -1
+
+
+def nested_levels(assignments: dict[str, list[int]]) -> list[dict[str, int]]:
+    """Partitions root-first from GDS's finest-first id lists, strictly nested.
+
+    A fine community whose entities Leiden spread over several coarse communities goes, with
+    all its entities, to the coarse community that holds most of them. Consecutive identical
+    levels are merged. Returns ``[]`` for no entities.
+    """
+    if not assignments:
+        return []
+    depth = max(len(ids) for ids in assignments.values())
+    # pad short lists with their finest id (GDS gives every node the same length; be safe)
+    fine_first = [{k: (ids[i] if i < len(ids) else ids[0]) for k, ids in assignments.items()}
+                  for i in range(depth)]
+    levels = list(reversed(fine_first))  # root first
+    for lv in range(len(levels) - 1, 0, -1):
+        fine, coarse = levels[lv], levels[lv - 1]
+        groups: dict[int, list[str]] = defaultdict(list)
+        for key, cid in fine.items():
+            groups[cid].append(key)
+        for keys in groups.values():
+            parent = Counter(coarse[k] for k in keys).most_common(1)[0][0]
+            for k in keys:
+                coarse[k] = parent
+    out: list[dict[str, int]] = []
+    for part in levels:
+        if not out or _partition(out[-1]) != _partition(part):
+            out.append(part)
+    return out
+
+
+def _partition(level: dict[str, int]) -> frozenset[frozenset[str]]:
+    groups: dict[int, set[str]] = defaultdict(set)
+    for k, c in level.items():
+        groups[c].add(k)
+    return frozenset(frozenset(g) for g in groups.values())
+
+
+def tree(levels: list[dict[str, int]]) -> list[Community]:
+    """Root communities (with children) from nested partitions."""
+    roots: list[Community] = []
+    by_level: list[dict[int, Community]] = []
+    for lv, part in enumerate(levels):
+        groups: dict[int, list[str]] = defaultdict(list)
+        for key, cid in sorted(part.items()):
+            groups[cid].append(key)
+        comms = {cid: Community(lv, keys) for cid, keys in groups.items()}
+        for _, comm in sorted(comms.items()):
+            if lv == 0:
+                roots.append(comm)
+            else:
+                parent_cid = levels[lv - 1][comm.members[0]]
+                by_level[lv - 1][parent_cid].children.append(comm)
+        by_level.append(comms)
+    return roots
+
+
+def walk(roots: list[Community]) -> list[Community]:
+    """All communities, parents before children."""
+    out: list[Community] = []
+    stack = list(reversed(roots))
+    while stack:
+        c = stack.pop()
+        out.append(c)
+        stack.extend(reversed(c.children))
+    return out
+
+
+def carry_down(roots: list[Community]) -> None:
+    """Copy every leaf above the deepest level down to it, so each level covers every entity."""
+    deepest = max((c.level for c in walk(roots)), default=0)
+    for c in walk(roots):
+        node = c
+        while not node.children and node.level < deepest:
+            copy = Community(node.level + 1, list(node.members), carried=True)
+            node.children.append(copy)
+            node = copy
+
+
+class Clusterer:
+    """Runs Leiden through GDS for one scope: the general graph, or a topic's label."""
+
+    def __init__(self, graph: Graph, settings: Settings) -> None:
+        self.graph = graph
+        self.settings = settings
+
+    def _leiden_keys(self, keys: list[str]) -> dict[str, int]:
+        """Plain Leiden over just ``keys`` (their own projection); key -> community id."""
+        name = f"retag-split-{next(_split_names)}"
+        self.graph.run("index/gds_drop", name=name)
+        try:
+            counts = self.graph.run("index/gds_project_keys", name=name, keys=keys)[0]
+            if not counts["relationshipCount"]:
+                return {k: i for i, k in enumerate(keys)}
+            rows = self.graph.run("index/leiden_stream", name=name, labels=["*"],
+                                  intermediate=False, seed=self.settings.leiden_seed)
+            return {r["key"]: r["communities"][-1] for r in rows}
+        finally:
+            self.graph.run("index/gds_drop", name=name)
+
+    def split(self, comm: Community, depth: int = 0) -> None:
+        """Split leaves larger than ``max_cluster_size`` (GraphRAG's hierarchical Leiden)."""
+        if comm.children:
+            for child in comm.children:
+                self.split(child, depth)
+            return
+        if len(comm.members) <= self.settings.max_cluster_size or depth >= MAX_SPLIT_DEPTH:
+            return
+        assignment = self._leiden_keys(comm.members)
+        groups: dict[int, list[str]] = defaultdict(list)
+        for key in comm.members:
+            groups[assignment.get(key, -1)].append(key)
+        if len(groups) < 2:
+            return  # Leiden finds no finer structure: keep the leaf as it is
+        comm.children = [Community(comm.level + 1, keys) for _, keys in sorted(groups.items())]
+        for child in comm.children:
+            self.split(child, depth + 1)
+
+    def hierarchy(self, scope: str = GENERAL, label: str = "Entity",
+                  projection: str | None = None) -> list[Community]:
+        """Root communities of ``scope``; the general scope writes ``communities: long[]``.
+
+        ``projection`` names an existing GDS projection holding ``label`` (topics project once);
+        without one, a projection of ``label`` is made and dropped here.
+        """
+        counts = self.graph.run("index/graph_counts", label=label)[0]
+        if not counts["nodes"]:
+            return []
+        name = projection or f"retag-{scope}"
+        if projection is None:
+            self.graph.run("index/gds_drop", name=name)
+            self.graph.run("index/gds_project", name=name, labels=[label])
+        try:
+            if not counts["relationships"]:
+                keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
+                assignments = {k: [i] for i, k in enumerate(keys)}
+            elif scope == GENERAL:
+                self.graph.run("index/leiden_write", name=name, labels=[label],
+                               seed=self.settings.leiden_seed)
+                assignments = {r["key"]: list(r["communities"])
+                               for r in self.graph.run("index/entity_communities")}
+            else:
+                rows = self.graph.run("index/leiden_stream", name=name, labels=[label],
+                                      intermediate=True, seed=self.settings.leiden_seed)
+                assignments = {r["key"]: list(r["communities"]) for r in rows}
+        finally:
+            if projection is None:
+                self.graph.run("index/gds_drop", name=name)
+        roots = tree(nested_levels(assignments))
+        for root in roots:
+            self.split(root)
+        carry_down(roots)
+        return roots
+
+    def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
+        """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them."""
+        self.graph.run("index/delete_communities", scope=scope)
+        comms = walk(roots)
+        next_id = self.graph.run("index/next_community_id")[0]["next"]
+        for i, c in enumerate(comms):
+            c.id = next_id + i
+        parents = {child.id: c.id for c in comms for child in c.children}
+        rows = [{"id": c.id, "level": c.level, "members": c.members, "carried": c.carried,
+                 "parent": parents.get(c.id)} for c in comms]
+        self.graph.write("index/write_communities", rows, scope=scope)
+        return comms

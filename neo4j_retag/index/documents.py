@@ -1,0 +1,111 @@
+"""Documents in: files and folders of .txt/.md, and .jsonl/.json/.csv records with a text field.
+
+Text is decoded (UTF-8 first, BOMs honoured, other encodings detected by charset-normalizer),
+NFC-normalised, and stripped of control characters and lone surrogates before it reaches Neo4j.
+A document's id is the SHA-256 of its cleaned text, so re-ingesting the same file adds nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from charset_normalizer import from_bytes
+
+from ..model import clean
+
+TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
+RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
+TEXT_FIELDS = ("body", "text", "content")
+META_FIELDS = ("title", "source", "published_at", "category")
+_PUNCT = "\u2018\u2019\u201c\u201d\u2013\u2014\u20ac"  # cp1252's quotes, dashes, euro
+
+
+@dataclass
+class Document:
+    id: str
+    title: str
+    path: str
+    text: str
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Skipped:
+    path: str
+    reason: str
+
+
+def decode(raw: bytes) -> str | None:
+    """Bytes to text; None when the bytes look binary (NUL bytes or no plausible encoding)."""
+    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    for bom, enc in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if raw.startswith(bom):
+            return raw.decode(enc, errors="replace").lstrip("\ufeff")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    # charset-normalizer guesses poorly between single-byte Latin code pages on short text;
+    # Western European text (the common legacy case) decodes to Latin-1 letters under cp1252
+    try:
+        western = raw.decode("cp1252")
+        if all(c.isascii() or ("\u00c0" <= c <= "\u00ff" and c.isalpha()) or c in _PUNCT
+               for c in western):
+            return western
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(raw).best()
+    return None if best is None else str(best)
+
+
+def _doc(text: str, path: str, title: str, metadata: dict[str, str]) -> Document:
+    text = clean(text).strip()
+    return Document(hashlib.sha256(text.encode()).hexdigest(), clean(title)[:500], path, text,
+                    {k: clean(str(v)) for k, v in metadata.items() if v not in (None, "")})
+
+
+def _records(path: Path, text: str, text_field: str | None) -> Iterator[dict[str, object]]:
+    if path.suffix == ".csv":
+        yield from csv.DictReader(io.StringIO(text))
+    elif path.suffix == ".jsonl":
+        for line in text.splitlines():
+            if line.strip():
+                yield json.loads(line)
+    else:
+        data = json.loads(text)
+        yield from (data if isinstance(data, list) else [data])
+
+
+def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | Skipped]:
+    """Documents (or Skipped with a reason) from one file or a folder, recursively, sorted."""
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        suffix = f.suffix.lower()
+        if suffix not in TEXT_SUFFIXES | RECORD_SUFFIXES:
+            if not path.is_dir():
+                yield Skipped(str(f), f"unsupported file type {suffix or '(none)'}")
+            continue
+        text = decode(f.read_bytes())
+        if text is None:
+            yield Skipped(str(f), "binary file")
+            continue
+        if suffix in TEXT_SUFFIXES:
+            doc = _doc(text, str(f), f.stem, {})
+            yield doc if doc.text else Skipped(str(f), "empty document")
+            continue
+        try:
+            for i, rec in enumerate(_records(f, text, text_field)):
+                fields = (text_field,) if text_field else TEXT_FIELDS
+                body = next((str(rec[k]) for k in fields if rec.get(k)), "")
+                meta = {k: str(rec[k]) for k in META_FIELDS if rec.get(k)}
+                doc = _doc(body, f"{f}#{i}", meta.get("title", f"{f.stem} #{i}"), meta)
+                yield doc if doc.text else Skipped(f"{f}#{i}", "empty record or no text field")
+        except (json.JSONDecodeError, csv.Error, AttributeError) as err:
+            yield Skipped(str(f), f"malformed records: {err}")

@@ -1,0 +1,94 @@
+"""The entity-relationship graph in Neo4j: merging extractions, summarising descriptions.
+
+Edge et al. 2024 §3.1.3 (element instances -> element summaries). Each text unit's extraction
+is merged in one transaction together with the mark that it is done, so a crash never leaves
+half a text unit behind and a resume never counts one twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+
+from ..config import Settings
+from ..db import Graph, Record
+from ..errors import LLMError
+from ..llm import LLM
+from ..model import Progress, no_progress
+from ..prompts import render
+from ..tokens import truncate
+from .extract import ChunkExtraction
+
+log = logging.getLogger(__name__)
+LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token written
+WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token limit
+
+
+def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
+    """MERGE one text unit's entities, relationships and claims, and mark it extracted."""
+    graph.write_tx([
+        ("index/merge_entities", {"chunk_id": ex.chunk_id, "entities": ex.entities}),
+        ("index/merge_relationships", {"chunk_id": ex.chunk_id, "relationships": ex.relationships}),
+        ("index/merge_claims", {"chunk_id": ex.chunk_id, "claims": ex.claims}),
+        ("index/mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None}),
+    ])
+
+
+def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
+    """Record a failed text unit (retried by the next run); the others are unaffected."""
+    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000])
+
+
+async def summarize_texts(llm: LLM, settings: Settings, name: str,
+                          descriptions: list[str]) -> str:
+    """One description from several (Edge et al. §3.1.3 element summaries); the single one
+    as is; the joined texts, truncated, when the LLM fails. Never raises LLMError."""
+    unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
+    if len(unique) <= 1:
+        return unique[0] if unique else ""
+    listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
+                       settings.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
+                       settings.encoding)
+    msgs = render(settings.prompts_dir, "index/summarize_descriptions", name=name,
+                  descriptions=listing,
+                  max_words=int(settings.summary_max_tokens * WORDS_PER_TOKEN))
+    try:
+        text = await llm.complete(msgs, stage="summarize", max_tokens=settings.summary_max_tokens)
+    except LLMError as err:
+        log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
+        text = ""
+    # an empty or failed summary falls back to the joined descriptions: nothing is lost
+    return str(text).strip() or truncate(" ".join(unique), settings.summary_max_tokens,
+                                         settings.encoding)
+
+
+async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
+                                 progress: Progress = no_progress) -> int:
+    """Entity and relationship descriptions from their text units' descriptions: one LLM
+    summary where there are several (within ``summary_max_tokens``). Returns elements updated."""
+    entities = graph.run("index/dirty_entities")
+    relationships = graph.run("index/dirty_relationships")
+    task = "entities/relationships summarised"
+    progress(task, 0, len(entities) + len(relationships))
+
+    async def entity(row: Record) -> Record:
+        types = Counter(row["types"]).most_common(1)
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"])
+        progress(task, 1, None)
+        return {"key": row["key"], "description": desc,
+                "type": types[0][0] if types else "unknown"}
+
+    async def relationship(row: Record) -> Record:
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [])
+        strengths = row["strengths"] or [5.0]
+        progress(task, 1, None)
+        return {"rid": row["rid"], "description": desc,
+                "strength": sum(strengths) / len(strengths)}
+
+    ents = await asyncio.gather(*(entity(r) for r in entities))
+    graph.write("index/set_entity_descriptions", ents)
+    rels = await asyncio.gather(*(relationship(r) for r in relationships))
+    graph.write("index/set_relationship_descriptions", rels)
+    graph.run("index/set_degrees")
+    return len(ents) + len(rels)

@@ -1,0 +1,200 @@
+"""Entity, relationship and claim extraction from one text unit, with gleaning.
+
+Edge et al. 2024 §3.1.2 (element instances, gleaning) and appendix A; ReTAG §3.1.1 (the
+contexts ctx(n), ctx(e) each element keeps). Output is typed; the graph writes live in graph.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
+
+from ..config import Settings
+from ..db import Record
+from ..errors import LLMError
+from ..llm import LLM
+from ..model import MAX_KEY_CHARS, clamped, entity_key
+from ..prompts import Message, fragment, render
+
+
+def _coerce_item(v: Any, field: str) -> Any:
+    # small models sometimes answer with bare strings instead of objects
+    return {field: v} if isinstance(v, str) else v
+
+
+# a string field that a model may leave null or give as a number
+Text = Annotated[str, BeforeValidator(lambda v: "" if v is None else str(v))]
+
+
+class ExtractedEntity(BaseModel):
+    name: str
+    type: Text = "unknown"
+    description: Text = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _str(cls, v: Any) -> Any:
+        return _coerce_item(v, "name")
+
+
+class ExtractedRelationship(BaseModel):
+    source: str
+    target: str
+    description: Text = ""
+    strength: Annotated[float, clamped(1, 10, 5.0)] = Field(5.0, description="1-10")
+
+
+class ExtractedClaim(BaseModel):
+    subject: str
+    object: Text = ""
+    type: Text = ""
+    status: str = "SUSPECTED"
+    start_date: str | None = None
+    end_date: str | None = None
+    description: Text = ""
+    source_quote: Text = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _str(cls, v: Any) -> Any:
+        return _coerce_item(v, "description")
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status(cls, v: Any) -> str:
+        s = str(v or "").upper()
+        return s if s in ("TRUE", "FALSE", "SUSPECTED") else "SUSPECTED"
+
+
+class GraphExtraction(BaseModel):
+    entities: list[ExtractedEntity] = []
+    relationships: list[ExtractedRelationship] = []
+
+
+class GraphClaimsExtraction(GraphExtraction):
+    claims: list[ExtractedClaim] = []
+
+
+class ChunkExtraction(BaseModel):
+    """Everything one text unit produced, ready for graph.write_extraction."""
+
+    chunk_id: str
+    entities: list[Record]
+    relationships: list[Record]
+    claims: list[Record]
+
+
+def _sentence(text: str, name: str) -> str:
+    """The first sentence of ``text`` that names ``name``: the element's context, ctx(n)."""
+    low = name.casefold()
+    for sent in re.split(r"(?<=[.!?])\s+", text):
+        if low in sent.casefold():
+            return sent.strip()[:1000]
+    return ""
+
+
+def messages(settings: Settings, text: str, claims: bool, focus: str = "") -> list[Message]:
+    """The extraction prompt (``prompts/index/extract_graph.txt`` and its claim pieces)."""
+    d = settings.prompts_dir
+    return render(
+        d, "index/extract_graph",
+        entity_types=", ".join(settings.entity_types),
+        claims_instruction=fragment(d, "index/extract_claims" if claims
+                                    else "index/extract_no_claims"),
+        claims_shape=fragment(d, "index/extract_claims_shape") if claims else "",
+        focus=fragment(d, "index/extract_focus", focus=focus) if focus else "",
+        text=text,
+    )
+
+
+async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, *,
+                        glean: int, claims: bool, focus: str = "") -> ChunkExtraction:
+    """Extract one text unit, then up to ``glean`` gleaning rounds (stopped when the model
+    returns nothing new or answers NO to the continue question).
+
+    Raises LLMError / LLMParseError when the first extraction fails; a failed gleaning round
+    only ends gleaning (what was extracted is kept).
+    """
+    model = GraphClaimsExtraction if claims else GraphExtraction
+    msgs = messages(settings, text, claims, focus)
+    first = await llm.structured(msgs, model, stage="extract")
+    results = [first]
+    history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
+    for round_ in range(glean):
+        try:
+            more = await llm.structured(
+                history + render(settings.prompts_dir, "index/extract_glean"), model, stage="glean")
+        except LLMError:
+            break
+        if not more.entities and not more.relationships:
+            break
+        results.append(more)
+        history += render(settings.prompts_dir, "index/extract_glean") + [
+            {"role": "assistant", "content": more.model_dump_json()}]
+        if round_ < glean - 1:
+            loop = render(settings.prompts_dir, "index/extract_loop")
+            answer = await llm.complete(history + loop,
+                                        stage="glean", max_tokens=3)
+            if not str(answer).strip().upper().startswith("Y"):
+                break
+    return assemble(chunk_id, text, results, settings.entity_types)
+
+
+def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
+             entity_types: list[str]) -> ChunkExtraction:
+    """Deduplicate one text unit's extractions by key; drop self-loops and empty names;
+    create endpoints that relationships name but the entity list lacks (type "unknown")."""
+    types = {t.casefold() for t in entity_types}
+    entities: dict[str, Record] = {}
+
+    def add_entity(name: str, etype: str = "unknown", description: str = "") -> str:
+        key = entity_key(name)
+        if not key:
+            return ""
+        etype = etype.strip().casefold()
+        etype = etype if etype in types else "unknown"
+        cur = entities.get(key)
+        if cur is None:
+            entities[key] = {"key": key, "name": " ".join(name.split())[:MAX_KEY_CHARS],
+                             "type": etype, "description": description.strip(),
+                             "context": _sentence(text, name)}
+        else:
+            if cur["type"] == "unknown":
+                cur["type"] = etype
+            if description.strip() and description.strip() not in cur["description"]:
+                cur["description"] = (cur["description"] + "\n" + description.strip()).strip()
+        return key
+
+    for res in results:
+        for e in res.entities:
+            add_entity(e.name, e.type, e.description)
+    relationships: dict[tuple[str, str], Record] = {}
+    for res in results:
+        for r in res.relationships:
+            a, b = add_entity(r.source), add_entity(r.target)
+            if not a or not b or a == b:  # self-loops stay out of the graph and its clustering
+                continue
+            a, b = sorted((a, b))
+            cur = relationships.get((a, b))
+            if cur is None:
+                relationships[(a, b)] = {"source_key": a, "target_key": b,
+                                         "description": r.description.strip(),
+                                         "strength": r.strength}
+            elif r.description.strip() and r.description.strip() not in cur["description"]:
+                cur["description"] += "\n" + r.description.strip()
+    claims: list[Record] = []
+    for res in results:
+        for c in getattr(res, "claims", []):
+            subject = add_entity(c.subject)
+            if not subject:
+                continue
+            props = c.model_dump()
+            cid = hashlib.sha256(f"{chunk_id}|{subject}|{c.description}|{c.type}".encode())
+            claims.append({"id": cid.hexdigest()[:32], "subject_key": subject,
+                           "props": {**props, "chunk_id": chunk_id}})
+    unique_claims = list({c["id"]: c for c in claims}.values())
+    return ChunkExtraction(chunk_id=chunk_id, entities=list(entities.values()),
+                           relationships=list(relationships.values()), claims=unique_claims)

@@ -1,0 +1,159 @@
+"""`neo4j-retag ingest`: documents -> text units -> graph -> communities -> reports -> topics.
+
+The indexing half of Edge et al. 2024 (§3.1.1-3.1.5) and ReTAG's topic augmentation (§3.2.1).
+Every stage is resumable: text units carry an `extracted` mark written in the same transaction
+as their elements, the graph carries a `graph_dirty` mark until its communities are rebuilt,
+communities carry their report status, and topics a `topics_dirty` mark; the LLM response cache
+makes a rerun of anything that succeeded free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import tokens
+from ..config import Settings
+from ..db import Graph, Record
+from ..errors import InputError, LLMError
+from ..llm import LLM
+from ..model import GENERAL, Progress, no_progress, timed
+from .communities import Clusterer
+from .documents import Document, Skipped, read_path
+from .elements import mark_failed, summarize_descriptions, write_extraction
+from .extract import extract_chunk
+from .reports import build_reports
+from .topics import build_topics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IngestResult:
+    documents_read: int = 0
+    documents_new: int = 0
+    documents_replaced: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    text_units_new: int = 0
+    text_units_extracted: int = 0
+    text_units_failed: list[dict[str, str]] = field(default_factory=list)
+    elements_summarized: int = 0
+    communities_rebuilt: bool = False
+    reports: dict[str, int] = field(default_factory=dict)
+    topics: dict[str, Any] | None = None  # build_topics' result when topics were rebuilt
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def chunk_rows(doc: Document, settings: Settings) -> list[Record]:
+    units = tokens.split(doc.text, settings.chunk_size, settings.chunk_overlap, settings.encoding)
+    rows = []
+    for i, text in enumerate(units):
+        cid = f"{doc.id[:24]}-{i:05d}"
+        rows.append({"id": cid, "text": text, "index": i,
+                     "n_tokens": tokens.count(text, settings.encoding),
+                     "prev_id": f"{doc.id[:24]}-{i - 1:05d}" if i else None})
+    return rows
+
+
+def load_documents(graph: Graph, settings: Settings, paths: list[Path],
+                   result: IngestResult, text_field: str | None = None) -> None:
+    """Read, replace edited documents, MERGE documents and their text units.
+
+    Raises InputError for a path that does not exist."""
+    docs: dict[str, Document] = {}
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"no such file or folder: {path}")
+        for item in read_path(path, text_field):
+            if isinstance(item, Skipped):
+                result.skipped.append({"path": item.path, "reason": item.reason})
+            else:
+                docs.setdefault(item.id, item)
+    result.documents_read = len(docs)
+    existing = {r["id"] for r in graph.run("index/existing_documents", ids=list(docs))}
+    stale = graph.run("index/stale_documents",
+                      docs=[{"id": d.id, "path": d.path} for d in docs.values()])
+    for row in stale:  # an edited file: its old text units and their contributions go
+        graph.run_script("index/remove_document", id=row["id"])
+    result.documents_replaced = len(stale)
+    rows = []
+    for doc in docs.values():
+        if doc.id in existing:
+            continue
+        chunks = chunk_rows(doc, settings)
+        rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
+                     "metadata": doc.metadata, "chunks": chunks})
+        result.documents_new += 1
+        result.text_units_new += len(chunks)
+    # one document per row: a document and its text units are written together or not at all
+    graph.write("index/upsert_documents", rows)
+
+
+async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: IngestResult,
+                          progress: Progress) -> None:
+    """Extract every text unit not yet extracted; a failing one is recorded and skipped."""
+    pending = graph.run("index/pending_chunks")
+    task = "text units extracted"
+    progress(task, 0, len(pending))
+    # twice as many text units in flight as LLM calls: each finishes (and is written) before more
+    # start, instead of every first extraction queueing ahead of every gleaning round
+    in_flight = asyncio.Semaphore(2 * settings.concurrency)
+
+    async def one(row: Record) -> None:
+        async with in_flight:
+            await extract_one(row)
+
+    async def extract_one(row: Record) -> None:
+        try:
+            ex = await extract_chunk(llm, settings, row["id"], row["text"],
+                                     glean=settings.glean, claims=settings.extract_claims)
+            # in a worker thread, so the LLM calls of other text units go on meanwhile
+            await asyncio.to_thread(write_extraction, graph, ex)
+            result.text_units_extracted += 1
+        except LLMError as err:
+            log.warning("text unit %s failed: %s", row["id"], err)
+            mark_failed(graph, row["id"], str(err))
+            result.text_units_failed.append({"id": row["id"], "error": str(err)[:300]})
+        progress(task, 1, None)
+
+    await asyncio.gather(*(one(r) for r in pending))
+
+
+def rebuild_communities(graph: Graph, settings: Settings) -> int:
+    """General-graph hierarchy; returns the number of communities."""
+    clusterer = Clusterer(graph, settings)
+    comms = clusterer.write(clusterer.hierarchy(GENERAL), GENERAL)
+    graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": True})
+    return len(comms)
+
+
+async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph, *,
+                     progress: Progress = no_progress, text_field: str | None = None,
+                     topics: bool = True, topic_mode: str = "assign") -> IngestResult:
+    """The whole index, then ReTAG topics when the graph changed since they were built (or
+    they were never built) and ``topics`` is true.
+
+    Raises InputError for a missing path or an unknown topic mode, ConfigError for services.
+    """
+    result = IngestResult()
+    graph.ensure_schema()
+    with timed(result.seconds, "load"):
+        load_documents(graph, settings, paths, result, text_field)
+    with timed(result.seconds, "extract"):
+        await extract_pending(graph, llm, settings, result, progress)
+    with timed(result.seconds, "summarize"):
+        result.elements_summarized = await summarize_descriptions(graph, llm, settings, progress)
+    with timed(result.seconds, "communities"):
+        if graph.run("index/index_meta")[0]["graph_dirty"] is not False:
+            rebuild_communities(graph, settings)
+            result.communities_rebuilt = True
+    with timed(result.seconds, "reports"):
+        result.reports = await build_reports(graph, llm, settings, GENERAL, progress)
+    if topics and graph.run("index/index_meta_all")[0].get("topics_dirty") is not False:
+        with timed(result.seconds, "topics"):
+            result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
+                                               progress=progress)
+    return result

@@ -1,0 +1,221 @@
+"""Community reports, bottom-up (Edge et al. 2024 §3.1.5 and appendix "hierarchical community
+summarization").
+
+Leaf context: entity, relationship and claim records, relationships ranked by the combined
+degree of their endpoints, added until the token budget is full. A community whose raw context
+overflows substitutes its sub-communities' reports, biggest first, until it fits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, field_validator
+
+from ..config import Settings
+from ..db import Graph, Record
+from ..errors import LLMError
+from ..llm import LLM
+from ..model import Progress, clamped, no_progress, report_markdown
+from ..prompts import csv_line, csv_table, render
+from ..tokens import count, truncate
+
+
+class Finding(BaseModel):
+    summary: str = ""
+    explanation: str = ""
+
+
+class CommunityReport(BaseModel):
+    """The JSON a report prompt returns (GraphRAG's community report shape)."""
+
+    title: str
+    summary: str = ""
+    rating: Annotated[float, clamped(0, 10, 0.0)] = 0.0
+    rating_explanation: str = ""
+    findings: list[Finding] = []
+
+    @field_validator("findings", mode="before")
+    @classmethod
+    def _findings(cls, v: Any) -> Any:
+        if not isinstance(v, list):
+            return []
+        return [{"summary": f} if isinstance(f, str) else f for f in v]
+
+    def markdown(self) -> str:
+        return report_markdown(self.title, self.summary, self.rating, self.rating_explanation,
+                               [f.model_dump() for f in self.findings])
+
+
+ENTITY_HEADER = ["id", "entity", "description", "degree"]
+CLAIM_HEADER = ["id", "entity", "type", "status", "description"]
+REL_HEADER = ["id", "source", "target", "description", "combined_degree"]
+
+
+def local_context(elements: Record, max_tokens: int, enc: str) -> tuple[str, bool]:
+    """Records ranked by combined degree until ``max_tokens``; returns (context, overflowed).
+
+    Relationships go first, highest combined degree of their endpoints first, each bringing
+    its endpoint entities and their claims; then the entities without any, by degree.
+    Token cost is counted per record line, so building a context is linear in its size.
+    """
+    entities = {e["key"]: e for e in elements["entities"]}
+    claims_by: dict[str, list[Record]] = {}
+    for c in elements["claims"]:
+        claims_by.setdefault(c["key"], []).append(c)
+    rels = sorted(elements["relationships"],
+                  key=lambda r: (-(r["combined_degree"] or 0), r["source_key"], r["target_key"]))
+    ent_rows: list[list[Any]] = []
+    rel_rows: list[list[Any]] = []
+    claim_rows: list[list[Any]] = []
+    seen: set[str] = set()
+    used = sum(count(csv_table(t, h, []), enc) for t, h in
+               (("Entities", ENTITY_HEADER), ("Claims", CLAIM_HEADER),
+                ("Relationships", REL_HEADER)))
+
+    def entity_rows(key: str) -> tuple[list[list[Any]], list[list[Any]]]:
+        if key in seen or key not in entities:
+            return [], []
+        e = entities[key]
+        rows = [[None, e["name"], e["description"] or "", e["degree"] or 0]]
+        return rows, [[None, c["entity"], c["type"], c["status"], c["description"]]
+                      for c in claims_by.get(key, [])]
+
+    steps: list[tuple[str, Any]] = [("rel", r) for r in rels]
+    steps += [("ent", e["key"]) for e in sorted(entities.values(),
+                                                key=lambda e: (-(e["degree"] or 0), e["key"]))]
+    overflow = False
+    for kind, item in steps:
+        keys = [item["source_key"], item["target_key"]] if kind == "rel" else [item]
+        new_e: list[list[Any]] = []
+        new_c: list[list[Any]] = []
+        for key in dict.fromkeys(keys):
+            e_rows, c_rows = entity_rows(key)
+            new_e += e_rows
+            new_c += c_rows
+        new_r = ([[None, item["source"], item["target"], item["description"] or "",
+                   item["combined_degree"] or 0]] if kind == "rel" else [])
+        cost = sum(count(csv_line(r[1:]), enc) + 2 for r in new_e + new_c + new_r)
+        if used + cost > max_tokens:
+            overflow = True
+            break
+        used += cost
+        seen.update(k for k in keys if k in entities)
+        for rows, new in ((ent_rows, new_e), (claim_rows, new_c), (rel_rows, new_r)):
+            for r in new:
+                r[0] = len(rows)
+                rows.append(r)
+    parts = [csv_table("Entities", ENTITY_HEADER, ent_rows)]
+    if claim_rows:
+        parts.append(csv_table("Claims", CLAIM_HEADER, claim_rows))
+    if rel_rows:
+        parts.append(csv_table("Relationships", REL_HEADER, rel_rows))
+    return "\n".join(parts), overflow
+
+
+def mixed_context(elements: Record, children: list[Record],
+                  max_tokens: int, enc: str) -> str:
+    """Substitute sub-community reports (biggest first) for their raw records until it fits."""
+    ctx, overflow = local_context(elements, max_tokens, enc)
+    reported = [c for c in children if c.get("full_content")]
+    if not overflow or not reported:
+        return ctx
+    for i in range(1, len(reported) + 1):
+        used = reported[:i]
+        report_rows = [[c["id"], c["title"] or "", c["full_content"]] for c in used]
+        reports = csv_table("Reports", ["id", "title", "content"], report_rows)
+        covered = {k for c in used for k in c["members"]}
+        rest = {
+            "entities": [e for e in elements["entities"] if e["key"] not in covered],
+            "relationships": [r for r in elements["relationships"]
+                              if r["source_key"] not in covered and r["target_key"] not in covered],
+            "claims": [c for c in elements["claims"] if c["key"] not in covered],
+        }
+        budget = max_tokens - count(reports, enc)
+        if budget <= 0:
+            return truncate(reports, max_tokens, enc)
+        local, overflow = local_context(rest, budget, enc)
+        if not overflow:
+            return reports + "\n" + local
+    return truncate(reports, max_tokens, enc)
+
+
+async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
+    msgs = render(settings.prompts_dir, "index/community_report", context=context)
+    try:
+        return await llm.structured(msgs, CommunityReport, stage="report",
+                                    max_tokens=settings.report_max_tokens)
+    except LLMError:
+        # one retry, asking again plainly for JSON (the failed answer was not cached)
+        msgs = msgs + render(settings.prompts_dir, "index/report_retry")
+        return await llm.structured(msgs, CommunityReport, stage="report",
+                                    max_tokens=settings.report_max_tokens)
+
+
+def single_entity_report(elements: Record) -> CommunityReport:
+    """The report of a community of one entity without relationships: its description and
+    claims, as they are (an LLM summary of one description adds nothing)."""
+    e = elements["entities"][0]
+    claims = [Finding(summary=f"{c['type'] or 'claim'} ({c['status']})",
+                      explanation=c["description"] or "") for c in elements["claims"]]
+    return CommunityReport(title=e["name"], summary=e["description"] or e["name"], rating=1.0,
+                           rating_explanation="a single entity without relationships",
+                           findings=claims)
+
+
+def report_props(report: CommunityReport) -> Record:
+    return {"title": report.title, "summary": report.summary, "rating": report.rating,
+            "rank": report.rating, "rating_explanation": report.rating_explanation,
+            "findings": json.dumps([f.model_dump() for f in report.findings]),
+            "full_content": report.markdown(), "report_status": "ok", "report_error": None}
+
+
+async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
+                        progress: Progress = no_progress) -> dict[str, int]:
+    """Reports for every community of ``scope`` still without one, deepest level first.
+
+    A report that fails after one retry is recorded (``report_status: 'failed'``) and never
+    stops the others. Returns counts ``{"ok", "failed", "copied", "single"}``: LLM reports,
+    failures, reports copied from a carried-down copy, single-entity reports (no LLM call).
+    """
+    pending = graph.run("index/pending_reports", scope=scope)
+    task = "community reports"
+    progress(task, 0, len(pending))
+    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0}
+    levels = sorted({r["level"] for r in pending}, reverse=True)
+    enc, budget = settings.encoding, settings.report_context_tokens
+
+    async def one(cid: int, elements: Record,
+                  children: list[Record]) -> Record:
+        if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
+            # a carried copy has the same members: the same report, no LLM call
+            done["copied"] += 1
+            progress(task, 1, None)
+            return {"id": cid, "props": children[0]["report"]}
+        if len(elements["entities"]) == 1 and not elements["relationships"]:
+            # one entity, no relationship: its description is the whole story, no LLM call
+            done["single"] += 1
+            progress(task, 1, None)
+            return {"id": cid, "props": report_props(single_entity_report(elements))}
+        context = mixed_context(elements, children, budget, enc)
+        try:
+            props = report_props(await _report(llm, settings, context))
+            done["ok"] += 1
+        except LLMError as err:
+            props = {"report_status": "failed", "report_error": str(err)[:2000]}
+            done["failed"] += 1
+        progress(task, 1, None)
+        return {"id": cid, "props": props}
+
+    for level in levels:
+        ids = [r["id"] for r in pending if r["level"] == level]
+        # two queries per level, not per community: the pipeline's Neo4j round trips stay few
+        elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
+        children: dict[int, list[Record]] = {i: [] for i in ids}
+        for row in graph.run("index/community_children", ids=ids):
+            children[row["parent"]].append(row)
+        rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
+        graph.write("index/set_reports", rows)
+    return done

@@ -1,0 +1,202 @@
+"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine the corpus topics and a corpus
+description with global queries at every level, build each topic's subgraph (entities marked
+with a per-topic label), and give each topic its own communities and reports.
+
+Topic subgraphs, two ways:
+- ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
+  subgraph is what those text units produced. Cost: one call per text unit.
+- ``reextract`` (the paper's way): topic-conditioned extraction of every text unit; entities
+  found again under a topic's focus join its subgraph (new names found only there are not
+  added to the general graph). Cost: #topics x #text units extraction calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model, field_validator
+
+from ..config import Settings
+from ..db import Graph, Record
+from ..errors import InputError, LevelError, LLMError
+from ..llm import LLM
+from ..model import GENERAL, Progress, entity_key, no_progress
+from ..prompts import fragment, render
+
+# the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
+from ..query.global_search import global_answer
+from ..query.retrieval import levels
+from .communities import Clusterer
+from .elements import summarize_texts
+from .extract import extract_chunk
+from .reports import build_reports
+
+log = logging.getLogger(__name__)
+TOPIC_PROJECTION = "retag-topics"
+# names a small model copies from the prompt's JSON example instead of answering
+PLACEHOLDERS = {"...", "short topic name", "topic name", "name", "topic"}
+
+
+class Topic(BaseModel):
+    name: str = Field(json_schema_extra={"maxLength": 60})
+    description: str = ""
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v: Any) -> str:
+        return " ".join(str(v or "").split()).strip(" -*#:.")[:80]
+
+
+class TopicList(BaseModel):
+    # at least one topic in the schema only: under a grammar a small model answers [] otherwise
+    topics: list[Topic] = Field([], json_schema_extra={"minItems": 1})
+
+    @field_validator("topics", mode="before")
+    @classmethod
+    def _items(cls, v: Any) -> Any:
+        return [{"name": t} if isinstance(t, str) else t for t in (v or [])]
+
+
+def dedupe(topics: list[Topic], max_topics: int, cutoff: float = 0.85) -> list[Topic]:
+    """Union of topics with near-identical names merged (string similarity), first kept."""
+    out: list[Topic] = []
+    for t in topics:
+        if not t.name or t.name.casefold() in PLACEHOLDERS or "<" in t.name:
+            continue
+        key = t.name.casefold()
+        if any(difflib.SequenceMatcher(None, key, o.name.casefold()).ratio() >= cutoff
+               for o in out):
+            continue
+        out.append(t)
+    return out[:max_topics]
+
+
+def bullets(text: str) -> list[Topic]:
+    """Fallback: topics from an answer's bullet or numbered lines ("name: description")."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*(?:[-*\u2022]|\d+[.)])\s+(.+)", line)
+        if m:
+            name, _, desc = m.group(1).replace("**", "").partition(":")
+            out.append(Topic(name=name, description=desc.strip()))
+    return out
+
+
+async def mine_topics(graph: Graph, llm: LLM, settings: Settings,
+                      max_topics: int) -> tuple[list[Topic], str]:
+    """Topics and a corpus description from global queries at every level (ReTAG §3.2.1)."""
+    q_topics = fragment(settings.prompts_dir, "index/topics_question")
+    q_corpus = fragment(settings.prompts_dir, "index/corpus_question")
+    topic_answers, descriptions = [], []
+    for level in levels(graph, GENERAL):
+        a = await global_answer(graph, llm, settings, q_topics, level=level,
+                             response_type="a bulleted list of topics, 'name: description'")
+        d = await global_answer(graph, llm, settings, q_corpus, level=level,
+                             response_type="one paragraph")
+        topic_answers.append(a.answer)
+        descriptions.append(d.answer)
+    joined = "\n\n".join(topic_answers)
+    try:
+        listed = (await llm.structured(
+            render(settings.prompts_dir, "index/topics_list", answers=joined,
+                   max_topics=max_topics), TopicList, stage="topics")).topics
+    except LLMError as err:
+        log.warning("topic listing failed (%s): topics from the answers' bullet lines", err)
+        listed = []
+    topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
+    corpus = await summarize_texts(llm, settings, "the corpus", descriptions)
+    return topics, corpus
+
+
+async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
+                        progress: Progress) -> int:
+    """Label each text unit with its topics (a JSON-schema enum of the topic names)."""
+    names = tuple(t.name for t in topics)
+    model = create_model("TopicLabels", topics=(list[Literal[names]], []))  # type: ignore[valid-type]
+    listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
+    rows: list[Record] = []
+
+    async def one(chunk: Record) -> None:
+        msgs = render(settings.prompts_dir, "index/assign_topics", topics=listing,
+                      text=chunk["text"])
+        try:
+            labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)
+            rows.extend({"chunk_id": chunk["id"], "topic": n}
+                        for n in dict.fromkeys(labels.topics))  # type: ignore[attr-defined]
+        except LLMError as err:
+            # an unlabelled text unit stays in the general graph only
+            log.warning("topic labelling of text unit %s failed: %s", chunk["id"], err)
+        progress("topic assign", 1, None)
+
+    await asyncio.gather(*(one(c) for c in graph.run("index/chunks_for_topics")))
+    graph.write("index/label_topic_chunks", rows)
+    return len(rows)
+
+
+async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
+                           progress: Progress) -> int:
+    """Topic-conditioned extraction over every text unit (the paper's way)."""
+    existing = {r["key"] for r in graph.run("index/entity_keys", label="Entity")}
+    rows: list[Record] = []
+
+    async def one(chunk: Record, topic: Topic) -> None:
+        try:
+            ex = await extract_chunk(llm, settings, chunk["id"], chunk["text"], glean=0,
+                                     claims=False, focus=f"{topic.name} ({topic.description})")
+            rows.extend({"topic": topic.name, "key": e["key"]} for e in ex.entities
+                        if entity_key(e["name"]) in existing)
+        except LLMError as err:
+            log.warning("topic re-extraction of %s for %r failed: %s", chunk["id"], topic.name,
+                        err)
+        progress("topic re-extraction", 1, None)
+
+    chunks = graph.run("index/chunks_for_topics")
+    await asyncio.gather(*(one(c, t) for c in chunks for t in topics))
+    graph.write("index/label_topic_entities", rows)
+    return len(rows)
+
+
+async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
+                       max_topics: int = 8,
+                       progress: Progress = no_progress) -> dict[str, Any]:
+    """Mine topics, build topic subgraphs, their communities and reports. Replaces previous
+    topics; the general graph and its communities are untouched. Raises ValueError for an
+    unknown ``mode`` and LevelError when the general graph has no reports yet."""
+    if mode not in ("assign", "reextract"):
+        raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
+    if not levels(graph, GENERAL):
+        raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")
+    topics, corpus = await mine_topics(graph, llm, settings, max_topics)
+    graph.run_script("index/clear_topics")
+    graph.run("index/create_topics", corpus_description=corpus, topics=[
+        {"name": t.name, "description": t.description, "label": f"Topic{i}"}
+        for i, t in enumerate(topics)])
+    if topics:
+        if mode == "assign":
+            await assign_chunks(graph, llm, settings, topics, progress)
+        else:
+            await reextract_chunks(graph, llm, settings, topics, progress)
+    # one projection holding every topic label; Leiden runs per topic through nodeLabels
+    labels = [f"Topic{i}" for i in range(len(topics))]
+    # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes)
+    labels = [lb for lb in labels if graph.run("index/graph_counts", label=lb)[0]["nodes"]]
+    clusterer = Clusterer(graph, settings)
+    reports: dict[str, dict[str, int]] = {}
+    if labels:
+        graph.run("index/gds_drop", name=TOPIC_PROJECTION)
+        graph.run("index/gds_project", name=TOPIC_PROJECTION, labels=labels)
+        try:
+            for label in labels:
+                roots = clusterer.hierarchy(label, label, projection=TOPIC_PROJECTION)
+                clusterer.write(roots, label)
+        finally:
+            graph.run("index/gds_drop", name=TOPIC_PROJECTION)
+        for label in labels:
+            reports[label] = await build_reports(graph, llm, settings, label, progress)
+    graph.run("index/set_index_meta", props={"topics_dirty": False})
+    return {"topics": [t.model_dump() for t in topics], "corpus_description": corpus,
+            "reports": reports, "counts": graph.run("index/topic_counts")}

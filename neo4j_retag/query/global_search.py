@@ -1,0 +1,34 @@
+"""GraphRAG's global search (Edge et al. 2024 §3.1.6): map-reduce over every community report
+of one level - the baseline ReTAG is measured against, and how ReTAG mines its topics."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..db import Graph
+from ..llm import LLM
+from ..model import GENERAL, Answer, Query, ReportRow, Trace
+from .map_reduce import map_reduce
+from .retrieval import check_level, query_level
+
+
+def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
+    """Every report of ``scope`` at ``level``. Raises LevelError when there is none."""
+    check_level(graph, scope, level)
+    return [ReportRow.from_record(r)
+            for r in graph.run("query/reports_at_level", scope=scope, level=level)]
+
+
+async def global_answer(graph: Graph, llm: LLM, settings: Settings, question: str, *,
+                        level: int, response_type: str = "multiple paragraphs",
+                        scope: str = GENERAL) -> Answer:
+    """Map-reduce over every report of ``scope`` at ``level`` (used by topic mining too)."""
+    reports = reports_at_level(graph, scope, level)
+    trace = Trace(method="global", level=level, scope=scope)
+    return await map_reduce(llm, settings, question, reports, trace, response_type)
+
+
+async def ask_global(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
+    """The `global` method. Raises LevelError when the level has no reports."""
+    level = query_level(graph, settings, query.level)
+    return await global_answer(graph, llm, settings, query.question, level=level,
+                               response_type=query.response_type)

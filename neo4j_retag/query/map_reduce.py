@@ -1,0 +1,193 @@
+"""Global search: map-reduce over community reports (Edge et al. 2024 §3.1.6).
+
+Map: the reports, shuffled with a fixed seed, packed into batches within a token budget; each
+batch gives key points with a 0-100 helpfulness score (score-0 points dropped). Reduce: the
+points, best first, fill one context, and the LLM writes the final answer citing the reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, create_model, field_validator
+
+from ..config import Settings
+from ..errors import LLMError, LLMParseError
+from ..llm import LLM
+from ..model import Answer, Citation, ReportRow, Trace, clamped, timed
+from ..prompts import Message, csv_table, fragment, render
+from ..tokens import count, truncate
+from .citations import keep_valid_reports, report_ids
+
+
+def no_answer(settings: Settings) -> str:
+    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
+    return fragment(settings.prompts_dir, "query/no_answer")
+
+
+class MapPoint(BaseModel):
+    description: str
+    score: Annotated[float, clamped(0, 100, 0.0)] = 0  # the 0-100 helpfulness score
+    reports: list[int] = []
+
+    @field_validator("reports", mode="before")
+    @classmethod
+    def _reports(cls, v: Any) -> list[int]:
+        items = v if isinstance(v, list) else re.findall(r"\d+", str(v or ""))
+        out = []
+        for x in items:
+            try:
+                out.append(int(x))
+            except (TypeError, ValueError):
+                continue
+        return out
+
+
+class MapResult(BaseModel):
+    # minItems in the schema only: a grammar-constrained small model otherwise takes the
+    # cheapest path, "[]"; GraphRAG's map always answers, with score 0 for "I don't know"
+    points: list[MapPoint] = Field([], json_schema_extra={"minItems": 1})
+
+
+@functools.lru_cache(maxsize=256)
+def map_model(ids: tuple[int, ...]) -> type[MapResult]:
+    """MapResult whose schema lets ``reports`` name only the ids of this batch (at least one):
+    under grammar-constrained decoding every point then cites real reports. Parsing stays
+    lenient; ids outside the batch are dropped afterwards."""
+    point = create_model("MapPoint", __base__=MapPoint, reports=(list[int], Field(
+        [], json_schema_extra={"items": {"type": "integer", "enum": list(ids)},
+                               "minItems": 1})))
+    return create_model("MapResult", __base__=MapResult, points=(list[point], Field(  # type: ignore[valid-type]
+        [], json_schema_extra={"minItems": 1})))
+
+
+async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
+    """The completion's text, or "" with the failure noted in the trace (never raises)."""
+    try:
+        return str(await llm.complete(messages, stage=stage)).strip()
+    except LLMError as err:
+        trace.note(f"{stage} failed: {err}")
+        return ""
+
+
+def _report_table(reports: list[ReportRow]) -> str:
+    return csv_table("Reports", ["id", "title", "content"],
+                     [[r.id, r.title, r.full_content] for r in reports])
+
+
+def batches(reports: list[ReportRow], max_tokens: int, seed: int,
+            enc: str) -> list[list[ReportRow]]:
+    """Shuffled reports packed into batches whose table fits ``max_tokens`` (one oversized
+    report is truncated to fit alone)."""
+    items = list(reports)
+    random.Random(seed).shuffle(items)
+    out: list[list[ReportRow]] = []
+    cur: list[ReportRow] = []
+    empty = count(_report_table([]), enc)
+    used = empty
+    for r in items:
+        n = count(_report_table([r]), enc) - empty
+        if n > max_tokens - used and not cur:
+            r = r.model_copy(update={"full_content": truncate(r.full_content, max_tokens // 2,
+                                                              enc)})
+            n = count(_report_table([r]), enc)
+        if cur and used + n > max_tokens:
+            out.append(cur)
+            cur, used = [], empty
+        cur.append(r)
+        used += n
+    if cur:
+        out.append(cur)
+    return out
+
+
+async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
+               trace: Trace) -> list[MapPoint]:
+    """One map call: the batch's key points, each citing only ids of this batch."""
+    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
+                  question=question)
+    ids = tuple(sorted(r.id for r in batch))
+    in_batch = set(ids)
+    try:
+        result = await llm.structured(msgs, map_model(ids), stage="map")
+    except LLMParseError:
+        trace.map_parse_failures += 1
+        return []
+    except LLMError:
+        trace.map_failures += 1
+        return []
+    for p in result.points:
+        cited = p.reports or report_ids(p.description)
+        # only ids that were in this batch count; a point citing none stays unattributed
+        p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
+    return result.points
+
+
+def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list[MapPoint]]:
+    """The best points, as GraphRAG's analyst reports, until the reduce budget is full."""
+    parts: list[str] = []
+    used: list[MapPoint] = []
+    for i, p in enumerate(kept):
+        text = fragment(settings.prompts_dir, "query/analyst", n=i + 1, score=f"{p.score:g}",
+                        description=p.description) + "\n"
+        if count("".join(parts) + text, settings.encoding) > settings.reduce_context_tokens:
+            break
+        parts.append(text)
+        used.append(p)
+    return "\n".join(parts), used
+
+
+async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
+                     trace: Trace, response_type: str = "multiple paragraphs") -> Answer:
+    """Answer ``question`` from ``reports`` (Edge et al. 2024 §3.1.6).
+
+    Never raises for bad model output: parse failures are counted in ``trace`` (distinct from
+    score-0 points) and an answer that cannot be given says why in ``trace.notes``.
+    """
+    by_id = {r.id: r for r in reports}
+    trace.reports_retrieved = len(reports)
+    if not reports:
+        trace.note("no community reports to answer from")
+        return Answer(answer=no_answer(settings), trace=trace)
+    with timed(trace.seconds, "map"):
+        groups = batches(reports, settings.map_context_tokens, settings.shuffle_seed,
+                         settings.encoding)
+        trace.map_batches = len(groups)
+        point_lists = await asyncio.gather(*(_map(llm, settings, question, b, trace)
+                                             for b in groups))
+    points = [p for pl in point_lists for p in pl]
+    trace.points_total = len(points)
+    kept = sorted((p for p in points if p.score > 0), key=lambda p: -p.score)
+    trace.points_zero = len(points) - len(kept)
+    trace.points_kept = len(kept)
+    if not kept:
+        if trace.map_parse_failures + trace.map_failures == len(groups):
+            trace.note("every map batch failed to parse or errored")
+        else:
+            trace.note("no map point scored above 0: the reports do not answer this")
+        return Answer(answer=no_answer(settings), trace=trace)
+
+    with timed(trace.seconds, "reduce"):
+        context, used_points = _reduce_context(settings, kept)
+        trace.points_in_reduce = len(used_points)
+        msgs = render(settings.prompts_dir, "query/reduce", context=context, question=question,
+                      response_type=response_type)
+        text = await complete_or_note(llm, msgs, "reduce", trace)
+    if not text:
+        text = "\n\n".join(p.description for p in used_points)
+        trace.note("the reduce step gave no text: the best map points are shown")
+
+    # citations: what the answer cites (checked against real report ids) and what supported
+    # the points that went into the reduce context
+    text, cited = keep_valid_reports(text, set(by_id), trace)
+    support = [i for p in used_points for i in p.reports]
+    ids = list(dict.fromkeys(cited + support))
+    if ids and not cited:
+        text += f"\n\n[Data: Reports ({', '.join(str(i) for i in ids[:5])})]"
+    citations = [Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
+                          cited_in_answer=i in cited) for i in ids]
+    return Answer(answer=text, citations=citations, trace=trace)

