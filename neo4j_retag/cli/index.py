@@ -1,0 +1,162 @@
+"""CLI: `ingest`, `stats`, `topics build` (the indexing side)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ..llm import Usage
+from ..model import timed
+from .common import Ctx, ProgressBars, console, friendly, run_with_services, usage_table
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--glean", type=int, default=None, help="gleaning rounds (default 1)")
+@click.option("--no-claims", is_flag=True, help="do not extract claims")
+@click.option("--resume", is_flag=True,
+              help="finish a previous run (pending text units, summaries, communities, reports); "
+                   "PATHS may be omitted")
+@click.option("--text-field", default=None, help="record field holding the text (.jsonl/.csv)")
+@click.option("--no-topics", is_flag=True, help="skip ReTAG topic augmentation")
+@click.option("--topic-mode", type=click.Choice(["assign", "reextract"]), default="assign")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.pass_obj
+@friendly
+def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
+           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool) -> None:
+    """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
+    hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
+    ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
+    from ..index.pipeline import run_ingest
+    from ..ops.stats import collect
+
+    if not paths and not resume:
+        raise click.UsageError("give PATHS to ingest, or --resume")
+    updates: dict[str, Any] = {}
+    if glean is not None:
+        updates["glean"] = glean
+    if no_claims:
+        updates["extract_claims"] = False
+    settings = obj.settings.model_copy(update=updates)
+    usage = Usage()
+    seconds: dict[str, float] = {}
+
+    async def work(llm: Any, graph: Any) -> tuple[Any, dict[str, Any]]:
+        with ProgressBars(Console(stderr=True, quiet=as_json)) as bars:
+            result = await run_ingest(settings, list(paths), llm, graph, progress=bars,
+                                      text_field=text_field, topics=not no_topics,
+                                      topic_mode=topic_mode)
+        return result, collect(graph)
+
+    with timed(seconds, "total"):
+        result, graph_stats = run_with_services(work, settings, usage)
+    summary = {
+        **{k: v for k, v in vars(result).items()},
+        "graph": graph_stats, "llm": usage.as_dict(),
+        "llm_total": vars(usage.total), "seconds_total": round(seconds["total"], 2),
+        "topics": result.topics["topics"] if result.topics else None,
+    }
+    if as_json:
+        click.echo(json.dumps(summary, default=str, indent=2))
+    else:
+        _print_ingest(summary, usage)
+    if result.text_units_failed:
+        sys.exit(3)
+
+
+def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
+    g = s["graph"]
+    table = Table(title="neo4j-retag ingest")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for label, value in [
+        ("documents read / new / replaced",
+         f"{s['documents_read']} / {s['documents_new']} / {s['documents_replaced']}"),
+        ("skipped inputs", len(s["skipped"])),
+        ("text units (new / extracted now / failed)",
+         f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
+         f"{len(s['text_units_failed'])})"),
+        ("entities", g["entities"]), ("relationships", g["relationships"]),
+        ("claims", g["claims"]),
+        ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"
+                                            for lv in g["levels"]) or "-"),
+        ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
+        ("topics", g["topics"]),
+        ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
+    ]:
+        table.add_row(label, str(value))
+    console.print(table)
+    for sk in s["skipped"]:
+        console.print(f"[yellow]skipped[/yellow] {sk['path']}: {sk['reason']}")
+    for f in s["text_units_failed"]:
+        console.print(f"[red]failed text unit[/red] {f['id']}: {f['error']}")
+    console.print(usage_table(usage))
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def stats(obj: Ctx, as_json: bool) -> None:
+    """Documents, text units, entities, relationships, claims, communities and reports per
+    level and topic, failures, and the LLM tokens spent so far by stage."""
+    from ..ops.stats import read_stats
+    data = read_stats(obj.settings)
+    if as_json:
+        click.echo(json.dumps(data, default=str, indent=2))
+        return
+    table = Table("what", "count")
+    for k, v in data.items():
+        if not isinstance(v, list):
+            table.add_row(k, str(v))
+    for lv in data["levels"]:
+        table.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
+                                              f"{lv['reports']} reports")
+    for t in data["topic_subgraphs"]:
+        table.add_row(f"topic {t['name']}", f"{t['entities']} entities, {t['communities']} "
+                                            f"communities, {t['reports']} reports")
+    console.print(table)
+    usage = Table("stage", "calls", "cached", "prompt tokens", "completion tokens")
+    for u in data["llm_usage"]:
+        usage.add_row(u["stage"], str(u["calls"]), str(u["cached"]), str(u["prompt_tokens"]),
+                      str(u["completion_tokens"]))
+    console.print(usage)
+
+
+@click.group()
+def topics() -> None:
+    """ReTAG topic augmentation (Kim et al. 2025 §3.2.1)."""
+
+
+@topics.command("build")
+@click.option("--mode", type=click.Choice(["assign", "reextract"]), default="assign",
+              help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
+@click.option("--max-topics", type=int, default=8)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
+    """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
+    from ..index.topics import build_topics
+    usage = Usage()
+    out = run_with_services(lambda llm, graph: build_topics(graph, llm, obj.settings, mode=mode,
+                                                            max_topics=max_topics),
+                            obj.settings, usage)
+    out["llm"] = usage.as_dict()
+    if as_json:
+        click.echo(json.dumps(out, default=str, indent=2))
+        return
+    console.print(f"[bold]corpus:[/bold] {out['corpus_description']}")
+    table = Table("topic", "label", "entities", "communities", "reports")
+    for t in out["counts"]:
+        table.add_row(t["name"], t["label"], str(t["entities"]), str(t["communities"]),
+                      str(t["reports"]))
+    console.print(table)
+    console.print(usage_table(usage))

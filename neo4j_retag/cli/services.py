@@ -1,0 +1,118 @@
+"""CLI: `config`, `doctor`, and the local services (`neo4j ...`, `llm ...`, `up`, `down`)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+from rich.table import Table
+
+from ..errors import ConfigError
+from .common import Ctx, console, friendly
+
+
+@click.command("config")
+@click.pass_obj
+@friendly
+def config_cmd(obj: Ctx) -> None:
+    """Show the effective settings (secrets masked)."""
+    table = Table("setting", "value")
+    for k, v in obj.settings.masked().items():
+        table.add_row(k, v)
+    console.print(table)
+
+
+# --- services ---------------------------------------------------------------------------
+
+def _service_group(name: str, doc: str, module: str, remote_setting: str) -> click.Group:
+    """`neo4j-retag <name> start|stop|status` for one local service module in .server."""
+
+    def service() -> Any:
+        return importlib.import_module(f"neo4j_retag.server.{module}")
+
+    group = click.Group(name, help=doc)
+
+    @group.command("start")
+    @click.pass_obj
+    @friendly
+    def start(obj: Ctx) -> None:
+        """Start it (fetching what it needs first) and wait until it answers."""
+        remote = getattr(obj.settings, remote_setting.lower())
+        if remote:
+            raise ConfigError(f"{remote_setting} is set ({remote}): nothing to start")
+        console.print_json(data=service().start(obj.settings), default=str)
+
+    @group.command("stop")
+    @click.pass_obj
+    @friendly
+    def stop(obj: Ctx) -> None:
+        """Stop it cleanly."""
+        console.print("stopped" if service().stop(obj.settings) else "not running")
+
+    @group.command("status")
+    @click.pass_obj
+    @friendly
+    def status(obj: Ctx) -> None:
+        """What runs where."""
+        console.print_json(data=service().status(obj.settings), default=str)
+
+    return group
+
+
+neo4j = _service_group(
+    "neo4j", "The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17).",
+    "neo4j_local", "NEO4J_URI")
+llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp + "
+               "SmolLM2-135M-Instruct).", "llm_local", "OPENAI_BASE_URL")
+
+
+@neo4j.command("install")
+@click.pass_obj
+@friendly
+def neo4j_install(obj: Ctx) -> None:
+    """Fetch Neo4j, Browser and GDS from Maven Central into the cache (idempotent)."""
+    from ..server import neo4j_local
+    console.print(f"installed in {neo4j_local.install(obj.settings)}")
+
+
+@click.command()
+@click.pass_obj
+@friendly
+def up(obj: Ctx) -> None:
+    """Start whatever local services the settings need (Neo4j + GDS, the LLM)."""
+    from ..server import llm_local, neo4j_local
+    if obj.settings.local_neo4j:
+        info = neo4j_local.start(obj.settings)
+        console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
+    if obj.settings.local_llm:
+        info = llm_local.start(obj.settings)
+        console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
+
+
+@click.command()
+@click.pass_obj
+@friendly
+def down(obj: Ctx) -> None:
+    """Stop the local services."""
+    from ..server import llm_local, neo4j_local
+    llm_local.stop(obj.settings)
+    neo4j_local.stop(obj.settings)
+    console.print("stopped")
+
+
+@click.command()
+@click.pass_obj
+@friendly
+def doctor(obj: Ctx) -> None:
+    """Check Neo4j, GDS, indexes, the LLM endpoint and the tokenizer; non-zero exit on failure."""
+    from ..ops.doctor import run_checks
+    checks = run_checks(obj.settings)
+    table = Table("check", "ok", "detail")
+    for c in checks:
+        table.add_row(c.name, "[green]yes[/green]" if c.ok else "[red]NO[/red]",
+                      c.detail if c.ok else f"{c.detail}\n[yellow]fix:[/yellow] {c.fix}")
+    console.print(table)
+    if not all(c.ok for c in checks):
+        sys.exit(1)
