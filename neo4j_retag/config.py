@@ -99,6 +99,10 @@ class Settings(BaseSettings):
     chunk_overlap: int = 100
     glean: int = Field(1, description="extra gleaning rounds per text unit")
     extract_claims: bool = True
+    claims_call: Literal["separate", "combined"] = Field(
+        "separate", description="claims by a call of their own after the graph extraction "
+        "(GraphRAG's covariate extraction; one more LLM call per text unit) or in the same call "
+        "(grammar-constrained models answer \"claims\": [] there)")
     entity_types: list[str] = ["organization", "person", "geo", "event"]
     summary_max_tokens: int = Field(500, description="token limit of merged descriptions")
     max_cluster_size: int = 10

@@ -102,8 +102,8 @@ class ReportRow(BaseModel):
 class Citation(BaseModel):
     """A source an answer rests on: a community report (int id) or a text unit (str id).
 
-    ``cited_in_answer`` is false for a report that only supported a map point the reduce
-    step used, without being cited in the answer text.
+    In ``Answer.citations`` it is cited in the answer text; in ``Answer.sources``
+    ``cited_in_answer`` says whether the answer text cites it too.
     """
 
     kind: Literal["report", "text_unit"] = "report"
@@ -149,6 +149,7 @@ class Trace(BaseModel):
     points_kept: int = 0
     points_in_reduce: int = 0
     invalid_citations: list[str] = Field(default_factory=list)
+    chatter_stripped: int = 0  # free-text outputs (map points, answers) with chatter removed
     refinement: list[RefinementRound] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
@@ -164,10 +165,16 @@ class Trace(BaseModel):
 
 
 class Answer(BaseModel):
-    """A query method's result: the answer text, its citations and the trace."""
+    """A query method's result: the answer text, its citations and the trace.
+
+    ``citations`` are exactly what the answer text cites (validated ids, the model's own
+    ``[Data: ...]`` markers); ``sources`` are the reports that supported the map points the
+    answer was reduced from, shown apart so that a reader can tell the two.
+    """
 
     answer: str
     citations: list[Citation] = Field(default_factory=list)
+    sources: list[Citation] = Field(default_factory=list)
     trace: Trace = Field(default_factory=Trace)
 
     def as_dict(self) -> dict[str, Any]:

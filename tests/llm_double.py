@@ -19,6 +19,7 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("glean", "MANY entities and relationships were missed"),
     ("loop", "Answer YES if there"),
     ("extract", "information extraction system"),
+    ("claims", "analyse claims against"),
     ("summarize", "comprehensive summary"),
     ("report", "report of a community"),
     ("map", "key points that answer"),
@@ -81,6 +82,14 @@ def default_extract(body: dict[str, Any]) -> str:
     return json.dumps(out)
 
 
+def default_claims(body: dict[str, Any]) -> str:
+    names = names_in(_text_block(body), 2)
+    return json.dumps({"claims": [{"subject": n, "object": "", "type": "MENTION", "status": "TRUE",
+                                   "start_date": None, "end_date": None,
+                                   "description": f"{n} is mentioned.", "source_quote": n}
+                                  for n in names]})
+
+
 def default_report(body: dict[str, Any]) -> str:
     names = names_in(body["messages"][-1]["content"], 3) or ["Community"]
     return json.dumps({"title": " and ".join(names), "summary": f"About {', '.join(names)}.",
@@ -116,6 +125,7 @@ def default_assign(body: dict[str, Any]) -> str:
 
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
+    "claims": default_claims,
     "glean": lambda b: json.dumps({"entities": [], "relationships": []}),
     "loop": lambda b: "NO",
     "summarize": lambda b: "A merged description.",

@@ -1,4 +1,6 @@
+// Topics the classifier may choose: only those with a subgraph (entities carrying their label).
 MATCH (t:Topic)
+WHERE EXISTS { MATCH (e:Entity) WHERE t.label IN labels(e) }
 OPTIONAL MATCH (corpus:Meta {id: 'corpus'})
 RETURN t.name AS name, t.description AS description, t.label AS label,
        corpus.description AS corpus_description

@@ -89,6 +89,8 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
                                             for lv in g["levels"]) or "-"),
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
         ("topics", g["topics"]),
+        ("outputs with chatter stripped", ", ".join(
+            f"{k} {v}" for k, v in sorted(s["chatter_stripped"].items())) or "0"),
         ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
     ]:
         table.add_row(label, str(value))
@@ -159,4 +161,12 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
         table.add_row(t["name"], t["label"], str(t["entities"]), str(t["communities"]),
                       str(t["reports"]))
     console.print(table)
+    for name in out["dropped_topics"]:
+        console.print(f"[yellow]dropped topic[/yellow] {name}: no text unit concerns it",
+                      highlight=False)
+    uncovered = out["uncovered_root_communities"]
+    console.print(f"root communities covered by no topic: {len(uncovered)}", highlight=False)
+    for r in uncovered:
+        console.print(f"  [yellow]uncovered[/yellow] community {r['id']} ({r['size']} "
+                      f"entities): {r['title']}", highlight=False)
     console.print(usage_table(usage))

@@ -49,6 +49,9 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
         return
     console.print(answer.answer, highlight=False)
+    if answer.sources:
+        # what the map points rested on, apart from the answer text's own citations
+        console.print(f"\nSources: {sources_line(answer)}", highlight=False, markup=False)
     tr = answer.trace
     console.print()
     console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
@@ -56,7 +59,8 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches {tr.map_batches}"
                   f" (parse failures {tr.map_parse_failures}) | points {tr.points_total}, "
                   f"zero {tr.points_zero}, in reduce {tr.points_in_reduce} | cited "
-                  f"{[c.id for c in answer.citations]}[/dim]")
+                  f"{[c.id for c in answer.citations]} | chatter stripped "
+                  f"{tr.chatter_stripped}[/dim]")
     t = usage.total
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds "
@@ -66,6 +70,17 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+
+
+def sources_line(answer: Answer) -> str:
+    """The sources as one line: ``report 3 (Title), text unit ab12-00001, ...``; those the
+    answer text does not cite itself are marked ``- not cited``."""
+    parts = []
+    for c in answer.sources:
+        kind = "report" if c.kind == "report" else "text unit"
+        title = f" ({c.title})" if c.title else ""
+        parts.append(f"{kind} {c.id}{title}" + ("" if c.cited_in_answer else " - not cited"))
+    return "; ".join(parts)
 
 
 @click.command("eval")

@@ -17,6 +17,7 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Progress, no_progress
 from ..prompts import render
+from ..text import strip_chatter
 from ..tokens import truncate
 from .extract import ChunkExtraction
 
@@ -41,9 +42,11 @@ def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
 
 
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
-                          descriptions: list[str]) -> str:
+                          descriptions: list[str], chatter: Counter[str] | None = None) -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
-    as is; the joined texts, truncated, when the LLM fails. Never raises LLMError."""
+    as is; the joined texts, truncated, when the LLM fails. The model's lead-ins and wrappers
+    are stripped (``text.strip_chatter``), counted in ``chatter["summarize"]``. Never raises
+    LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
     if len(unique) <= 1:
         return unique[0] if unique else ""
@@ -58,15 +61,20 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
         text = ""
+    text, changed = strip_chatter(str(text))
+    if changed and chatter is not None:
+        chatter["summarize"] += 1
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
-    return str(text).strip() or truncate(" ".join(unique), settings.summary_max_tokens,
+    return text or truncate(" ".join(unique), settings.summary_max_tokens,
                                          settings.encoding)
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
-                                 progress: Progress = no_progress) -> int:
+                                 progress: Progress = no_progress,
+                                 chatter: Counter[str] | None = None) -> int:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
-    summary where there are several (within ``summary_max_tokens``). Returns elements updated."""
+    summary where there are several (within ``summary_max_tokens``). Returns elements updated;
+    summaries that needed chatter stripping are counted in ``chatter["summarize"]``."""
     entities = graph.run("index/dirty_entities")
     relationships = graph.run("index/dirty_relationships")
     task = "entities/relationships summarised"
@@ -74,13 +82,14 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"])
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], chatter)
         progress(task, 1, None)
         return {"key": row["key"], "description": desc,
                 "type": types[0][0] if types else "unknown"}
 
     async def relationship(row: Record) -> Record:
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [])
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [],
+                                     chatter)
         strengths = row["strengths"] or [5.0]
         progress(task, 1, None)
         return {"rid": row["rid"], "description": desc,

@@ -78,6 +78,29 @@ class GraphClaimsExtraction(GraphExtraction):
     claims: list[ExtractedClaim] = []
 
 
+class ClaimsExtraction(BaseModel):
+    # at least one claim in the schema only: under a grammar a model otherwise answers "[]"
+    # (issue 13: 4 of 4 text units); a claim the text does not support is dropped afterwards
+    claims: list[ExtractedClaim] = Field([], json_schema_extra={"minItems": 1})
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.casefold()) if len(w) > 3}
+
+
+def grounded(claim: ExtractedClaim, text: str, share: float = 0.6) -> bool:
+    """Whether ``text`` supports ``claim``: a named subject, and at least ``share`` of the
+    longer words of its source quote (or, without one, of its subject) found in the text.
+    Drops what a model made up to fill a schema's lower bound."""
+    subject = entity_key(claim.subject)
+    if subject in ("", "none", "null", "unknown", "n/a"):
+        return False
+    words = _words(claim.source_quote)
+    if not words:
+        return subject in " ".join(text.casefold().split())
+    return len(words & _words(text)) >= share * len(words)
+
+
 class ChunkExtraction(BaseModel):
     """Everything one text unit produced, ready for graph.write_extraction."""
 
@@ -118,8 +141,10 @@ async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, 
     Raises LLMError / LLMParseError when the first extraction fails; a failed gleaning round
     only ends gleaning (what was extracted is kept).
     """
-    model = GraphClaimsExtraction if claims else GraphExtraction
-    msgs = messages(settings, text, claims, focus)
+    separate = claims and settings.claims_call == "separate"
+    combined = claims and not separate
+    model = GraphClaimsExtraction if combined else GraphExtraction
+    msgs = messages(settings, text, combined, focus)
     first = await llm.structured(msgs, model, stage="extract")
     results = [first]
     history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
@@ -140,7 +165,29 @@ async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, 
                                         stage="glean", max_tokens=3)
             if not str(answer).strip().upper().startswith("Y"):
                 break
+    if separate:
+        names = [e.name for r in results for e in r.entities]
+        results.append(await extract_claims(llm, settings, text, names))
     return assemble(chunk_id, text, results, settings.entity_types)
+
+
+async def extract_claims(llm: LLM, settings: Settings, text: str,
+                         names: list[str]) -> GraphClaimsExtraction:
+    """Claims of one text unit by a call of their own (``prompts/index/extract_claims_only``,
+    GraphRAG's covariate extraction, Edge et al. 2024 appendix A), about the entity types and
+    the entities the graph extraction found. Claims the text does not support are dropped.
+
+    Raises LLMError / LLMParseError: the text unit then fails and is retried by the next run
+    (its graph extraction comes from the response cache)."""
+    spec = ", ".join(settings.entity_types)
+    found = list(dict.fromkeys(n for n in names if n.strip()))[:30]
+    if found:
+        spec += f"; in this text: {', '.join(found)}"
+    msgs = render(settings.prompts_dir, "index/extract_claims_only", entity_specs=spec,
+                  text=text)
+    out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
+    kept = [c for c in out.claims if grounded(c, text)]
+    return GraphClaimsExtraction(claims=kept)
 
 
 def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
@@ -188,6 +235,8 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
     claims: list[Record] = []
     for res in results:
         for c in getattr(res, "claims", []):
+            if not grounded(c, text):
+                continue
             subject = add_entity(c.subject)
             if not subject:
                 continue

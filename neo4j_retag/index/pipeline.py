@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ class IngestResult:
     communities_rebuilt: bool = False
     reports: dict[str, int] = field(default_factory=dict)
     topics: dict[str, Any] | None = None  # build_topics' result when topics were rebuilt
+    # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
+    chatter_stripped: Counter[str] = field(default_factory=Counter)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -145,13 +148,15 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
-        result.elements_summarized = await summarize_descriptions(graph, llm, settings, progress)
+        result.elements_summarized = await summarize_descriptions(
+            graph, llm, settings, progress, result.chatter_stripped)
     with timed(result.seconds, "communities"):
         if graph.run("index/index_meta")[0]["graph_dirty"] is not False:
             rebuild_communities(graph, settings)
             result.communities_rebuilt = True
     with timed(result.seconds, "reports"):
-        result.reports = await build_reports(graph, llm, settings, GENERAL, progress)
+        result.reports = await build_reports(graph, llm, settings, GENERAL, progress,
+                                             result.chatter_stripped)
     if topics and graph.run("index/index_meta_all")[0].get("topics_dirty") is not False:
         with timed(result.seconds, "topics"):
             result.topics = await build_topics(graph, llm, settings, mode=topic_mode,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from typing import Annotated, Any
 
 from pydantic import BaseModel, field_validator
@@ -20,6 +21,7 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Progress, clamped, no_progress, report_markdown
 from ..prompts import csv_line, csv_table, render
+from ..text import strip_chatter
 from ..tokens import count, truncate
 
 
@@ -43,6 +45,24 @@ class CommunityReport(BaseModel):
         if not isinstance(v, list):
             return []
         return [{"summary": f} if isinstance(f, str) else f for f in v]
+
+    def without_chatter(self) -> tuple[CommunityReport, bool]:
+        """The report with the model's lead-ins and wrappers stripped from every text field
+        ("Summary: ...", quotes, fences); and whether any field changed."""
+        changed = False
+
+        def clean(value: str) -> str:
+            nonlocal changed
+            text, ch = strip_chatter(value)
+            changed |= ch
+            return text
+
+        findings = [Finding(summary=clean(f.summary), explanation=clean(f.explanation))
+                    for f in self.findings]
+        report = self.model_copy(update={
+            "title": clean(self.title), "summary": clean(self.summary),
+            "rating_explanation": clean(self.rating_explanation), "findings": findings})
+        return report, changed
 
     def markdown(self) -> str:
         return report_markdown(self.title, self.summary, self.rating, self.rating_explanation,
@@ -173,12 +193,14 @@ def report_props(report: CommunityReport) -> Record:
 
 
 async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
-                        progress: Progress = no_progress) -> dict[str, int]:
+                        progress: Progress = no_progress,
+                        chatter: Counter[str] | None = None) -> dict[str, int]:
     """Reports for every community of ``scope`` still without one, deepest level first.
 
     A report that fails after one retry is recorded (``report_status: 'failed'``) and never
     stops the others. Returns counts ``{"ok", "failed", "copied", "single"}``: LLM reports,
     failures, reports copied from a carried-down copy, single-entity reports (no LLM call).
+    LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
     task = "community reports"
@@ -201,7 +223,10 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             return {"id": cid, "props": report_props(single_entity_report(elements))}
         context = mixed_context(elements, children, budget, enc)
         try:
-            props = report_props(await _report(llm, settings, context))
+            report, changed = (await _report(llm, settings, context)).without_chatter()
+            if changed and chatter is not None:
+                chatter["report"] += 1
+            props = report_props(report)
             done["ok"] += 1
         except LLMError as err:
             props = {"report_status": "failed", "report_error": str(err)[:2000]}

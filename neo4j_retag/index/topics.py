@@ -61,15 +61,45 @@ class TopicList(BaseModel):
         return [{"name": t} if isinstance(t, str) else t for t in (v or [])]
 
 
+# words that carry no topic meaning in a topic name ("The Role of the Harbour Plan")
+STOPWORDS = frozenset({
+    "a", "an", "and", "the", "of", "in", "on", "for", "to", "with", "by", "at", "from", "its",
+    "their", "his", "her", "about", "as", "or", "vs", "versus", "role", "impact", "issues",
+    "issue", "topic", "topics", "theme", "themes", "story", "stories", "news", "community",
+    "communities", "local", "town", "city"})
+
+
+def content_words(name: str) -> frozenset[str]:
+    """The meaning-bearing words of a topic name, lower-cased, a plural 's' dropped."""
+    words = re.findall(r"[a-z0-9]+", name.casefold())
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss")
+                     else w for w in words if w not in STOPWORDS)
+
+
+def same_topic(a: str, b: str, cutoff: float = 0.85) -> bool:
+    """Whether two topic names are near-duplicates, by spelling (string similarity >=
+    ``cutoff``) or by meaning-bearing words: one name's content words all within the other's
+    with at least two shared ("Lantern Festival" ~ "Lantern Festival Community"), or a
+    Jaccard overlap of at least 0.75. A single shared word ("Millbrook Council" vs "Millbrook
+    Rovers") is not enough."""
+    if difflib.SequenceMatcher(None, a.casefold(), b.casefold()).ratio() >= cutoff:
+        return True
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return False
+    shared = len(wa & wb)
+    contained = shared == min(len(wa), len(wb))
+    return (contained and (shared >= 2 or wa == wb)) or shared / len(wa | wb) >= 0.75
+
+
 def dedupe(topics: list[Topic], max_topics: int, cutoff: float = 0.85) -> list[Topic]:
-    """Union of topics with near-identical names merged (string similarity), first kept."""
+    """Union of topics with near-duplicates merged (:func:`same_topic`), the first kept (the
+    listing is ranked); placeholder names a small model copies from the prompt dropped."""
     out: list[Topic] = []
     for t in topics:
         if not t.name or t.name.casefold() in PLACEHOLDERS or "<" in t.name:
             continue
-        key = t.name.casefold()
-        if any(difflib.SequenceMatcher(None, key, o.name.casefold()).ratio() >= cutoff
-               for o in out):
+        if any(same_topic(t.name, o.name, cutoff) for o in out):
             continue
         out.append(t)
     return out[:max_topics]
@@ -164,8 +194,11 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                        max_topics: int = 8,
                        progress: Progress = no_progress) -> dict[str, Any]:
     """Mine topics, build topic subgraphs, their communities and reports. Replaces previous
-    topics; the general graph and its communities are untouched. Raises ValueError for an
-    unknown ``mode`` and LevelError when the general graph has no reports yet."""
+    topics; the general graph and its communities are untouched. Topics without a subgraph
+    are dropped (``dropped_topics``); the coverage check lists the root communities of the
+    general graph none of whose entities is in a topic (``uncovered_root_communities``: id,
+    title, size). Raises InputError for an unknown ``mode`` and LevelError when the general
+    graph has no reports yet."""
     if mode not in ("assign", "reextract"):
         raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
     if not levels(graph, GENERAL):
@@ -182,8 +215,12 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
             await reextract_chunks(graph, llm, settings, topics, progress)
     # one projection holding every topic label; Leiden runs per topic through nodeLabels
     labels = [f"Topic{i}" for i in range(len(topics))]
-    # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes)
+    # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes):
+    # it is dropped, so that the classifier is never offered a topic with nothing to retrieve
     labels = [lb for lb in labels if graph.run("index/graph_counts", label=lb)[0]["nodes"]]
+    dropped = [r["name"] for r in graph.run("index/drop_topics", keep=labels)]
+    for name in dropped:
+        log.warning("topic %r has no subgraph (no text unit concerns it): dropped", name)
     clusterer = Clusterer(graph, settings)
     reports: dict[str, dict[str, int]] = {}
     if labels:
@@ -198,5 +235,10 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         for label in labels:
             reports[label] = await build_reports(graph, llm, settings, label, progress)
     graph.run("index/set_index_meta", props={"topics_dirty": False})
-    return {"topics": [t.model_dump() for t in topics], "corpus_description": corpus,
-            "reports": reports, "counts": graph.run("index/topic_counts")}
+    uncovered = graph.run("index/uncovered_roots", labels=labels)
+    if uncovered:
+        log.warning("%d root communities contribute to no topic: %s", len(uncovered),
+                    ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
+    return {"topics": [t.model_dump() for t in topics if t.name not in dropped],
+            "dropped_topics": dropped, "corpus_description": corpus, "reports": reports,
+            "counts": graph.run("index/topic_counts"), "uncovered_root_communities": uncovered}

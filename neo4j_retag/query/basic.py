@@ -68,7 +68,7 @@ async def ask_ts(graph: Graph, llm: LLM, settings: Settings, query: Query) -> An
     answer = await map_reduce(llm, settings, query.question, as_reports,
                               Trace(method="ts", level=-1), query.response_type)
     # the map-reduce ids are positions in this query's list: back to text unit ids
-    answer.citations = [c.model_copy(update={"kind": "text_unit",
-                                             "id": chunks[int(c.id)]["chunk_id"]})
-                        for c in answer.citations]
+    answer.citations, answer.sources = ([
+        c.model_copy(update={"kind": "text_unit", "id": chunks[int(c.id)]["chunk_id"]})
+        for c in cs] for cs in (answer.citations, answer.sources))
     return answer

@@ -3,6 +3,8 @@
 Map: the reports, shuffled with a fixed seed, packed into batches within a token budget; each
 batch gives key points with a 0-100 helpfulness score (score-0 points dropped). Reduce: the
 points, best first, fill one context, and the LLM writes the final answer citing the reports.
+The answer's citations are only the ones its text makes; the reports behind the map points it
+was reduced from are its ``sources``, kept apart.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..errors import LLMError, LLMParseError
 from ..llm import LLM
 from ..model import Answer, Citation, ReportRow, Trace, clamped, timed
 from ..prompts import Message, csv_table, fragment, render
+from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
 
@@ -53,25 +56,40 @@ class MapResult(BaseModel):
     points: list[MapPoint] = Field([], json_schema_extra={"minItems": 1})
 
 
+MIN_POINTS = 3  # points a map batch must give (fewer when it holds fewer reports)
+
+
+def min_points(batch_size: int) -> int:
+    """The schema's lower bound on a batch's points: ``min(3, batch_size)``. Grammar-constrained
+    decoding stops at the bound the schema allows (issue 13: every batch gave exactly one point
+    under ``minItems: 1``); score-0 points keep "I don't know" possible."""
+    return max(1, min(MIN_POINTS, batch_size))
+
+
 @functools.lru_cache(maxsize=256)
 def map_model(ids: tuple[int, ...]) -> type[MapResult]:
-    """MapResult whose schema lets ``reports`` name only the ids of this batch (at least one):
-    under grammar-constrained decoding every point then cites real reports. Parsing stays
-    lenient; ids outside the batch are dropped afterwards."""
+    """MapResult whose schema lets ``reports`` name only the ids of this batch (at least one)
+    and asks for :func:`min_points` points: under grammar-constrained decoding every point
+    then cites real reports. Parsing stays lenient (fewer points are accepted); ids outside
+    the batch are dropped afterwards."""
     point = create_model("MapPoint", __base__=MapPoint, reports=(list[int], Field(
         [], json_schema_extra={"items": {"type": "integer", "enum": list(ids)},
                                "minItems": 1})))
     return create_model("MapResult", __base__=MapResult, points=(list[point], Field(  # type: ignore[valid-type]
-        [], json_schema_extra={"minItems": 1})))
+        [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
-    """The completion's text, or "" with the failure noted in the trace (never raises)."""
+    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
+    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
     try:
-        return str(await llm.complete(messages, stage=stage)).strip()
+        text = str(await llm.complete(messages, stage=stage))
     except LLMError as err:
         trace.note(f"{stage} failed: {err}")
         return ""
+    text, changed = strip_chatter(text)
+    trace.chatter_stripped += changed
+    return text
 
 
 def _report_table(reports: list[ReportRow]) -> str:
@@ -108,9 +126,9 @@ def batches(reports: list[ReportRow], max_tokens: int, seed: int,
 async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
                trace: Trace) -> list[MapPoint]:
     """One map call: the batch's key points, each citing only ids of this batch."""
-    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
-                  question=question)
     ids = tuple(sorted(r.id for r in batch))
+    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
+                  question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
     try:
         result = await llm.structured(msgs, map_model(ids), stage="map")
@@ -120,11 +138,18 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
     except LLMError:
         trace.map_failures += 1
         return []
+    points: dict[str, MapPoint] = {}
     for p in result.points:
         cited = p.reports or report_ids(p.description)
         # only ids that were in this batch count; a point citing none stays unattributed
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
-    return result.points
+        p.description, changed = strip_chatter(p.description)
+        trace.chatter_stripped += changed
+        # a model made to give several points may repeat one: the best-scored copy stays
+        key = " ".join(p.description.casefold().split())
+        if key and (key not in points or p.score > points[key].score):
+            points[key] = p
+    return list(points.values())
 
 
 def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list[MapPoint]]:
@@ -181,13 +206,16 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")
 
-    # citations: what the answer cites (checked against real report ids) and what supported
-    # the points that went into the reduce context
+    # citations: only what the answer text cites (checked against real report ids); sources:
+    # the reports behind the points that went into the reduce context, never added to the text
     text, cited = keep_valid_reports(text, set(by_id), trace)
-    support = [i for p in used_points for i in p.reports]
-    ids = list(dict.fromkeys(cited + support))
-    if ids and not cited:
-        text += f"\n\n[Data: Reports ({', '.join(str(i) for i in ids[:5])})]"
-    citations = [Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
-                          cited_in_answer=i in cited) for i in ids]
-    return Answer(answer=text, citations=citations, trace=trace)
+    if not cited:
+        trace.note("the answer cites no report: its sources are listed apart")
+
+    def citation(i: int) -> Citation:
+        return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
+                        cited_in_answer=i in cited)
+
+    support = dict.fromkeys(i for p in used_points for i in p.reports)
+    return Answer(answer=text, citations=[citation(i) for i in dict.fromkeys(cited)],
+                  sources=[citation(i) for i in support], trace=trace)

@@ -29,7 +29,7 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
     """Refine ``first`` (a retag or global answer) for up to ``rounds`` rounds; returns the
     final answer and what each round did. Why it stopped is noted in the final trace."""
     answer, history = first, []
-    seen = {c.id for c in first.citations}
+    seen = {c.id for c in first.citations + first.sources}
     for _ in range(rounds):
         msgs = render(settings.prompts_dir, "query/refine_check", question=question,
                       answer=answer.answer, max_keywords=8)
@@ -59,8 +59,11 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
         if refined.answer == no_answer(settings):
             answer.trace.note("refinement gave no answer: the previous answer stays")
             break
-        ids = {c.id for c in refined.citations}
-        refined.citations = [c for c in refined.citations if c.id != DRAFT_ID] + [
-            c for c in answer.citations if c.id not in ids]
+        # the refined text's own citations; the draft's citations and sources stay as sources
+        refined.citations = [c for c in refined.citations if c.id != DRAFT_ID]
+        sources = {c.id: c for c in refined.sources if c.id != DRAFT_ID}
+        for c in answer.citations + answer.sources:
+            sources.setdefault(c.id, c.model_copy(update={"cited_in_answer": False}))
+        refined.sources = list(sources.values())
         answer = refined
     return answer, history

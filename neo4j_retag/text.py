@@ -1,0 +1,97 @@
+"""Free-text LLM output without the model's chatter: lead-ins ("Here is the summary:", "A
+comprehensive summary of the given descriptions would be:"), labels ("Summary:"), sign-offs
+("I hope this helps!") and wrappers (surrounding quotes, a markdown fence).
+
+Instruction-tuned models add these around the text they were asked for; stored as an entity
+description or printed as an answer they read as if they were data. Every free-text output of
+the index and the query side (description summaries, community report fields, map points,
+reduce and RAG answers) passes through :func:`strip_chatter`; callers count the outputs that
+changed (``Trace.chatter_stripped``, the ingest result's ``chatter_stripped``).
+Plain string work, no I/O: it sits beside ``model.py`` so both sides can use it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# an opening interjection: "Sure!", "Certainly.", "Of course,"
+_INTERJECTION = re.compile(
+    r"^\s*(?:sure(?: thing)?|certainly|of course|okay|ok|absolutely|great|alright)\b[!.,:]*\s+",
+    re.I)
+# the start of a sentence that only announces the text that follows
+_ANNOUNCE = (r"(?:here(?:'s|\s+is|\s+are)|below\s+(?:is|are)|the\s+following|"
+             r"(?:a|an|the|this|my|your)\s+(?:[\w-]+\s+){0,4}?"
+             r"(?:summary|description|answer|response|version|overview|"
+             r"synthesis|rewrite|paragraph)\b|"
+             r"based\s+on\s+[^:\n]{0,150}?,\s*(?:here|the\s+(?:summary|description|answer)))")
+# ... ending in a colon at the end of its line ("Here is a summary of X:\n")
+_LEADIN_LINE = re.compile(rf"^\s*{_ANNOUNCE}[^:\n]{{0,200}}:[ \t]*(?:\n|$)", re.I)
+# ... or ending on the same line with an announcing verb ("The summary would be: X")
+_LEADIN_INLINE = re.compile(
+    rf"^\s*{_ANNOUNCE}[^:\n]{{0,200}}?\b(?:would\s+be|is\s+as\s+follows|as\s+follows|is|are|"
+    r"reads)\s*:[ \t]*", re.I)
+# a bare label: "Summary:", "**Description:**", "## Answer:"
+_LABEL = re.compile(
+    r"^\s*(?:#{1,6}\s*)?[*_]{0,2}(?:final\s+|comprehensive\s+|combined\s+|merged\s+|"
+    r"entity\s+|relationship\s+|concise\s+)?(?:summary|description|answer|response|output|"
+    r"result|text)[*_]{0,2}\s*:\s*[*_]{0,2}[ \t]*", re.I)
+# a closing sentence or paragraph offering more help
+_SIGNOFF = re.compile(
+    r"(?:\n\s*|(?<=[.!?])\s+)(?:i\s+hope\s+th(?:is|at)\s+helps|let\s+me\s+know\s+if|"
+    r"feel\s+free\s+to|please\s+let\s+me\s+know|if\s+you\s+(?:have|need)\s+(?:any\s+)?"
+    r"(?:more|further|other|additional))[^\n]*\s*$", re.I)
+_FENCE = re.compile(r"^\s*```[\w-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
+_QUOTES = {'"': '"', "\u201c": "\u201d", "'": "'", "\u00ab": "\u00bb"}
+
+
+class Stripped(NamedTuple):
+    """The cleaned text and whether anything was removed."""
+
+    text: str
+    changed: bool
+
+
+def _unwrap(text: str) -> str:
+    """One layer of wrapping removed: a fence around everything, or quotes around everything
+    (only when the inside holds no other quote of that kind, so '"A" and "B"' stays)."""
+    m = _FENCE.match(text)
+    if m:
+        return m.group(1).strip()
+    t = text.strip()
+    if len(t) >= 2 and t[0] in _QUOTES and t[-1] == _QUOTES[t[0]]:
+        inner = t[1:-1]
+        if t[0] not in inner and _QUOTES[t[0]] not in inner:
+            return inner.strip()
+    if t.startswith("**") and t.endswith("**") and t.count("**") == 2 and len(t) > 4:
+        return t[2:-2].strip()
+    return t
+
+
+def _strip_once(text: str) -> str:
+    t = _unwrap(text)
+    t = _INTERJECTION.sub("", t, count=1) if _INTERJECTION.match(t) and len(t) > 20 else t
+    for pattern in (_LEADIN_LINE, _LEADIN_INLINE, _LABEL):
+        m = pattern.match(t)
+        if m and t[m.end():].strip():  # never strip the whole text away
+            t = t[m.end():]
+            break
+    m = _SIGNOFF.search(t)
+    if m and t[:m.start()].strip():
+        t = t[:m.start()]
+    return t.strip()
+
+
+def strip_chatter(text: str) -> Stripped:
+    """``text`` without lead-ins, labels, sign-offs and wrappers, repeated until nothing more
+    goes (so 'Here is the summary:\\n"Scrooge is a miser."' becomes 'Scrooge is a miser.').
+
+    Never returns an empty text for a non-empty input: chatter is only removed around
+    something. Whitespace-only differences do not count as ``changed``."""
+    cur = (text or "").strip()
+    while True:
+        nxt = _strip_once(cur)
+        if nxt == cur or not nxt:
+            break
+        cur = nxt
+    return Stripped(cur, cur != (text or "").strip())
