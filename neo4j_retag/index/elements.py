@@ -45,11 +45,14 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
                           descriptions: list[str], chatter: Counter[str] | None = None) -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
     as is; the joined texts, truncated, when the LLM fails. The model's lead-ins and wrappers
-    are stripped (``text.strip_chatter``), counted in ``chatter["summarize"]``. Never raises
-    LLMError."""
+    are stripped (``text.strip_chatter``), counted in ``chatter["summarize"]`` (summaries) and
+    ``chatter["description"]`` (a single extracted description). Never raises LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
-    if len(unique) <= 1:
-        return unique[0] if unique else ""
+    if len(unique) <= 1:  # one extracted description: no summary call, the same cleaning
+        text, changed = strip_chatter(unique[0] if unique else "")
+        if changed and chatter is not None:
+            chatter["description"] += 1
+        return text
     listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
                        settings.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
                        settings.encoding)
@@ -65,8 +68,7 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
     if changed and chatter is not None:
         chatter["summarize"] += 1
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
-    return text or truncate(" ".join(unique), settings.summary_max_tokens,
-                                         settings.encoding)
+    return text or truncate(" ".join(unique), settings.summary_max_tokens, settings.encoding)
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
@@ -74,7 +76,7 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
                                  chatter: Counter[str] | None = None) -> int:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
     summary where there are several (within ``summary_max_tokens``). Returns elements updated;
-    summaries that needed chatter stripping are counted in ``chatter["summarize"]``."""
+    outputs that needed chatter stripping are counted in ``chatter`` (see summarize_texts)."""
     entities = graph.run("index/dirty_entities")
     relationships = graph.run("index/dirty_relationships")
     task = "entities/relationships summarised"

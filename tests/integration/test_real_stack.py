@@ -17,6 +17,7 @@ from neo4j_retag.model import Query
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.text import strip_chatter
 from tests.conftest import CORPORA
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
@@ -45,6 +46,11 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
         result.text_units_failed) == s["text_units"]
     assert s["text_units_extracted"] >= 1 and s["entities"] > 0
     assert usage.stage("extract").calls >= 1 and usage.stage("glean").calls >= 1
+    # claims by a call of their own (issue 13); stored descriptions carry no model chatter
+    assert usage.stage("claims").calls + usage.stage("claims").failed >= 1
+    descriptions = [r["d"] for r in real_graph.driver.execute_query(
+        "MATCH (e:Entity) WHERE e.description <> '' RETURN e.description AS d").records]
+    assert not [d for d in descriptions if strip_chatter(d).changed]
     levels = [lv["level"] for lv in s["levels"]]
     assert levels and levels == list(range(len(levels)))
     # each entity has a community at every level; each community a report or a recorded failure
@@ -71,7 +77,9 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
             Query(question=q, level=0, top_p=200)))
     for a in (g, r):
         assert a.answer.strip()
-        assert all(c.id in ids for c in a.citations)
+        assert all(c.id in ids for c in a.citations + a.sources)
+        # citations are what the text cites, never appended for it
+        assert all(f"{c.id}" in a.answer for c in a.citations)
         t = a.trace.as_dict()
         assert t["reports_retrieved"] >= 0 and "map" in t["seconds"] or t["notes"]
     assert r.trace.method == "retag" and r.trace.keywords is not None

@@ -78,3 +78,59 @@ def test_unknown_topic_level_and_empty_graph(indexed, graph, double, settings):
     graph.driver.execute_query("MATCH (n) DETACH DELETE n")
     with pytest.raises(LevelError, match="neo4j-retag ingest"):
         run(indexed, lambda llm: ask_global(graph, llm, indexed, Query(question="q", level=0)))
+
+
+def test_duplicate_and_empty_topics_and_coverage(indexed, graph, double):
+    # what Qwen2.5-Coder-1.5B mined: a near-duplicate pair and topics no text unit concerns
+    double.script["topics_list"] = lambda b: json.dumps({"topics": [
+        {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
+        {"name": "Ghosts and spirits community", "description": "the same, again"},
+        {"name": "Railway timetables", "description": "nothing in this corpus"}]})
+    # an isolated root community none of whose entities any text unit labelled with a topic
+    graph.driver.execute_query(
+        "CREATE (:Entity {key: 'orphan', name: 'Orphan', type: 'unknown'})"
+        "-[:IN_COMMUNITY]->(:Community {id: 987654, scope: 'general', level: 0, size: 1, "
+        "title: 'Orphan alone', report_status: 'ok', full_content: '# Orphan alone'})")
+    out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    assert [t["name"] for t in out["topics"]] == ["Ghosts and spirits"]
+    assert out["dropped_topics"] == ["Railway timetables"]
+    assert [c["name"] for c in out["counts"]] == ["Ghosts and spirits"]
+    # the classifier is offered only topics with a subgraph
+    offered = [t["name"] for t in graph.run("query/topics")]
+    assert offered == ["Ghosts and spirits"]
+    body = next(b for k, b in reversed(double.calls) if k == "assign")
+    assert "Railway timetables" in body["messages"][0]["content"]  # it was offered to assign
+    uncovered = out["uncovered_root_communities"]
+    assert [r["id"] for r in uncovered] == [987654] and uncovered[0]["title"] == "Orphan alone"
+
+
+def test_topics_build_cli_reports_coverage(indexed, graph, double):
+    from click.testing import CliRunner
+
+    from neo4j_retag.cli import main
+    env = {"OPENAI_BASE_URL": indexed.llm_base_url, "OPENAI_MODEL": "double",
+           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(indexed.cache_dir),
+           "NEO4J_BOLT_PORT": str(indexed.neo4j_bolt_port),
+           "NEO4J_HTTP_PORT": str(indexed.neo4j_http_port),
+           "NEO4J_DATA": str(indexed.neo4j_data_dir)}
+    if indexed.neo4j_uri:
+        env = {**env, "NEO4J_URI": indexed.neo4j_uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
+    out = CliRunner().invoke(main, ["topics", "build", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["uncovered_root_communities"] == [] and "dropped_topics" in data
+    out = CliRunner().invoke(main, ["topics", "build"], env=env)
+    assert "root communities covered by no topic: 0" in out.output
+    assert "dropped topic Money and business" in " ".join(out.output.split())
+    # ask: a reduce answer that cites nothing is printed as written, its sources apart
+    double.script["reduce"] = lambda b: "Here is the answer:\nScrooge meets three spirits."
+    out = CliRunner().invoke(main, ["ask", "Who does Scrooge meet?", "--method", "global",
+                                    "--level", "0"], env=env)
+    assert out.exit_code == 0, out.output
+    answer, _, rest = out.output.partition("\nSources: ")
+    assert answer.strip() == "Scrooge meets three spirits." and "[Data:" not in answer
+    assert rest.startswith("report ") and "not cited" in rest
+    out = CliRunner().invoke(main, ["ask", "Who does Scrooge meet?", "--method", "global",
+                                    "--level", "0", "--json"], env=env)
+    data = json.loads(out.output)
+    assert data["citations"] == [] and data["sources"] and data["trace"]["chatter_stripped"] == 1

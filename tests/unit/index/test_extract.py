@@ -1,5 +1,18 @@
-from neo4j_retag.index.extract import GraphClaimsExtraction, assemble
+import json
+
+import pytest
+
+from neo4j_retag.errors import LLMParseError
+from neo4j_retag.index.extract import (
+    ExtractedClaim,
+    GraphClaimsExtraction,
+    assemble,
+    extract_chunk,
+    grounded,
+)
+from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import entity_key
+from tests.conftest import make_settings
 
 
 def test_entity_key_normalises():
@@ -32,3 +45,66 @@ def test_assemble_dedupes_and_creates_endpoints():
     assert set(rels) == {("marley", "scrooge"), ("fezziwig", "scrooge")}  # no self-loop
     assert rels[("fezziwig", "scrooge")]["strength"] == 10
     assert ex.claims[0]["props"]["status"] == "SUSPECTED"
+
+
+# --- claims that actually come out (issue 13) ----------------------------------------------
+
+TEXT = ("The council granted Lumen Analytics the lease of the old library without a tender. "
+        "Priya Natarajan warned that the cost had risen from 30 million to 45 million pounds.")
+
+
+@pytest.fixture
+def dsettings(tmp_path, double):
+    return make_settings(tmp_path, {}, openai_base_url=double.base_url)
+
+
+def _extract(settings, **kw):
+    return run_with_llm(settings, lambda llm: extract_chunk(llm, settings, "c1", TEXT, glean=0,
+                                                            claims=True, **kw))
+
+
+def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dsettings, double):
+    # what Qwen2.5-Coder gave under a grammar: "claims": [] for every text unit
+    double.script["extract"] = lambda b: json.dumps({
+        "entities": [{"name": "Lumen Analytics", "type": "organization", "description": "x"},
+                     {"name": "Priya Natarajan", "type": "person", "description": "y"}],
+        "relationships": [], "claims": []})
+    double.script["claims"] = lambda b: json.dumps({"claims": [
+        {"subject": "Lumen Analytics", "object": "Millbrook council", "type": "CONTRACT AWARD",
+         "status": "TRUE", "description": "The lease was granted without a tender.",
+         "source_quote": "granted Lumen Analytics the lease of the old library without a tender"},
+        # made up to fill the schema's lower bound: not in the text, dropped
+        {"subject": "Lumen Analytics", "type": "FRAUD", "status": "SUSPECTED",
+         "description": "Lumen bribed the mayor.", "source_quote": "Lumen bribed the mayor"},
+        {"subject": "NONE", "description": "nothing", "source_quote": "the council"}]})
+    ex = _extract(dsettings)
+    assert double.count("claims") == 1
+    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"]
+    body = next(b for k, b in double.calls if k == "claims")
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["claims"]["minItems"] == 1
+    assert "Lumen Analytics" in body["messages"][-1]["content"]  # the entities found
+    # the graph call no longer asks for claims
+    extract_body = next(b for k, b in double.calls if k == "extract")
+    assert "Do not extract claims" in extract_body["messages"][0]["content"]
+
+
+def test_combined_mode_makes_one_call(dsettings, double):
+    ex = _extract(dsettings.model_copy(update={"claims_call": "combined"}))
+    assert double.count("claims") == 0 and double.count("extract") == 1
+    assert ex.claims  # the double's combined claim, grounded in the text
+
+
+def test_a_failed_claims_call_fails_the_text_unit(dsettings, double):
+    double.script["claims"] = lambda b: "no json at all"
+    with pytest.raises(LLMParseError):
+        _extract(dsettings)
+
+
+def test_grounding():
+    ok = ExtractedClaim(subject="Priya Natarajan", source_quote="the cost had risen from 30 "
+                        "million to 45 million pounds")
+    assert grounded(ok, TEXT)
+    assert grounded(ExtractedClaim(subject="Priya Natarajan"), TEXT)  # no quote: the subject
+    assert not grounded(ExtractedClaim(subject="Elena Varga"), TEXT)
+    assert not grounded(ExtractedClaim(subject="none", source_quote="the council"), TEXT)

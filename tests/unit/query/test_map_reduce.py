@@ -1,5 +1,12 @@
-from neo4j_retag.model import ReportRow
-from neo4j_retag.query.map_reduce import batches
+import json
+
+import pytest
+
+from neo4j_retag.cli.query import sources_line
+from neo4j_retag.llm import run_with_llm
+from neo4j_retag.model import Answer, Citation, ReportRow, Trace
+from neo4j_retag.query.map_reduce import batches, map_reduce, min_points
+from tests.conftest import make_settings
 
 
 def test_batches_fit_budget_and_cover_all():
@@ -15,3 +22,88 @@ def test_oversized_report_truncated_alone():
     groups = batches([ReportRow(id=1, title="big", full_content="word " * 5000)], 1000, 1,
                      "cl100k_base")
     assert len(groups) == 1
+
+
+# --- real-model faults (issue 13), on scripted replies of the kind seen -----------------
+
+
+def _reports(n=5):
+    return [ReportRow(id=10 + i, title=f"Report {i}", full_content=f"Finding {i} about the "
+                      f"harbour plan and the lantern festival.") for i in range(n)]
+
+
+def _ask(settings, reports, question="What are the main themes?"):
+    return run_with_llm(settings, lambda llm: map_reduce(llm, settings, question, reports,
+                                                        Trace()))
+
+
+@pytest.fixture
+def dsettings(tmp_path, double):
+    return make_settings(tmp_path, {}, openai_base_url=double.base_url)
+
+
+def _points_schema(body):
+    schema = body["response_format"]["json_schema"]["schema"]
+    return schema["properties"]["points"]
+
+
+def test_map_schema_asks_for_several_points_per_batch(dsettings, double):
+    assert [min_points(n) for n in (0, 1, 2, 3, 9)] == [1, 1, 2, 3, 3]
+    _ask(dsettings, _reports(5))
+    body = next(b for k, b in double.calls if k == "map")
+    assert _points_schema(body)["minItems"] == 3
+    assert "at least 3 when" in " ".join(body["messages"][0]["content"].split())
+    double.calls.clear()
+    _ask(dsettings, _reports(1))
+    body = next(b for k, b in double.calls if k == "map")
+    assert _points_schema(body)["minItems"] == 1  # a one-report batch: one point is enough
+
+
+def test_one_point_map_reply_is_accepted_and_repeats_are_merged(dsettings, double):
+    # what a grammar-constrained model gave under minItems 1: one point per batch
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan [Data: Reports (10)]", "score": 70, "reports": [10]}]})
+    a = _ask(dsettings, _reports(3))
+    assert a.trace.map_parse_failures == 0 and a.trace.points_total == a.trace.map_batches
+    # a model made to give three points repeating one: one point remains, the best score
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan [Data: Reports (10)]", "score": s, "reports": [10]}
+        for s in (40, 90, 40)]})
+    a = _ask(dsettings.model_copy(update={"llm_cache": False}), _reports(3))
+    assert a.trace.points_total == a.trace.map_batches and a.trace.points_kept == 1
+
+
+def test_no_citation_reduce_gets_no_invented_citation(dsettings, double):
+    # the reduce answer cites nothing: the text stays as the model wrote it, the reports that
+    # supported the map points are sources, shown apart
+    double.script["reduce"] = lambda b: "The corpus is about a harbour town."
+    a = _ask(dsettings, _reports(3))
+    assert a.answer == "The corpus is about a harbour town."
+    assert "[Data:" not in a.answer and a.citations == []
+    assert {s.id for s in a.sources} == {10, 11, 12}
+    assert not any(s.cited_in_answer for s in a.sources)
+    assert any("cites no report" in n for n in a.trace.notes)
+    out = a.as_dict()
+    assert out["citations"] == [] and len(out["sources"]) == 3
+
+
+def test_reduce_citations_hold_only_what_the_text_cites(dsettings, double):
+    double.script["reduce"] = lambda b: ("Here is the answer:\n\nThe harbour plan matters "
+                                         "[Data: Reports (11, 99)].")
+    a = _ask(dsettings, _reports(3))
+    assert a.answer == "The harbour plan matters [Data: Reports (11)]."
+    assert [c.id for c in a.citations] == [11] and a.citations[0].cited_in_answer
+    assert {s.id for s in a.sources} == {10, 11, 12}
+    assert [s.id for s in a.sources if s.cited_in_answer] == [11]
+    assert a.trace.invalid_citations == ["99"] and a.trace.chatter_stripped >= 1
+
+
+def test_sources_line_in_the_terminal():
+    a = Answer(answer="x", sources=[Citation(id=3, title="Harbour", cited_in_answer=True),
+                                    Citation(id=4, cited_in_answer=False)])
+    assert sources_line(a) == "report 3 (Harbour); report 4 - not cited"
+
+
+def test_empty_report_list_needs_no_llm(dsettings, double):
+    a = _ask(dsettings, [])
+    assert a.sources == [] and double.count() == 0

@@ -1,0 +1,42 @@
+"""Description summaries and report fields without the model's chatter (issue 13)."""
+
+from collections import Counter
+
+from neo4j_retag.index.elements import summarize_texts
+from neo4j_retag.index.reports import CommunityReport
+from neo4j_retag.llm import run_with_llm
+from tests.conftest import make_settings
+
+
+def test_chatter_prefixed_summary_is_stored_clean_and_counted(tmp_path, double):
+    settings = make_settings(tmp_path, {}, openai_base_url=double.base_url)
+    # what Qwen2.5-Coder-1.5B stored as an entity's description
+    double.script["summarize"] = lambda b: (
+        "A comprehensive summary of the given descriptions would be:\n\n"
+        '"Elena Varga is the mayor of Millbrook and backs the harbour plan."')
+    chatter: Counter[str] = Counter()
+    text = run_with_llm(settings, lambda llm: summarize_texts(
+        llm, settings, "Elena Varga", ["The mayor.", "Backs the harbour plan."], chatter))
+    assert text == "Elena Varga is the mayor of Millbrook and backs the harbour plan."
+    assert chatter == {"summarize": 1}
+    body = next(b for k, b in double.calls if k == "summarize")
+    assert "no introduction" in body["messages"][0]["content"]  # the prompt asks for text only
+    double.script["summarize"] = lambda b: "Elena Varga is the mayor."
+    text = run_with_llm(settings, lambda llm: summarize_texts(
+        llm, settings, "Varga", ["The mayor.", "A mayor."], chatter))
+    assert text == "Elena Varga is the mayor." and chatter == {"summarize": 1}
+
+
+def test_report_fields_lose_their_chatter():
+    report = CommunityReport.model_validate({
+        "title": '"Harbour Plan"', "summary": "Summary: The harbour plan divides the council.",
+        "rating": 7, "rating_explanation": "Here is the explanation:\nA council vote is due.",
+        "findings": [{"summary": "**Cost:** rising", "explanation": "```\nFrom 30 to 45 "
+                      "million.\n```"}]})
+    clean, changed = report.without_chatter()
+    assert changed and clean.title == "Harbour Plan"
+    assert clean.summary == "The harbour plan divides the council."
+    assert clean.rating_explanation == "A council vote is due."
+    assert clean.findings[0].explanation == "From 30 to 45 million."
+    assert clean.findings[0].summary == "**Cost:** rising"  # a label inside content stays
+    assert clean.without_chatter() == (clean, False)
