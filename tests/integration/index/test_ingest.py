@@ -114,3 +114,26 @@ def test_empty_graph_and_single_entity(settings, graph, double, tmp_path):
     title = graph.driver.execute_query("MATCH (c:Community) RETURN c.title AS t").records[0]["t"]
     assert title == "Scrooge"
     assert collect(graph)["communities"] == 1
+
+
+def test_chatter_prefixed_summaries_and_reports_are_stored_clean(settings, graph, double,
+                                                                 tmp_path):
+    # what Qwen2.5-Coder-1.5B stored: "A comprehensive summary ... would be:" before the text
+    double.script["summarize"] = lambda b: ("A comprehensive summary of the given descriptions "
+                                            "would be:\n\n\"A merged description.\"")
+    report, extract = double.script["report"], double.script["extract"]
+    double.script["report"] = lambda b: report(b).replace('"summary": "About',
+                                                          '"summary": "Summary: About')
+    # descriptions that differ per text unit, so that entities get summaries
+    double.script["extract"] = lambda b: extract(b).replace(
+        "appears in the text.", f"appears in a text of {len(b['messages'][-1]['content'])}.")
+    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
+    res = ingest(settings, graph, [corpus(tmp_path, 3)])
+    assert res.chatter_stripped["summarize"] >= 1 and res.chatter_stripped["report"] >= 1
+    stored = graph.driver.execute_query(
+        "MATCH (e:Entity) WHERE e.description STARTS WITH 'A merged' OR "
+        "e.description CONTAINS 'would be' RETURN e.description AS d").records
+    assert stored and all(r["d"] == "A merged description." for r in stored)
+    summaries = [r["s"] for r in graph.driver.execute_query(
+        "MATCH (c:Community) WHERE c.summary IS NOT NULL RETURN c.summary AS s").records]
+    assert summaries and not [s for s in summaries if s.startswith("Summary:")]
