@@ -99,10 +99,11 @@ class Settings(BaseSettings):
     chunk_overlap: int = 100
     glean: int = Field(1, description="extra gleaning rounds per text unit")
     extract_claims: bool = True
-    claims_call: Literal["separate", "combined"] = Field(
-        "separate", description="claims by a call of their own after the graph extraction "
-        "(GraphRAG's covariate extraction; one more LLM call per text unit) or in the same call "
-        "(grammar-constrained models answer \"claims\": [] there)")
+    claims_call: Literal["combined", "separate"] = Field(
+        "combined", description="claims in the graph extraction call (its schema asks for at "
+        "least one; ungrounded ones are dropped) or by a call of their own after it (GraphRAG's "
+        "covariate extraction; one more LLM call per text unit) for a model that still answers "
+        "\"claims\": [] in the combined call")
     entity_types: list[str] = ["organization", "person", "geo", "event"]
     summary_max_tokens: int = Field(500, description="token limit of merged descriptions")
     max_cluster_size: int = 10

@@ -63,7 +63,24 @@ def _extract(settings, **kw):
                                                             claims=True, **kw))
 
 
+def test_combined_schema_asks_for_a_claim_and_ungrounded_ones_are_dropped(dsettings, double):
+    # what Qwen2.5-Coder gave under a grammar with no lower bound: "claims": []
+    double.script["extract"] = lambda b: json.dumps({
+        "entities": [{"name": "Lumen Analytics", "type": "organization", "description": "x"}],
+        "relationships": [], "claims": [
+            {"subject": "Company A", "type": "FRAUD", "description": "copied from the example",
+             "source_quote": "Company A was fined for bid rigging"},
+            {"subject": "Lumen Analytics", "type": "CONTRACT AWARD", "status": "TRUE",
+             "source_quote": "the lease of the old library without a tender"}]})
+    ex = _extract(dsettings)
+    body = next(b for k, b in double.calls if k == "extract")
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["claims"]["minItems"] == 1 and double.count("claims") == 0
+    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"]
+
+
 def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dsettings, double):
+    dsettings = dsettings.model_copy(update={"claims_call": "separate"})
     # what Qwen2.5-Coder gave under a grammar: "claims": [] for every text unit
     double.script["extract"] = lambda b: json.dumps({
         "entities": [{"name": "Lumen Analytics", "type": "organization", "description": "x"},
@@ -90,7 +107,8 @@ def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dset
 
 
 def test_combined_mode_makes_one_call(dsettings, double):
-    ex = _extract(dsettings.model_copy(update={"claims_call": "combined"}))
+    assert dsettings.claims_call == "combined"
+    ex = _extract(dsettings)
     assert double.count("claims") == 0 and double.count("extract") == 1
     assert ex.claims  # the double's combined claim, grounded in the text
 
@@ -98,7 +116,7 @@ def test_combined_mode_makes_one_call(dsettings, double):
 def test_a_failed_claims_call_fails_the_text_unit(dsettings, double):
     double.script["claims"] = lambda b: "no json at all"
     with pytest.raises(LLMParseError):
-        _extract(dsettings)
+        _extract(dsettings.model_copy(update={"claims_call": "separate"}))
 
 
 def test_grounding():
