@@ -11,19 +11,27 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from ...errors import InputError
 from ...model import GENERAL, report_markdown
-from .repair import add_unclustered, carry_down, nest_and_partition, parent_of, repair
+from .repair import Repair, add_unclustered, carry_down, nest_and_partition, parent_of, repair
 from .tables import ORIGIN, Output, Row
 from .values import as_findings, as_float, as_int, as_list, as_str, set_props
 
-if TYPE_CHECKING:
-    from .plan import Plan
+
+@dataclass
+class Communities:
+    """The planned communities (rows for import_communities / import_parents), the repairs
+    made to GraphRAG's hierarchy, and the problems left as they are."""
+
+    communities: list[Row] = field(default_factory=list)
+    parents: list[Row] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
-def membership(out: Output, plan: Plan, by_id: dict[str, str],
+def membership(out: Output, plan: Communities, by_id: dict[str, str],
                by_title: dict[str, str]) -> tuple[dict[int, list[str]], dict[int, int]]:
     """community -> member keys, and (before 1.0) community -> parent from create_final_nodes."""
     members: dict[int, list[str]] = defaultdict(list)
@@ -92,7 +100,7 @@ def _by_number(table: list[Row]) -> tuple[dict[int, Row], int]:
     return rows, dummies
 
 
-def _rows(out: Output, plan: Plan, by_id: dict[str, str],
+def _rows(out: Output, plan: Communities, by_id: dict[str, str],
           by_title: dict[str, str]) -> dict[int, Row]:
     """One row per GraphRAG community (as GraphRAG gave it), dummy rows left out."""
     comms, dummy_c = _by_number(out.tables["communities"])
@@ -133,7 +141,7 @@ def _rows(out: Output, plan: Plan, by_id: dict[str, str],
     return rows
 
 
-def _check_links(rows: dict[int, Row], plan: Plan) -> None:
+def _check_links(rows: dict[int, Row], plan: Communities) -> None:
     """Warnings for parent links the repairs cannot mend (missing parent, level skipped)."""
     for cid, row in rows.items():
         p = row["props"].get("parent")
@@ -146,9 +154,16 @@ def _check_links(rows: dict[int, Row], plan: Plan) -> None:
                                  f"{p} at level {rows[p]['props']['level']}")
 
 
-def plan_communities(out: Output, plan: Plan, by_id: dict[str, str],
-                     by_title: dict[str, str]) -> None:
-    """``plan.communities`` / ``plan.parents`` from GraphRAG's tables, repaired (see module)."""
+def plan_communities(out: Output, by_id: dict[str, str], by_title: dict[str, str],
+                     entities: list[Row], relationships: list[Row],
+                     claims: list[Row]) -> Communities:
+    """Communities and parent links from GraphRAG's tables, repaired (see the module).
+
+    ``by_id`` / ``by_title``: GraphRAG entity id / title -> entity key; ``entities``,
+    ``relationships``, ``claims``: the planned rows (for unclustered entities and for where an
+    entity's relationships are). Raises InputError when membership cannot be read at all.
+    """
+    plan = Communities()
     rows = _rows(out, plan, by_id, by_title)
     _check_links(rows, plan)
     given = {cid: set(row["children"]) for cid, row in rows.items() if row["children"]}
@@ -161,12 +176,12 @@ def plan_communities(out: Output, plan: Plan, by_id: dict[str, str],
         plan.warnings.append(f"children lists disagree with parent links for communities "
                              f"{odd[:10]}: parent links used")
     neighbours: dict[str, set[str]] = defaultdict(set)
-    for r in plan.relationships:
+    for r in relationships:
         neighbours[r["source_key"]].add(r["target_key"])
         neighbours[r["target_key"]].add(r["source_key"])
     next_id = max(rows, default=-1) + 1  # above every GraphRAG number, even one dropped below
     plan.repairs += nest_and_partition(rows, neighbours)
-    done, next_id = add_unclustered(rows, plan.entities, plan.claims, next_id)
+    done, next_id = add_unclustered(rows, entities, claims, next_id)
     plan.repairs += done
     done, next_id = carry_down(rows, next_id)
     plan.repairs += done
@@ -176,3 +191,4 @@ def plan_communities(out: Output, plan: Plan, by_id: dict[str, str],
                     if (p := parent_of(rows, cid)) is not None]
     plan.communities = [{k: v for k, v in rows[cid].items() if k != "children"}
                         for cid in sorted(rows)]
+    return plan

@@ -243,5 +243,8 @@ def plan_import(out: Output, encoding: str = "cl100k_base") -> Plan:
     by_id, by_title = _plan_entities(out, plan, chunk_ids)
     _plan_relationships(out, plan, by_title)
     _plan_claims(out, plan, by_title)
-    plan_communities(out, plan, by_id, by_title)
+    comms = plan_communities(out, by_id, by_title, plan.entities, plan.relationships,
+                             plan.claims)
+    plan.communities, plan.parents = comms.communities, comms.parents
+    plan.repairs, plan.warnings = comms.repairs, plan.warnings + comms.warnings
     return plan
