@@ -45,11 +45,13 @@ class ImportReport(BaseModel):
 
 
 def _check_ids(graph: Graph, plan: Plan) -> list[Row]:
-    """Existing communities whose id an imported community would take over."""
-    ours = {c["id"]: c["props"].get("graphrag_id") for c in plan.communities}
+    """Existing communities whose id an imported community would take over (a community the
+    repair made counts as the same only if it stands for the same thing: ``repair_key``)."""
+    ours = {c["id"]: (c["props"].get("graphrag_id"), c["props"].get("repair_key"))
+            for c in plan.communities}
     return [row for row in graph.run("interop/import_existing_communities", ids=list(ours))
             if not (row["origin"] == ORIGIN and row["scope"] == GENERAL
-                    and row["graphrag_id"] == ours[row["id"]])]
+                    and (row["graphrag_id"], row["repair_key"]) == ours[row["id"]])]
 
 
 def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,

@@ -31,7 +31,9 @@ folder need not hold all three, so the import repairs, in this order:
    branch exactly once at each level, so a level-L global query misses no branch.
 
 New communities (3. and 4.) are numbered above GraphRAG's largest community number, in a
-fixed order (so a second import gives the same ids). Each repair kind is one :class:`Repair`.
+fixed order (so a second import gives the same ids), and carry ``graphrag_repair`` (the kind)
+and ``repair_key`` (what they stand for: an import that would give the id to another thing is
+refused as a collision). Each repair kind is one :class:`Repair`.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from .values import set_props
 DEFECTS = {"dummy", "nesting", "duplicate", "emptied"}
 EXAMPLES = 10  # community numbers / entity keys listed per repair
 _NOT_CARRIED = {"graphrag_id", "graphrag_report_id", "human_readable_id", "graphrag_repair",
-                "level", "parent", "size", "carried", "carried_from"}
+                "level", "parent", "size", "carried", "carried_from", "repair_key"}
 
 
 class Repair(BaseModel):
@@ -200,7 +202,8 @@ def add_unclustered(rows: dict[int, Row], entities: list[Row], claims: list[Row]
     first = next_id
     for key, entity in alone:
         props = set_props(scope=GENERAL, level=0, carried=False, origin=ORIGIN, size=1,
-                          graphrag_repair="unclustered", title=entity["props"]["name"])
+                          graphrag_repair="unclustered", repair_key=f"unclustered:{key}",
+                          title=entity["props"]["name"])
         if entity["props"].get("description"):
             props.update(_single_report(entity, about[key]))
         else:
@@ -228,8 +231,11 @@ def carry_down(rows: dict[int, Row], next_id: int) -> tuple[list[Repair], int]:
         while not children[node] and rows[node]["props"]["level"] < deepest:
             src = rows[node]
             props = {k: v for k, v in src["props"].items() if k not in _NOT_CARRIED}
-            props.update(level=src["props"]["level"] + 1, parent=node, carried=True,
-                         carried_from=cid, graphrag_repair="carried", size=len(src["members"]))
+            level = src["props"]["level"] + 1
+            props.update(level=level, parent=node, carried=True, carried_from=cid,
+                         graphrag_repair="carried", size=len(src["members"]),
+                         repair_key=f"carried:{rows[cid]['props'].get('repair_key') or cid}:"
+                                    f"{level}")
             rows[next_id] = {"id": next_id, "members": list(src["members"]), "props": props,
                              "children": []}
             children[node].append(next_id)

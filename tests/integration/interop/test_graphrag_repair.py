@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import re
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from neo4j_retag.errors import InputError
 from neo4j_retag.interop.graphrag.importer import import_graphrag
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
@@ -69,6 +72,13 @@ def test_broken_hierarchy_is_repaired_and_global_search_misses_no_branch(setting
     # a second import of the same folder changes nothing
     before = snapshot(graph)
     import_graphrag(graph, settings, folder)
+    assert snapshot(graph) == before
+    # without BELLE the repair would give GHOST's community id 6 to another thing: refused
+    ents = [e for e in pq.read_table(folder / "entities.parquet").to_pylist()
+            if e["title"] != "BELLE"]
+    pq.write_table(pa.Table.from_pylist(ents), folder / "entities.parquet")
+    with pytest.raises(InputError, match=r"already used.*\[6, 7, 8, 9, 10"):
+        import_graphrag(graph, settings, folder)
     assert snapshot(graph) == before
 
 
