@@ -18,7 +18,9 @@ from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout (or beside the folder of git worktrees, e.g. wt/<branch>)
+SHARED = next((p / "shared" for p in ROOT.parents[:2] if (p / "shared").is_dir()),
+              ROOT.parent / "shared")
 RESULTS = ROOT / "bench-results"
 
 

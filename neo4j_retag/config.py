@@ -67,6 +67,22 @@ class Settings(BaseSettings):
     neo4j_pagecache: str = "1g"
     write_batch_size: int = Field(1000, description="rows per UNWIND batch")
 
+    # --- Graph Data Science (neo4j_retag.gds) --------------------------------------------
+    gds_mode: Literal["plugin", "sessions"] = Field(
+        "plugin", description="plugin = the database's GDS plugin (local, self-managed, AuraDS);"
+        " sessions = Aura Graph Analytics (GdsSessions) for a database without the plugin")
+    aura_api_client_id: str | None = Field(None, description="Aura API client (sessions)")
+    aura_api_client_secret: SecretStr | None = None
+    aura_api_project_id: str | None = Field(
+        None, description="Aura project, when the API client belongs to several")
+    aura_instance_id: str | None = Field(None, description="the AuraDB the session attaches to")
+    gds_session_location: str | None = Field(
+        None, description="provider/region of a session beside a self-managed database, "
+        "e.g. gcp/europe-west1")
+    gds_session_name: str = "neo4j-retag"
+    gds_session_memory: str = Field("4GB", description="session size (2GB ... 512GB)")
+    gds_session_ttl: int = Field(60, description="minutes an idle session is kept")
+
     # --- LLM (any OpenAI-compatible endpoint) --------------------------------------------
     openai_base_url: str | None = Field(None, description="unset = the local llama.cpp server")
     openai_api_key: SecretStr = SecretStr("not-needed-locally")
