@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
@@ -15,6 +16,26 @@ from .config import Settings
 from .errors import ConfigError
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
+log = logging.getLogger(__name__)
+
+
+class _TransientRetries(logging.Filter):
+    """The driver retries transient errors (deadlocks between concurrent writers, a leader
+    switch) and logs each retry as a WARNING holding the server's whole lock dump; we log one
+    short INFO line instead (shown with --debug), and only a failure that outlasts the retries
+    reaches the user."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "will be retried" not in str(record.msg):
+            return True
+        err = record.args[-1] if isinstance(record.args, tuple) and record.args else None
+        code = str(getattr(err, "code", None) or type(err).__name__)
+        log.info("Neo4j transient error %s: the driver retries the transaction",
+                 code.rsplit(".", 1)[-1])
+        return False
+
+
+logging.getLogger("neo4j.session").addFilter(_TransientRetries())
 
 
 @lru_cache(maxsize=256)

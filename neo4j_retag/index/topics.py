@@ -34,6 +34,7 @@ from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_chunk
 from .gds import unique_name
+from .lock import holding_index_lock
 from .reports import build_reports
 
 log = logging.getLogger(__name__)
@@ -161,6 +162,7 @@ async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: l
     return len(rows)
 
 
+@holding_index_lock("topic build")
 async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
                        max_topics: int = 8,
                        progress: Progress = no_progress) -> dict[str, Any]:
