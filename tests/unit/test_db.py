@@ -20,3 +20,12 @@ def test_transient_retry_logged_briefly(caplog):
             "retries the transaction") in messages
     assert not any("ForsetiClient" in m for _, _, m in messages)
     assert ("neo4j.session", logging.WARNING, "something else") in messages
+
+
+def test_driver_imported_without_pandas_and_pyarrow():
+    import subprocess
+    import sys
+    code = ("import sys, neo4j_retag.db; print('pandas' in sys.modules, 'pyarrow' in sys.modules);"
+            " import pandas, pyarrow; print(pandas.DataFrame({'a': [1]}).shape)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["False False", "(1, 1)"]
