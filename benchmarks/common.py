@@ -31,11 +31,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def fakellm() -> Iterator[str]:
-    """fakellm (../shared/tools/fakellm) on a free port; yields its base URL."""
+def fakellm(*options: str) -> Iterator[str]:
+    """fakellm (../shared/tools/fakellm) on a free port, with its ``options`` (e.g.
+    "--delay-ms", "500"); yields its base URL."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
-                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+                             str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
