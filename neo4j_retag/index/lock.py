@@ -18,8 +18,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from ..config import Settings
 from ..db import Graph
 from ..errors import InputError
+from .gds import sessions_requirements
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -74,7 +76,8 @@ def release(graph: Graph) -> None:
 def holding_index_lock(what: str) -> Callable[[Callable[..., Awaitable[T]]],
                                               Callable[..., Awaitable[T]]]:
     """Decorate an async indexing function taking a ``Graph`` argument: it runs under the
-    database's index lock (InputError when another run holds it)."""
+    database's index lock (InputError when another run holds it), after the GDS settings are
+    checked (a missing GDS_MODE=sessions setting is a ConfigError before any LLM call)."""
 
     def deco(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         @functools.wraps(fn)
@@ -82,6 +85,10 @@ def holding_index_lock(what: str) -> Callable[[Callable[..., Awaitable[T]]],
             graph = next((a for a in (*args, *kwargs.values()) if isinstance(a, Graph)), None)
             if graph is None:  # a stand-in graph (unit tests): nothing to lock
                 return await fn(*args, **kwargs)
+            settings = next((a for a in (*args, *kwargs.values()) if isinstance(a, Settings)),
+                            graph.settings)
+            if settings.gds_mode == "sessions":
+                sessions_requirements(settings)
             graph.ensure_schema()  # the meta_id constraint makes taking the lock atomic
             acquire(graph, what)
             try:

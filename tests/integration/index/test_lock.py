@@ -85,3 +85,21 @@ def test_stale_lock_taken_over_foreign_lock_named(graph):
       "since: datetime()})")
     with pytest.raises(InputError, match="another ingest is running .*host elsewhere"):
         lock.acquire(graph, "ingest")
+
+
+@pytest.mark.integration
+def test_sessions_mode_without_its_settings_is_one_line(settings, graph, double, tmp_path):
+    from click.testing import CliRunner
+
+    from neo4j_retag.cli import main
+    (tmp_path / "a.txt").write_text("Scrooge met Marley.")
+    env = {"OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double", "GDS_MODE": "sessions",
+           "AURA_API_CLIENT_ID": "", "LLM_CACHE_DIR": str(tmp_path / "cache")}
+    env |= ({"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+            if settings.neo4j_uri else {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+                                        "NEO4J_DATA": str(settings.neo4j_data_dir)})
+    out = CliRunner().invoke(main, ["ingest", str(tmp_path / "a.txt"), "--no-topics"], env=env)
+    assert out.exit_code == 2, out.output
+    assert "AURA_API_CLIENT_ID" in out.output and "Traceback" not in out.output
+    assert len([ln for ln in out.output.splitlines() if ln.strip()]) == 1
+    assert double.count() == 0  # failed before any LLM call
