@@ -16,6 +16,7 @@ catalog. The client (and pandas under it) is imported only here, when communitie
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
 import uuid
@@ -57,8 +58,9 @@ def sessions_requirements(settings: Settings) -> None:
 class Gds:
     """Projections and Leiden for one graph, in the mode the settings name.
 
-    The client connects on first use; ``close()`` releases it (a session stays alive for
-    ``GDS_SESSION_TTL`` minutes of inactivity, so the next run reuses it).
+    The client connects on first use (the plugin's shares our driver; a session's connections
+    close at exit, and the session stays alive for ``GDS_SESSION_TTL`` idle minutes, so the
+    next run reuses it).
     """
 
     def __init__(self, graph: Graph, settings: Settings) -> None:
@@ -100,15 +102,13 @@ class Gds:
         if s.gds_session_location and not s.aura_instance_id:
             provider, region = s.gds_session_location.split("/", 1)
             location = CloudLocation(provider, region)
-        return sessions.get_or_create(
+        client = sessions.get_or_create(
             s.gds_session_name, memory=s.gds_session_memory, db_connection=db,
             ttl=timedelta(minutes=s.gds_session_ttl), cloud_location=location,
             show_progress=False)
-
-    def close(self) -> None:
-        if self._client is not None and self.sessions:  # pragma: no cover - Aura only
-            self._client.close()
-        self._client = None
+        # its connections close with the process; the session itself lives on for the TTL
+        atexit.register(client.close)
+        return client
 
     # --- projections ------------------------------------------------------------------
 

@@ -49,3 +49,68 @@ def test_projection_names_unique_per_call_and_process():
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip()
     assert other.startswith("retag-general-") and other not in names
+
+
+def test_sessions_path_calls_the_client_api_as_declared(monkeypatch):
+    """No Aura account here: every client call of the sessions path is bound against the real
+    signatures of graphdatascience's session classes, and shaped results flow back."""
+    import inspect
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from graphdatascience.procedure_surface.arrow.catalog.catalog_arrow_endpoints import (
+        CatalogArrowEndpoints,
+    )
+    from graphdatascience.procedure_surface.arrow.catalog.projection_arrow_endpoints import (
+        ProjectArrowEndpoints,
+    )
+    from graphdatascience.procedure_surface.arrow.community.leiden_arrow_endpoints import (
+        LeidenArrowEndpoints,
+    )
+    from graphdatascience.session import GdsSessions
+
+    calls = []
+
+    def checked(real, result):
+        def call(*args, **kwargs):
+            inspect.signature(real).bind(None, *args, **kwargs)  # TypeError if misused
+            calls.append((real.__name__, args, kwargs))
+            return result
+        return call
+
+    projected = (SimpleNamespace(name=lambda: "g"), SimpleNamespace(relationship_count=3))
+    stream = pd.DataFrame({"nodeId": [10, 11], "communityId": [1, 1],
+                           "intermediateCommunityIds": [[5, 1], [6, 1]]})
+    client = SimpleNamespace(
+        graph=SimpleNamespace(project=SimpleNamespace(
+            cypher=checked(ProjectArrowEndpoints.cypher, projected)),
+            drop=checked(CatalogArrowEndpoints.drop, [])),
+        leiden=SimpleNamespace(stream=checked(LeidenArrowEndpoints.stream, stream),
+                               write=checked(LeidenArrowEndpoints.write, None)),
+        close=lambda: None)
+
+    class FakeSessions:
+        def __init__(self, credentials):
+            calls.append(("credentials", credentials))
+
+        get_or_create = staticmethod(checked(GdsSessions.get_or_create, client))
+
+    monkeypatch.setattr("graphdatascience.session.GdsSessions", FakeSessions)
+    monkeypatch.setattr("atexit.register", lambda fn: None)
+    graph = SimpleNamespace(
+        cypher=lambda name: f"// {name}",
+        run=lambda name, **p: [{"id": i, "key": f"k{i}"} for i in p["ids"]])
+    gds = Gds(graph, Settings(**FULL))  # type: ignore[arg-type]
+    g, rels = gds.project("retag-general-x", ["Entity"])
+    assert rels == 3
+    assert gds.leiden_stream(g, ["Entity"], intermediate=True) == {"k10": [5, 1], "k11": [6, 1]}
+    gds.leiden_write(g, ["Entity"], "communities")
+    gds.project_keys("retag-split-x", ["a", "b"])
+    gds.drop("retag-general-x")
+    names = [c[0] for c in calls]
+    assert names == ["credentials", "get_or_create", "cypher", "stream", "write", "cypher",
+                     "drop"]
+    creds = calls[0][1]
+    assert (creds.client_id, creds.client_secret) == ("id", "secret")
+    assert calls[1][2]["db_connection"].aura_instance_id == "abcd1234"
+    assert calls[2][1][1] == "// index/gds_project_remote"
