@@ -79,8 +79,14 @@ class Gds:
 
     def _plugin(self) -> Any:
         from graphdatascience import GraphDataScience
-        return GraphDataScience(self.graph.driver, database=self.graph.database, arrow=False,
-                                show_progress=False)
+        from graphdatascience.error.gds_not_installed import GdsNotFound
+        try:
+            return GraphDataScience(self.graph.driver, database=self.graph.database,
+                                    arrow=False, show_progress=False)
+        except GdsNotFound as err:
+            raise ConfigError(
+                f"Neo4j at {self.settings.bolt_uri} has no Graph Data Science plugin: install "
+                "it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics") from err
 
     def _session(self) -> Any:  # pragma: no cover - needs an Aura account (README)
         from datetime import timedelta

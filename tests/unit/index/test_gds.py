@@ -114,3 +114,18 @@ def test_sessions_path_calls_the_client_api_as_declared(monkeypatch):
     assert (creds.client_id, creds.client_secret) == ("id", "secret")
     assert calls[1][2]["db_connection"].aura_instance_id == "abcd1234"
     assert calls[2][1][1] == "// index/gds_project_remote"
+
+
+def test_plugin_mode_without_the_plugin_is_one_line(monkeypatch):
+    from types import SimpleNamespace
+
+    from graphdatascience.error.gds_not_installed import GdsNotFound
+
+    def no_gds(*args, **kwargs):
+        raise GdsNotFound("The Graph Data Science library is not correctly installed")
+
+    monkeypatch.setattr("graphdatascience.GraphDataScience", no_gds)
+    graph = SimpleNamespace(driver=None, database="neo4j")
+    gds = Gds(graph, Settings(neo4j_password="pw"))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="no Graph Data Science plugin.*GDS_MODE=sessions"):
+        gds.client  # noqa: B018 - connecting is what fails
