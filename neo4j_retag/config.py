@@ -197,6 +197,24 @@ class Settings(BaseSettings):
             "to start the local server (it generates one)"
         )
 
+    def gds_sessions_problem(self) -> str | None:
+        """What GDS_MODE=sessions lacks, as one line naming the setting; None when complete."""
+        if not self.aura_api_client_id:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_ID (an Aura API client: "
+                    "console.neo4j.io, Account settings, API keys)")
+        if self.aura_api_client_secret is None:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_SECRET (shown once when the Aura "
+                    "API client is created)")
+        if self.local_neo4j:
+            return ("GDS_MODE=sessions needs NEO4J_URI: a database Aura can reach (the local "
+                    "server on 127.0.0.1 is not)")
+        if not self.aura_instance_id and not self.gds_session_location:
+            return ("GDS_MODE=sessions needs AURA_INSTANCE_ID (for an AuraDB) or "
+                    "GDS_SESSION_LOCATION=provider/region (for a self-managed database)")
+        if self.gds_session_location and "/" not in self.gds_session_location:
+            return "GDS_SESSION_LOCATION must be provider/region, e.g. gcp/europe-west1"
+        return None
+
     @property
     def concurrency(self) -> int:
         if self.llm_concurrency:

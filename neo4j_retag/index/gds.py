@@ -38,21 +38,10 @@ def unique_name(prefix: str) -> str:
 
 def sessions_requirements(settings: Settings) -> None:
     """Raise ConfigError (one line, naming the first missing setting) unless GDS_MODE=sessions
-    has what ``GdsSessions`` needs."""
-    if not settings.aura_api_client_id:
-        raise ConfigError("GDS_MODE=sessions needs AURA_API_CLIENT_ID (an Aura API client: "
-                          "console.neo4j.io, Account settings, API keys)")
-    if settings.aura_api_client_secret is None:
-        raise ConfigError("GDS_MODE=sessions needs AURA_API_CLIENT_SECRET (shown once when the "
-                          "Aura API client is created)")
-    if settings.local_neo4j:
-        raise ConfigError("GDS_MODE=sessions needs NEO4J_URI: a database Aura can reach "
-                          "(the local server on 127.0.0.1 is not)")
-    if not settings.aura_instance_id and not settings.gds_session_location:
-        raise ConfigError("GDS_MODE=sessions needs AURA_INSTANCE_ID (for an AuraDB) or "
-                          "GDS_SESSION_LOCATION=provider/region (for a self-managed database)")
-    if settings.gds_session_location and "/" not in settings.gds_session_location:
-        raise ConfigError("GDS_SESSION_LOCATION must be provider/region, e.g. gcp/europe-west1")
+    has what ``GdsSessions`` needs (``Settings.gds_sessions_problem``)."""
+    problem = settings.gds_sessions_problem()
+    if problem:
+        raise ConfigError(problem)
 
 
 class Gds:
