@@ -153,7 +153,11 @@ class Graph:
         online = {r["name"] for r in self.run("db/schema_state") if r["state"] == "ONLINE"}
         if wanted <= online:
             return
-        self.run_script("db/schema")
+        # one managed transaction per statement: two processes creating the schema of a fresh
+        # database at once deadlock, and the driver retries managed transactions (logged)
+        with self.driver.session(database=self.database) as session:
+            for stmt in statements(self.cypher("db/schema")):
+                session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
         self.run("db/await_indexes")
 
 
