@@ -18,7 +18,9 @@ from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout (or beside the folder of git worktrees, e.g. wt/<branch>)
+SHARED = next((p / "shared" for p in ROOT.parents[:2] if (p / "shared").is_dir()),
+              ROOT.parent / "shared")
 RESULTS = ROOT / "bench-results"
 
 
@@ -29,11 +31,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def fakellm() -> Iterator[str]:
-    """fakellm (../shared/tools/fakellm) on a free port; yields its base URL."""
+def fakellm(*options: str) -> Iterator[str]:
+    """fakellm (../shared/tools/fakellm) on a free port, with its ``options`` (e.g.
+    "--delay-ms", "500"); yields its base URL."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
-                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+                             str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:

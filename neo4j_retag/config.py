@@ -67,6 +67,22 @@ class Settings(BaseSettings):
     neo4j_pagecache: str = "1g"
     write_batch_size: int = Field(1000, description="rows per UNWIND batch")
 
+    # --- Graph Data Science (neo4j_retag.gds) --------------------------------------------
+    gds_mode: Literal["plugin", "sessions"] = Field(
+        "plugin", description="plugin = the database's GDS plugin (local, self-managed, AuraDS);"
+        " sessions = Aura Graph Analytics (GdsSessions) for a database without the plugin")
+    aura_api_client_id: str | None = Field(None, description="Aura API client (sessions)")
+    aura_api_client_secret: SecretStr | None = None
+    aura_api_project_id: str | None = Field(
+        None, description="Aura project, when the API client belongs to several")
+    aura_instance_id: str | None = Field(None, description="the AuraDB the session attaches to")
+    gds_session_location: str | None = Field(
+        None, description="provider/region of a session beside a self-managed database, "
+        "e.g. gcp/europe-west1")
+    gds_session_name: str = "neo4j-retag"
+    gds_session_memory: str = Field("4GB", description="session size (2GB ... 512GB)")
+    gds_session_ttl: int = Field(60, description="minutes an idle session is kept")
+
     # --- LLM (any OpenAI-compatible endpoint) --------------------------------------------
     openai_base_url: str | None = Field(None, description="unset = the local llama.cpp server")
     openai_api_key: SecretStr = SecretStr("not-needed-locally")
@@ -180,6 +196,24 @@ class Settings(BaseSettings):
             "no Neo4j password: set NEO4J_PASSWORD, or run `neo4j-retag neo4j start` "
             "to start the local server (it generates one)"
         )
+
+    def gds_sessions_problem(self) -> str | None:
+        """What GDS_MODE=sessions lacks, as one line naming the setting; None when complete."""
+        if not self.aura_api_client_id:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_ID (an Aura API client: "
+                    "console.neo4j.io, Account settings, API keys)")
+        if self.aura_api_client_secret is None:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_SECRET (shown once when the Aura "
+                    "API client is created)")
+        if self.local_neo4j:
+            return ("GDS_MODE=sessions needs NEO4J_URI: a database Aura can reach (the local "
+                    "server on 127.0.0.1 is not)")
+        if not self.aura_instance_id and not self.gds_session_location:
+            return ("GDS_MODE=sessions needs AURA_INSTANCE_ID (for an AuraDB) or "
+                    "GDS_SESSION_LOCATION=provider/region (for a self-managed database)")
+        if self.gds_session_location and "/" not in self.gds_session_location:
+            return "GDS_SESSION_LOCATION must be provider/region, e.g. gcp/europe-west1"
+        return None
 
     @property
     def concurrency(self) -> int:

@@ -3,28 +3,52 @@ the graph and the LLM open, progress display and the usage table."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from pydantic import ValidationError
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from ..config import Settings
-from ..db import Graph
 from ..errors import ConfigError, RetagError
-from ..llm import LLM, Usage
+
+# The heavy modules (the openai and neo4j clients, pydantic, rich, and the library behind
+# them) are imported where a command uses them, so `neo4j-retag --help` starts in a blink.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    from ..config import Settings
+    from ..db import Graph
+    from ..llm import LLM, Usage
 
 T = TypeVar("T")
-console = Console()
-err_console = Console(stderr=True)
 log = logging.getLogger("neo4j_retag.cli")
+
+
+class LazyConsole:
+    """A rich ``Console`` made on first use (rich is imported only then)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+console: Console = LazyConsole()  # type: ignore[assignment]
+err_console: Console = LazyConsole(stderr=True)  # type: ignore[assignment]
+
+
+def Table(*args: Any, **kwargs: Any) -> RichTable:  # noqa: N802 - stands in for the class
+    """``rich.table.Table``, imported on first use."""
+    from rich.table import Table as RichTable
+    return RichTable(*args, **kwargs)
 
 
 class Ctx:
@@ -37,6 +61,9 @@ class Ctx:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from pydantic import ValidationError
+
+            from ..config import Settings
             try:
                 self._settings = Settings()
             except ValidationError as err:
@@ -66,6 +93,10 @@ def friendly(fn: Callable[..., T]) -> Callable[..., T]:
 def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
                       usage: Usage) -> T:
     """Open the graph and the LLM, run ``coro_fn``, record LLM usage in the graph."""
+    import asyncio
+
+    from ..db import Graph
+    from ..llm import LLM
     from ..ops.stats import record_usage
 
     async def main() -> T:
@@ -88,6 +119,13 @@ class ProgressBars:
     when the console is not a terminal."""
 
     def __init__(self, console: Console) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
         self.bars = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), console=console,
                              transient=False, disable=not console.is_terminal)
@@ -109,7 +147,7 @@ class ProgressBars:
             self.bars.advance(self.tasks[task], n)
 
 
-def usage_table(usage: Usage) -> Table:
+def usage_table(usage: Usage) -> RichTable:
     table = Table(title="LLM usage by stage")
     for col in ("stage", "calls", "cached", "failed", "prompt tokens", "completion tokens", "s"):
         table.add_column(col, justify="right" if col != "stage" else "left")

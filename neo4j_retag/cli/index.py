@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from ..llm import Usage
-from ..model import timed
-from .common import Ctx, ProgressBars, console, friendly, run_with_services, usage_table
+from .common import Ctx, ProgressBars, Table, console, friendly, run_with_services, usage_table
+
+if TYPE_CHECKING:
+    from ..llm import Usage
 
 
 @click.command()
@@ -34,7 +33,11 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
+    from rich.console import Console
+
     from ..index.pipeline import run_ingest
+    from ..llm import Usage
+    from ..model import timed
     from ..ops.stats import collect
 
     if not paths and not resume:
@@ -145,6 +148,7 @@ def topics() -> None:
 def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
     """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
     from ..index.topics import build_topics
+    from ..llm import Usage
     usage = Usage()
     out = run_with_services(lambda llm, graph: build_topics(graph, llm, obj.settings, mode=mode,
                                                             max_topics=max_topics),

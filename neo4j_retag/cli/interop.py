@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from .common import Ctx, console, friendly
+from .common import Ctx, Table, console, friendly
 
 
 @click.group("import")

@@ -4,19 +4,37 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
-from rich.table import Table
 
-from ..llm import Usage
-from ..model import Answer, Query, timed
-from ..query import METHODS
-from .common import Ctx, console, friendly, run_with_services
+from .common import Ctx, Table, console, friendly, run_with_services
+
+
+def _methods() -> list[str]:
+    from ..query import METHODS
+    return list(METHODS)
+
+
+class MethodChoice(click.Choice):
+    """``--method``'s choices, the names in ``query.METHODS``, read only when `ask` parses or
+    shows its options: the query side imports the LLM and Neo4j clients."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(_methods())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass
 
 
 @click.command()
 @click.argument("question")
-@click.option("--method", type=click.Choice(list(METHODS)),
+@click.option("--method", type=MethodChoice(),
               default="retag", help="retag (default), global (GraphRAG), or the baselines: "
               "local search, rag (BM25 over text units), ts (map-reduce over text units)")
 @click.option("--level", type=int, default=None,
@@ -33,6 +51,8 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         topic: str | None, response_type: str, refine_rounds: int, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
+    from ..llm import Usage
+    from ..model import Answer, Query, timed
     from ..query import answer as answer_by
     settings = obj.settings
     usage = Usage()
@@ -81,10 +101,11 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: int | None, method
     """Compare methods head to head with an LLM judge on comprehensiveness, diversity,
     empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4). QUESTIONS_FILE has one
     question per line."""
+    from ..llm import Usage
     from ..query.evaluate import run_eval
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    if len(chosen) < 2 or any(m not in METHODS for m in chosen):
-        raise click.UsageError(f"--methods: two or more of {', '.join(METHODS)}")
+    if len(chosen) < 2 or any(m not in _methods() for m in chosen):
+        raise click.UsageError(f"--methods: two or more of {', '.join(_methods())}")
     if not questions_file and not generate:
         raise click.UsageError("give QUESTIONS_FILE or --generate N")
     questions = ([q.strip() for q in questions_file.read_text().splitlines() if q.strip()]

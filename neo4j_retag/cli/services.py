@@ -7,10 +7,9 @@ import sys
 from typing import Any
 
 import click
-from rich.table import Table
 
 from ..errors import ConfigError
-from .common import Ctx, console, friendly
+from .common import Ctx, Table, console, friendly
 
 
 @click.command("config")

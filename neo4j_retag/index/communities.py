@@ -9,16 +9,16 @@ and a leaf that stops early is carried down so that every level covers every ent
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import Settings
 from ..db import Graph
 from ..model import GENERAL
+from .gds import Gds, unique_name
 
 MAX_SPLIT_DEPTH = 6
-_split_names = itertools.count()
 
 
 @dataclass
@@ -109,25 +109,26 @@ def carry_down(roots: list[Community]) -> None:
 
 
 class Clusterer:
-    """Runs Leiden through GDS for one scope: the general graph, or a topic's label."""
+    """Runs Leiden through GDS (``index.gds.Gds``: the plugin or an Aura session) for one scope:
+    the general graph, or a topic's label. Projection names are unique per run and dropped
+    in ``finally``, so concurrent processes never collide in the GDS catalog."""
 
-    def __init__(self, graph: Graph, settings: Settings) -> None:
+    def __init__(self, graph: Graph, settings: Settings, gds: Gds | None = None) -> None:
         self.graph = graph
         self.settings = settings
+        self.gds = gds or Gds(graph, settings)
 
     def _leiden_keys(self, keys: list[str]) -> dict[str, int]:
         """Plain Leiden over just ``keys`` (their own projection); key -> community id."""
-        name = f"retag-split-{next(_split_names)}"
-        self.graph.run("index/gds_drop", name=name)
+        name = unique_name("retag-split")
         try:
-            counts = self.graph.run("index/gds_project_keys", name=name, keys=keys)[0]
-            if not counts["relationshipCount"]:
+            g, relationships = self.gds.project_keys(name, keys)
+            if not relationships:
                 return {k: i for i, k in enumerate(keys)}
-            rows = self.graph.run("index/leiden_stream", name=name, labels=["*"],
-                                  intermediate=False, seed=self.settings.leiden_seed)
-            return {r["key"]: r["communities"][-1] for r in rows}
+            return {k: ids[-1] for k, ids in
+                    self.gds.leiden_stream(g, ["*"], intermediate=False).items()}
         finally:
-            self.graph.run("index/gds_drop", name=name)
+            self.gds.drop(name)
 
     def split(self, comm: Community, depth: int = 0) -> None:
         """Split leaves larger than ``max_cluster_size`` (GraphRAG's hierarchical Leiden)."""
@@ -147,36 +148,36 @@ class Clusterer:
         for child in comm.children:
             self.split(child, depth + 1)
 
+    def _leiden(self, g: Any, label: str, scope: str) -> dict[str, list[int]]:
+        """Hierarchical Leiden over ``label`` in projection ``g``: key -> ids, finest first."""
+        if scope != GENERAL:
+            return self.gds.leiden_stream(g, [label], intermediate=True)
+        self.gds.leiden_write(g, [label], "communities")
+        return {r["key"]: list(r["communities"])
+                for r in self.graph.run("index/entity_communities")}
+
     def hierarchy(self, scope: str = GENERAL, label: str = "Entity",
-                  projection: str | None = None) -> list[Community]:
+                  projection: Any = None) -> list[Community]:
         """Root communities of ``scope``; the general scope writes ``communities: long[]``.
 
-        ``projection`` names an existing GDS projection holding ``label`` (topics project once);
-        without one, a projection of ``label`` is made and dropped here.
+        ``projection`` is an existing GDS projection holding ``label`` (topics project once,
+        ``Gds.project``); without one, a projection of ``label`` is made and dropped here.
         """
         counts = self.graph.run("index/graph_counts", label=label)[0]
         if not counts["nodes"]:
             return []
-        name = projection or f"retag-{scope}"
-        if projection is None:
-            self.graph.run("index/gds_drop", name=name)
-            self.graph.run("index/gds_project", name=name, labels=[label])
-        try:
-            if not counts["relationships"]:
-                keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
-                assignments = {k: [i] for i, k in enumerate(keys)}
-            elif scope == GENERAL:
-                self.graph.run("index/leiden_write", name=name, labels=[label],
-                               seed=self.settings.leiden_seed)
-                assignments = {r["key"]: list(r["communities"])
-                               for r in self.graph.run("index/entity_communities")}
-            else:
-                rows = self.graph.run("index/leiden_stream", name=name, labels=[label],
-                                      intermediate=True, seed=self.settings.leiden_seed)
-                assignments = {r["key"]: list(r["communities"]) for r in rows}
-        finally:
-            if projection is None:
-                self.graph.run("index/gds_drop", name=name)
+        if not counts["relationships"]:
+            keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
+            assignments = {k: [i] for i, k in enumerate(keys)}
+        elif projection is not None:
+            assignments = self._leiden(projection, label, scope)
+        else:
+            name = unique_name(f"retag-{scope}")
+            try:
+                g, _ = self.gds.project(name, [label])
+                assignments = self._leiden(g, label, scope)
+            finally:
+                self.gds.drop(name)
         roots = tree(nested_levels(assignments))
         for root in roots:
             self.split(root)

@@ -25,6 +25,7 @@ from .communities import Clusterer
 from .documents import Document, Skipped, read_path
 from .elements import mark_failed, summarize_descriptions, write_extraction
 from .extract import extract_chunk
+from .lock import holding_index_lock
 from .reports import build_reports
 from .topics import build_topics
 
@@ -130,6 +131,7 @@ def rebuild_communities(graph: Graph, settings: Settings) -> int:
     return len(comms)
 
 
+@holding_index_lock("ingest")
 async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph, *,
                      progress: Progress = no_progress, text_field: str | None = None,
                      topics: bool = True, topic_mode: str = "assign") -> IngestResult:

@@ -33,6 +33,8 @@ from ..query.retrieval import levels
 from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_chunk
+from .gds import unique_name
+from .lock import holding_index_lock
 from .reports import build_reports
 
 log = logging.getLogger(__name__)
@@ -160,6 +162,7 @@ async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: l
     return len(rows)
 
 
+@holding_index_lock("topic build")
 async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
                        max_topics: int = 8,
                        progress: Progress = no_progress) -> dict[str, Any]:
@@ -187,14 +190,14 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     clusterer = Clusterer(graph, settings)
     reports: dict[str, dict[str, int]] = {}
     if labels:
-        graph.run("index/gds_drop", name=TOPIC_PROJECTION)
-        graph.run("index/gds_project", name=TOPIC_PROJECTION, labels=labels)
+        name = unique_name(TOPIC_PROJECTION)  # unique per run: concurrent processes coexist
         try:
+            projection, _ = clusterer.gds.project(name, labels)
             for label in labels:
-                roots = clusterer.hierarchy(label, label, projection=TOPIC_PROJECTION)
+                roots = clusterer.hierarchy(label, label, projection=projection)
                 clusterer.write(roots, label)
         finally:
-            graph.run("index/gds_drop", name=TOPIC_PROJECTION)
+            clusterer.gds.drop(name)
         for label in labels:
             reports[label] = await build_reports(graph, llm, settings, label, progress)
     graph.run("index/set_index_meta", props={"topics_dirty": False})

@@ -37,13 +37,21 @@ def _neo4j(settings: Settings) -> list[Check]:
         out = [Check("Neo4j reachable", True,
                      f"{settings.bolt_uri}: {comp['name']} {comp['version']} {comp['edition']}, "
                      f"database {settings.neo4j_database}")]
-        try:
-            out.append(Check("Graph Data Science", True,
-                             f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
-        except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
-            out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
-                             "install the GDS plugin and allow `dbms.security.procedures."
-                             "unrestricted=gds.*` (the local server does both)"))
+        if settings.gds_mode == "sessions":  # GDS runs in Aura sessions, not in this database
+            problem = settings.gds_sessions_problem()
+            out.append(Check("Graph Data Science", problem is None,
+                             problem or f"GDS_MODE=sessions: Aura Graph Analytics session "
+                             f"{settings.gds_session_name!r} ({settings.gds_session_memory})",
+                             "set the named setting (README, Configuration)"))
+        else:
+            try:
+                out.append(Check("Graph Data Science", True,
+                                 f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
+            except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
+                out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
+                                 "install the GDS plugin and allow `dbms.security.procedures."
+                                 "unrestricted=gds.*` (the local server does both), or set "
+                                 "GDS_MODE=sessions"))
         try:
             graph.ensure_schema()
             english = graph.run("ops/doctor_fulltext")[0]["english"]
