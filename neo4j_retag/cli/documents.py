@@ -66,7 +66,8 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
         usage = Usage()
 
         async def work(llm: Any, g: Graph) -> Any:
-            with ProgressBars(quiet=quiet or as_json) as bars:
+            with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
+                              interval=settings.progress_interval) as bars:
                 return await run_ingest(settings, [], llm, g, progress=bars)
 
         result = run_with_services(work, settings, usage)

@@ -54,7 +54,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     async def work(llm: Any, graph: Any) -> tuple[Any, dict[str, Any]]:
         # with --json, progress lines go to stderr so stdout stays one JSON document
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
-                          stream=sys.stderr if as_json else None) as bars:
+                          stream=sys.stderr if as_json else None,
+                          interval=settings.progress_interval) as bars:
             result = await run_ingest(settings, list(paths), llm, graph, progress=bars,
                                       text_field=text_field, topics=not no_topics,
                                       topic_mode=topic_mode)
@@ -155,7 +156,8 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
 
     async def work(llm: Any, graph: Any) -> dict[str, Any]:
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
-                          stream=sys.stderr if as_json else None) as bars:
+                          stream=sys.stderr if as_json else None,
+                          interval=obj.settings.progress_interval) as bars:
             return await build_topics(graph, llm, obj.settings, mode=mode,
                                       max_topics=max_topics, progress=bars)
 
