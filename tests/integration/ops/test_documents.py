@@ -139,7 +139,7 @@ def test_cli_documents_list_delete_and_reset(settings, graph, double, tmp_path):
     out = run(main, ["documents", "delete", listed[0]["id"][:10], "--rebuild", "--json"],
               env=env)
     assert out.exit_code == 0, out.output
-    result = json.loads(out.output)
+    result = json.loads(out.stdout)  # progress lines went to stderr
     assert result["documents"][0]["id"] == listed[0]["id"]
     assert result["rebuild"]["communities_rebuilt"] is True
     out = run(main, ["documents", "delete", "nothing-like-this"], env=env)
