@@ -150,3 +150,38 @@ def test_cli_documents_list_delete_and_reset(settings, graph, double, tmp_path):
     out = run(main, ["reset", "--yes"], env=env)
     assert out.exit_code == 0 and "emptied: 1 documents" in out.output
     assert collect(graph)["documents"] == 0
+
+
+def test_delete_from_an_imported_graphrag_graph(settings, graph, double):
+    """An imported graph has no per-text-unit lists: weights shrink in proportion, nothing
+    breaks, and what only the deleted document supported goes."""
+    from pathlib import Path
+
+    from neo4j_retag.interop.graphrag.importer import import_graphrag
+    out = Path(__file__).resolve().parents[2] / "data" / "graphrag-output-3x"
+    import_graphrag(graph, settings, out)
+    before = collect(graph)
+    docs = list_documents(graph)
+    q = graph.driver.execute_query
+    # the document whose deletion leaves most relationships with part of their evidence
+    shared = {r["id"]: r["n"] for r in q(
+        "MATCH (d:Document)<-[:PART_OF]-(c:Chunk) WITH d, collect(c.id) AS ids "
+        "MATCH ()-[r:RELATED]->() WHERE any(i IN r.chunk_ids WHERE i IN ids) "
+        "AND any(i IN r.chunk_ids WHERE NOT i IN ids) RETURN d.id AS id, count(r) AS n").records}
+    victim = max(docs, key=lambda d: (shared.get(d["id"], 0), d["entities_only_here"]))
+    weights = {(r["a"], r["b"]): (r["w"], r["n"]) for r in q(
+        "MATCH (a)-[r:RELATED]->(b) RETURN a.key AS a, b.key AS b, r.weight AS w, "
+        "size(r.chunk_ids) AS n").records}
+    delete_documents(graph, [victim["id"]])
+    after = collect(graph)
+    assert after["documents"] == before["documents"] - 1
+    assert after["text_units"] == before["text_units"] - victim["text_units"]
+    assert after["entities"] == before["entities"] - victim["entities_only_here"]
+    shrunk = 0
+    for r in q("MATCH (a)-[r:RELATED]->(b) RETURN a.key AS a, b.key AS b, r.weight AS w, "
+               "size(r.chunk_ids) AS n").records:
+        w, n = weights[(r["a"], r["b"])]
+        assert r["n"] >= 1 and r["w"] == pytest.approx(w * r["n"] / n)
+        shrunk += r["n"] < n
+    assert shrunk == shared.get(victim["id"], 0)
+    assert after["relationships"] < before["relationships"]
