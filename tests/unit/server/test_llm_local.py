@@ -19,9 +19,8 @@ def smollm2_file() -> Path:
     return next(Path(p) for p in spec.submodule_search_locations) / llm_local.MODEL_FILE
 
 
-def test_model_path_serves_the_given_gguf(tmp_path):
-    gguf = tmp_path / "My-Model.Q4.gguf"
-    gguf.write_bytes(smollm2_file().read_bytes())
+def test_model_path_serves_the_given_gguf():
+    gguf = smollm2_file()  # the embedded model, but given by path like any other GGUF
     s = Settings(llm_model_path=gguf, llm_ctx=4096, llm_threads=3, llm_port=8099,
                  openai_base_url=None)
     cmd = llm_local.command(s)
@@ -30,11 +29,14 @@ def test_model_path_serves_the_given_gguf(tmp_path):
     assert cmd[cmd.index("--n_threads") + 1] == "3"
     assert cmd[cmd.index("--chat_format") + 1] == "chat_template.default"  # from the GGUF
     # the served alias (and the LLM cache key) name the model; budgets follow the context
-    assert cmd[cmd.index("--model_alias") + 1] == s.openai_model == "my-model.q4"
+    assert cmd[cmd.index("--model_alias") + 1] == s.openai_model == \
+        "smollm2-135m-instruct.q4_1"
     assert s.map_context_tokens == 1500 and s.llm_max_tokens == 400
     st = llm_local.status(s)
     assert st["model_file"] == str(gguf.resolve()) and st["n_ctx"] == 4096
     assert st["gguf"]["context_length"] == 8192 and st["gguf"]["chat_template"]
+    assert Settings(llm_model_path=gguf, openai_model="mine",
+                    openai_base_url=None).openai_model == "mine"  # an explicit name wins
 
 
 def test_default_is_the_embedded_smollm2():
