@@ -28,6 +28,10 @@ def resource_dir(name: str) -> Path:
     return REPO_ROOT / name
 
 
+# token budgets that fit the embedded server's default 8,192-token context; they scale with
+# LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
+# the field defaults meant for large remote models
+LOCAL_LLM_CTX = 8192
 LOCAL_LLM_BUDGETS = {
     "report_context_tokens": 3000,
     "map_context_tokens": 3000,
@@ -88,8 +92,12 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr = SecretStr("not-needed-locally")
     openai_model: str = Field("smollm2", description="chat model name sent to the endpoint")
     llm_port: int = 8088
-    llm_ctx: int = Field(8192, description="context window of the local llama.cpp server")
-    llm_threads: int = 2
+    llm_model_path: Path | None = Field(
+        None, description="any GGUF for the local server (chat template read from the file); "
+        "unset = the embedded SmolLM2-135M-Instruct; see `neo4j-retag llm fetch`")
+    llm_ctx: int = Field(8192, description="context window (tokens) of the local llama.cpp "
+                         "server; the local token budgets scale with it")
+    llm_threads: int = Field(2, description="CPU threads of the local llama.cpp server")
     llm_concurrency: int | None = Field(
         None, description="parallel LLM calls; unset = 1 for the local server, 8 for a remote API"
     )
@@ -108,6 +116,9 @@ class Settings(BaseSettings):
         "model under a grammar loops until max_tokens without them")
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
+
+    progress_interval: float = Field(
+        10.0, description="seconds between progress lines when stdout is not a terminal")
 
     # --- index (Edge et al. 2024 §3.1) ---------------------------------------------------
     encoding: str = Field("cl100k_base", description="tiktoken encoding for token counts")
@@ -131,12 +142,19 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _local_llm_budgets(self) -> Settings:
-        # the embedded SmolLM2 server has an 8k context: budgets the user did not set shrink
-        # so that prompt + completion fit (8,000-token contexts assume a large remote model)
+        # the local server's context (LLM_CTX, 8k by default) bounds prompt + completion:
+        # budgets the user did not set follow it (8,000-token contexts assume a large remote
+        # model); the schema limits keep small models from looping under a grammar
         if self.local_llm:
+            fields = type(self).model_fields
             for name, value in LOCAL_LLM_BUDGETS.items():
                 if name not in self.model_fields_set:
+                    if name.endswith("_tokens"):
+                        value = min(value * self.llm_ctx // LOCAL_LLM_CTX, fields[name].default)
                     setattr(self, name, value)
+            if self.llm_model_path and "openai_model" not in self.model_fields_set:
+                # the served alias and the LLM cache key: another model, other answers
+                self.openai_model = self.llm_model_path.stem.lower()
         return self
 
     @cached_property

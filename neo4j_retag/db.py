@@ -128,6 +128,23 @@ class Graph:
             for stmt in statements(self.cypher(name)):
                 session.run(Query(stmt), params).consume()
 
+    def run_script_tx(self, name: str, /, **params: Any) -> dict[str, int]:
+        """Every statement of a multi-statement file in ONE write transaction (all or
+        nothing); returns the summed update counters (``nodes_deleted``, ...)."""
+        totals: dict[str, int] = {}
+
+        def work(tx: Any) -> None:
+            totals.clear()  # a retried transaction counts once
+            for stmt in statements(self.cypher(name)):
+                counters = vars(tx.run(stmt, params).consume().counters)
+                for key, value in counters.items():
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        totals[key] = totals.get(key, 0) + value
+
+        with self.driver.session(database=self.database) as session:
+            session.execute_write(work)
+        return totals
+
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
         n = 0

