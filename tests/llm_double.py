@@ -119,14 +119,14 @@ def default_assign(body: dict[str, Any]) -> str:
 
 
 def default_questions(body: dict[str, Any]) -> str:
-    task = re.search(r"Their task: (.*)", body["messages"][0]["content"])
+    task = re.search(r"Their task: (.*)", body["messages"][-1]["content"])
     about = f", for {task.group(1).strip()}" if task else ""
     return json.dumps({"questions": [f"What are the themes{about}?",
                                      f"Who matters most{about}?"]})
 
 
 def default_tasks(body: dict[str, Any]) -> str:
-    persona = re.search(r"The user: (.*)", body["messages"][0]["content"])
+    persona = re.search(r"The user: (.*)", body["messages"][-1]["content"])
     who = persona.group(1).split()[1] if persona else "user"
     return json.dumps({"tasks": [f"task {i} of the {who}" for i in (1, 2, 3)]})
 

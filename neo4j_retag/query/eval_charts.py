@@ -79,8 +79,9 @@ def claims_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
     _bars(right, methods, [(f"τ={t}", [claims[m]["clusters"][t] for m in methods])
                            for t in result["taus"]])
     right.set_title("Diversity: claim clusters per answer", fontsize=10)
-    right.legend(fontsize=8)
-    fig.subplots_adjust(left=0.06, right=0.98, top=0.88, bottom=0.2, wspace=0.2)
+    right.legend(fontsize=8, ncols=len(result["taus"]), loc="lower center",
+                 bbox_to_anchor=(0.5, -0.32))
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.27, wspace=0.2)
     return _save(plt, fig, folder, "claims.png")
 
 

@@ -19,6 +19,15 @@ from ..llm import LLM
 from ..prompts import render
 
 
+def _unique(texts: list[str], n: int) -> list[str]:
+    """The first ``n`` distinct texts (case ignored): the same persona or task twice would ask
+    the same questions twice."""
+    seen: dict[str, str] = {}
+    for t in texts:
+        seen.setdefault(t.casefold(), t)
+    return list(seen.values())[:n]
+
+
 def _texts(v: Any) -> list[str]:
     items = v if isinstance(v, list) else [v] if v else []
     out = []
@@ -70,7 +79,8 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     desc = corpus_description or "(no description)"
     msgs = render(settings.prompts_dir, "query/eval_personas", corpus_description=desc,
                   k=personas)
-    people = (await llm.structured(msgs, Personas, stage="eval_questions")).personas[:personas]
+    people = _unique((await llm.structured(msgs, Personas, stage="eval_questions")).personas,
+                     personas)
     if not people:
         raise LLMError("the LLM generated no user personas")
     failures: list[str] = []
@@ -79,7 +89,8 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
         msgs = render(settings.prompts_dir, "query/eval_tasks", corpus_description=desc,
                       persona=persona, n=tasks)
         try:
-            got = (await llm.structured(msgs, Tasks, stage="eval_questions")).tasks[:tasks]
+            got = _unique((await llm.structured(msgs, Tasks, stage="eval_questions")).tasks,
+                          tasks)
         except LLMError as err:
             failures.append(f"tasks of persona {persona!r}: {err}")
             return []

@@ -29,6 +29,7 @@ from .eval_claims import claim_metrics, extract_claims
 from .eval_judge import criteria, judge
 from .eval_questions import EvalQuestion, generate_questions, write_questions
 from .eval_report import scores, write_folder
+from .map_reduce import no_answer
 from .retrieval import query_level
 
 __all__ = ["criteria", "judge", "run_eval"]
@@ -56,6 +57,9 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
 async def _claims(llm: LLM, settings: Settings, rec: dict[str, Any]) -> None:
     rec.update(claims=None, metrics=None, claims_error=None)
     if rec["answer"] is None:
+        return
+    if rec["answer"].strip() == no_answer(settings):  # "the data cannot answer": no claim
+        rec.update(claims=[], metrics=claim_metrics([]))
         return
     try:
         claims = await extract_claims(llm, settings, rec["question"], rec["answer"])

@@ -45,7 +45,7 @@ def test_personas_tasks_questions(double, tmp_path):
 
 def test_a_failed_task_list_fails_that_persona_only(double, tmp_path):
     def tasks(body):
-        if "teacher" in body["messages"][0]["content"]:
+        if "teacher" in body["messages"][-1]["content"]:
             raise Fail(400)
         return json.dumps({"tasks": ["read it"]})
     double.script["tasks"] = tasks
