@@ -139,6 +139,12 @@ class Settings(BaseSettings):
     top_p: int = Field(200, description="community reports retrieved by BM25 (ReTAG)")
     query_level: int = 1
     shuffle_seed: int = 7
+    dynamic_threshold: float = Field(
+        1, description="dynamic community selection: a report rated at least this (0-5) is "
+        "relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    dynamic_max_level: int = Field(
+        2, description="dynamic community selection: when nothing is relevant, rate every "
+        "report of the next level, down to this level (GraphRAG's max_level)")
 
     @model_validator(mode="after")
     def _local_llm_budgets(self) -> Settings:

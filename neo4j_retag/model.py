@@ -132,6 +132,19 @@ class RefinementRound(BaseModel):
     new_reports: int
 
 
+class ContextReport(BaseModel):
+    """A community report that reached map-reduce (GraphRAG's "context data"): ``score`` is its
+    BM25 score (retag), ``rating`` its relevance rating (dynamic community selection), ``cited``
+    whether the answer text cites it."""
+
+    id: int | str
+    level: int | None = None
+    title: str = ""
+    score: float | None = None
+    rating: float | None = None
+    cited: bool = False
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -150,6 +163,8 @@ class Trace(BaseModel):
     points_in_reduce: int = 0
     invalid_citations: list[str] = Field(default_factory=list)
     refinement: list[RefinementRound] = Field(default_factory=list)
+    context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
+    selection: dict[str, Any] = Field(default_factory=dict)  # dynamic community selection
     notes: list[str] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)

@@ -27,6 +27,10 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("refine", "review a draft answer"),
     ("judge", "fair judge comparing two answers"),
     ("questions", "write evaluation questions"),
+    ("personas", "imagine the users"),
+    ("tasks", "plan the work of one user"),
+    ("claims", "extract the factual claims"),
+    ("rate", "rate how relevant or helpful"),
     ("answer", "answering a question from the data tables"),
     ("keywords", "help a search engine"),
     ("assign", "label a passage"),
@@ -114,6 +118,27 @@ def default_assign(body: dict[str, Any]) -> str:
     return json.dumps({"topics": topics[:1]})
 
 
+def default_questions(body: dict[str, Any]) -> str:
+    task = re.search(r"Their task: (.*)", body["messages"][-1]["content"])
+    about = f", for {task.group(1).strip()}" if task else ""
+    return json.dumps({"questions": [f"What are the themes{about}?",
+                                     f"Who matters most{about}?"]})
+
+
+def default_tasks(body: dict[str, Any]) -> str:
+    persona = re.search(r"The user: (.*)", body["messages"][-1]["content"])
+    who = persona.group(1).split()[1] if persona else "user"
+    return json.dumps({"tasks": [f"task {i} of the {who}" for i in (1, 2, 3)]})
+
+
+def default_claims(body: dict[str, Any]) -> str:
+    """Each sentence of the answer is a claim (citation markers dropped)."""
+    answer = body["messages"][-1]["content"].split("Answer:", 1)[-1]
+    answer = re.sub(r"\[Data:[^\]]*\]", "", answer)
+    return json.dumps({"claims": [s.strip() for s in re.split(r"(?<=[.!?])\s+", answer)
+                                  if len(s.strip()) > 3]})
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "glean": lambda b: json.dumps({"entities": [], "relationships": []}),
@@ -129,8 +154,13 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "judge": lambda b: json.dumps({"reasoning": "longer", "winner": 1 if len(
         b["messages"][-1]["content"].split("Answer 2:")[0]) > len(
         b["messages"][-1]["content"].split("Answer 2:")[1]) else 2}),
-    "questions": lambda b: json.dumps({"questions": ["What are the themes?",
-                                                     "Who matters most?"]}),
+    "questions": default_questions,
+    "personas": lambda b: json.dumps({"personas": ["A historian of Victorian London",
+                                                   "A teacher planning a lesson",
+                                                   "A novelist"]}),
+    "tasks": default_tasks,
+    "claims": default_claims,
+    "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
     "topics_list": lambda b: json.dumps({"topics": [

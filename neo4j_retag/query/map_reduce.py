@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
-from ..model import Answer, Citation, ReportRow, Trace, clamped, timed
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
 from ..prompts import Message, csv_table, fragment, render
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
@@ -150,6 +150,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     """
     by_id = {r.id: r for r in reports}
     trace.reports_retrieved = len(reports)
+    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
+                     for r in reports]
     if not reports:
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
@@ -190,4 +192,6 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         text += f"\n\n[Data: Reports ({', '.join(str(i) for i in ids[:5])})]"
     citations = [Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
                           cited_in_answer=i in cited) for i in ids]
+    for c in trace.context:
+        c.cited = c.id in cited
     return Answer(answer=text, citations=citations, trace=trace)
