@@ -28,6 +28,7 @@ from ..config import Settings
 from ..errors import ConfigError, LLMError, LLMParseError
 from .endpoint import Capabilities, refused_param, transport_reason, wait
 from .reply import (
+    EMPTY,
     INVALID,
     REFUSED,
     TRUNCATED,
@@ -248,6 +249,8 @@ class LLM:
                     if reply.finish_reason == "length" and not truncation_ok:
                         raise ReplyFault(TRUNCATED, "the reply hit the completion cap "
                                          "(finish_reason length)", reply.text)
+                    if not reply.text.strip():
+                        raise ReplyFault(EMPTY, "the reply is empty")
                     text = reply.text
                     result = validate(text)
             except LLMParseError as err:
