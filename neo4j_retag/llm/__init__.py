@@ -30,7 +30,6 @@ from .endpoint import Capabilities, refused_param, transport_reason, wait
 from .reply import (
     EMPTY,
     INVALID,
-    REFUSED,
     TRUNCATED,
     UNPARSEABLE,
     Reply,
@@ -201,6 +200,9 @@ class LLM:
         reply = read_envelope(body, prompt, self.settings.encoding)
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
+        for r in reply.repairs:  # the envelope's own (think, nousage ...): whatever comes next
+            self.usage.fault(r)
+        reply.repairs = []  # from here: what parsing repairs, counted if the reply is used
         return reply
 
     def _more_room(self, cap: int, messages: list[dict[str, str]]) -> int:
@@ -214,17 +216,18 @@ class LLM:
         *,
         stage: str,
         max_tokens: int | None = None,
-        validate: Callable[[str], Any] | None = None,
+        validate: Callable[[str, list[str]], Any] | None = None,
         response_format: JSON | None = None,
         truncation_ok: bool = False,
     ) -> Any:
-        """One chat completion; returns ``validate(text)`` (or the checked text).
+        """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
+        ``validate`` appends the harmless defects it repaired to ``repairs``.
 
-        An unusable reply (``llm_reply`` reasons; ``validate`` raising LLMParseError) is
+        An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
-        an unparseable or invalid one with the error as a nudge. Cached only when it was
-        accepted. Raises ReplyFault (its ``reason`` names the last fault), LLMError or
-        ConfigError.
+        an unparseable or invalid one with the error as a nudge (in the system message, so
+        the request's data stays as it was), others as they were. Cached only when accepted.
+        Raises ReplyFault (its ``reason`` names the last fault), LLMError or ConfigError.
         """
         params: JSON = {
             "temperature": self.settings.llm_temperature,
@@ -235,7 +238,7 @@ class LLM:
         key = self._key(messages, params)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage.stage(stage).cached += 1
-            return validate(hit) if validate else hit
+            return validate(hit, []) if validate else hit
         msgs = list(messages)
         attempts = self.settings.llm_max_retries + 1
         last: ReplyFault | None = None
@@ -252,7 +255,7 @@ class LLM:
                     if not reply.text.strip():
                         raise ReplyFault(EMPTY, "the reply is empty")
                     text = reply.text
-                    result = validate(text)
+                    result = validate(text, reply.repairs)
             except LLMParseError as err:
                 fault = err if isinstance(err, ReplyFault) else ReplyFault(INVALID, str(err),
                                                                            err.raw)
@@ -263,9 +266,8 @@ class LLM:
                     if room <= params["max_tokens"]:
                         break  # no more room in the context: the item fails as truncated
                     params = {**params, "max_tokens": room}
-                elif fault.reason in (UNPARSEABLE, INVALID, REFUSED) and fault.raw:
-                    msgs = list(messages) + [{"role": "assistant", "content": fault.raw[:2000]},
-                                             {"role": "user", "content": self._nudge(fault)}]
+                elif fault.reason in (UNPARSEABLE, INVALID):
+                    msgs = self._nudged(messages, fault)
                 continue
             for r in reply.repairs:
                 self.usage.fault(r)
@@ -277,8 +279,15 @@ class LLM:
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
                          f"({last})", last.raw)
 
-    def _nudge(self, fault: ReplyFault) -> str:
-        return self._prompt("llm/reply_invalid", str(fault)[:300])
+    def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault
+                ) -> list[dict[str, str]]:
+        """``messages`` with the validation error added to the system message (one is put
+        first if there is none): chat templates take a system message only there."""
+        nudge = self._prompt("llm/reply_invalid", str(fault)[:300])
+        if messages and messages[0].get("role") == "system":
+            first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
+            return [first, *messages[1:]]
+        return [{"role": "system", "content": nudge}, *messages]
 
     def _prompt(self, name: str, error: str) -> str:
         # prompts.render sits beside this module, not below it: its one {error} by hand
@@ -297,9 +306,9 @@ class LLM:
         a tolerant parser otherwise (harmless defects repaired, truncation refused). Raises
         ReplyFault (an LLMParseError) when no attempt gave valid output."""
 
-        def validate(text: str) -> M:
+        def validate(text: str, repairs: list[str]) -> M:
             try:
-                return model.model_validate(parse_json(text))
+                return model.model_validate(parse_json(text, repairs))
             except ValidationError as err:
                 raise ReplyFault(INVALID, f"{stage}: wrong shape ({first_error(err)})",
                                  text) from err

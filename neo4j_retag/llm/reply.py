@@ -28,7 +28,7 @@ UNPARSEABLE = "unparseable"      # no JSON object in a reply that must be one
 INVALID = "invalid"              # JSON of the wrong shape
 REFUSED = "refused"              # a refusal, or finish_reason "content_filter"
 # harmless defects, repaired and counted (the reply is used)
-REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised")
+REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
@@ -129,6 +129,8 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     if reply.finish_reason == "length" and not truncation_ok:
         raise ReplyFault(TRUNCATED, "the reply hit the completion cap (finish_reason length)",
                          reply.text)
+    if reply.finish_reason == "length":
+        reply.repairs.append("truncated_ok")  # a short answer the caller capped on purpose
     text = reply.text.strip()
     if not text:
         raise ReplyFault(EMPTY, "the reply is empty")

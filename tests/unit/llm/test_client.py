@@ -55,6 +55,12 @@ def ask(llm, **kw):
     return llm.structured([{"role": "user", "content": "x"}], Obj, stage="t", **kw)
 
 
+def test_prose_and_fences_around_json_are_repaired_and_counted(tmp_path, double):
+    double.script["text"] = answers('Sure! Here is the JSON:\n\n```json\n{"a": 1}\n```')
+    out, llm = run(settings_for(tmp_path, double), ask)
+    assert out.a == 1 and llm.usage.faults == {"fence": 1, "prose": 1} and double.count() == 1
+
+
 @pytest.mark.parametrize("bad,reason", [
     (Raw({"error": {"message": "overloaded"}}), "no_choices"),
     (Raw({"choices": []}), "no_choices"),
@@ -85,8 +91,8 @@ def test_nudge_names_the_error_and_cache_serves_the_first_request(tmp_path, doub
     s = settings_for(tmp_path, double)
     run(s, ask)
     retry = double.calls[1][1]["messages"]
-    assert retry[-2] == {"role": "assistant", "content": "Sure, here you go."}
-    assert "unparseable" in retry[-1]["content"]
+    assert retry[0]["role"] == "system" and "unparseable" in retry[0]["content"]
+    assert retry[1:] == double.calls[0][1]["messages"] == [{"role": "user", "content": "x"}]
     out, llm = run(s, ask)
     assert out.a == 3 and llm.usage.stage("t").cached == 1 and double.count() == 2
 

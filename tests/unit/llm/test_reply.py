@@ -101,4 +101,5 @@ def test_text_replies_checked(text, reason, finish):
 def test_text_reply_chatter_stripped_and_truncation_allowed_when_asked():
     r = Reply("A summary.\n\nI hope this helps! Let me know if you need more.", "stop", 1, 1)
     assert check_text(r) == "A summary." and r.repairs == ["chatter"]
-    assert check_text(Reply("YES", "length", 1, 1), truncation_ok=True) == "YES"
+    r = Reply("YES", "length", 1, 1)
+    assert check_text(r, truncation_ok=True) == "YES" and r.repairs == ["truncated_ok"]
