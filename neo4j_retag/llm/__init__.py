@@ -225,8 +225,9 @@ class LLM:
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
-        an unparseable or invalid one with the error as a nudge (in the system message, so
-        the request's data stays as it was), others as they were. Cached only when accepted.
+        an unparseable or invalid one first as it was, then with the error as a nudge (in the
+        system message, so the request's data stays as it was), others as they were. Cached
+        only when accepted.
         Raises ReplyFault (its ``reason`` names the last fault), LLMError or ConfigError.
         """
         params: JSON = {
@@ -242,6 +243,7 @@ class LLM:
         msgs = list(messages)
         attempts = self.settings.llm_max_retries + 1
         last: ReplyFault | None = None
+        bad = 0  # unparseable / invalid replies so far
         for _ in range(attempts):
             try:
                 reply = await self._call(stage, msgs, params)
@@ -267,7 +269,10 @@ class LLM:
                         break  # no more room in the context: the item fails as truncated
                     params = {**params, "max_tokens": room}
                 elif fault.reason in (UNPARSEABLE, INVALID):
-                    msgs = self._nudged(messages, fault)
+                    # asked again as it was first (a one-off bad reply is the usual case, and
+                    # the answer is then the one the request gives); a second time, nudged
+                    bad += 1
+                    msgs = self._nudged(messages, fault) if bad >= 2 else list(messages)
                 continue
             for r in reply.repairs:
                 self.usage.fault(r)

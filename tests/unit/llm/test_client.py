@@ -87,14 +87,15 @@ def test_every_attempt_unusable_fails_with_the_reason_and_is_never_cached(tmp_pa
 
 
 def test_nudge_names_the_error_and_cache_serves_the_first_request(tmp_path, double):
-    double.script["text"] = answers("Sure, here you go.", '{"a": 3}')
+    double.script["text"] = answers("Sure, here you go.", "Sure, here you go.", '{"a": 3}')
     s = settings_for(tmp_path, double)
     run(s, ask)
-    retry = double.calls[1][1]["messages"]
+    assert double.calls[1][1]["messages"] == double.calls[0][1]["messages"]  # first: as it was
+    retry = double.calls[2][1]["messages"]
     assert retry[0]["role"] == "system" and "unparseable" in retry[0]["content"]
     assert retry[1:] == double.calls[0][1]["messages"] == [{"role": "user", "content": "x"}]
     out, llm = run(s, ask)
-    assert out.a == 3 and llm.usage.stage("t").cached == 1 and double.count() == 2
+    assert out.a == 3 and llm.usage.stage("t").cached == 1 and double.count() == 3
 
 
 def test_truncation_retries_with_more_room_then_fails(tmp_path, double):
