@@ -130,9 +130,10 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         except Exception as err:  # noqa: BLE001 - one text unit's fault fails that unit only
             reason = getattr(err, "reason", None) or (
                 "llm_error" if isinstance(err, RetagError) else type(err).__name__)
-            log.warning("text unit %s failed (%s): %s", row["id"], reason, err,
+            log.warning("text unit %s failed: %s", row["id"], err,
                         exc_info=not isinstance(err, RetagError))
-            mark_failed(graph, row["id"], f"{reason}: {err}")
+            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
+            mark_failed(graph, row["id"], msg)
             result.text_units_failed.append({"id": row["id"], "reason": reason,
                                              "error": str(err)[:300]})
         progress(task, 1, None)

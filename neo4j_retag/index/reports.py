@@ -207,7 +207,8 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             done["ok"] += 1
         except LLMError as err:
             reason = getattr(err, "reason", "llm_error")
-            props = {"report_status": "failed", "report_error": f"{reason}: {err}"[:2000]}
+            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
+            props = {"report_status": "failed", "report_error": msg[:2000]}
             done["failed"] += 1
         progress(task, 1, None)
         return {"id": cid, "props": props}

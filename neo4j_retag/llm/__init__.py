@@ -282,7 +282,7 @@ class LLM:
         self.usage.stage(stage).failed += 1
         assert last is not None
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
-                         f"({last})", last.raw)
+                         f"(last: {last.detail})", last.raw)
 
     def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault
                 ) -> list[dict[str, str]]:

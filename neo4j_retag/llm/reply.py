@@ -45,6 +45,7 @@ class ReplyFault(LLMParseError):
     def __init__(self, reason: str, message: str, raw: str = "") -> None:
         super().__init__(f"{reason}: {message}", raw)
         self.reason = reason
+        self.detail = message
 
 
 @dataclass
