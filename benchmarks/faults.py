@@ -133,14 +133,16 @@ def calls(stats: dict[str, Any]) -> int:
     return sum(v for v in stats.get("calls", {}).values())
 
 
-def cli_env(settings: Any, url: str, cache: Path) -> dict[str, str]:
+def cli_env(settings: Any, url: str, cache: Path, retries: int = 3) -> dict[str, str]:
     env = dict(os.environ)
     env.update({"OPENAI_BASE_URL": url + "/v1", "OPENAI_MODEL": "bench",
                 "LLM_CACHE_DIR": str(cache), "LLM_TIMEOUT": str(LLM_TIMEOUT),
-                "LLM_CONCURRENCY": "8", "GLEAN": "0",
+                "LLM_CONCURRENCY": "8", "GLEAN": "0", "LLM_MAX_RETRIES": str(retries),
                 "NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
                 "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
                 "NEO4J_DATA": str(settings.neo4j_data_dir), "PYTHONPATH": str(ROOT)})
+    if settings.neo4j_uri:
+        env |= {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
     return env
 
 
@@ -200,66 +202,90 @@ def accounting(summary: dict[str, Any], stats: dict[str, Any],
             "summary_faults": seen}
 
 
+def copy_articles(dest: Path, n: int) -> int:
+    """The first n/5 articles of each BBC category (sorted names) into ``dest``."""
+    src = SHARED / "corpora" / "bbc-news"
+    cats = sorted(d for d in src.iterdir() if d.is_dir())
+    per = -(-n // len(cats))
+    files = [f for d in cats for f in sorted(d.glob("*.txt"))[:per]][:n]
+    for f in files:
+        (dest / f.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy(f, dest / f.parent.name / f.name)
+    return len(files)
+
+
+# (name, LLM_MAX_RETRIES, SIGKILL the first run): the default retries; none, so that every
+# harmful fault fails its item and only reruns recover; the default with a killed process
+SCENARIOS = [("faulted", 3, False), ("faulted_no_retries", 0, False),
+             ("faulted_sigkill", 3, True)]
+
+
+def run_benchmark(settings: Any, corpus: Path, work: Path, faults: str, seed: int,
+                  scenarios: list[tuple[str, int, bool]], max_runs: int) -> dict[str, Any]:
+    """The clean run, then each scenario on an emptied graph; everything measured."""
+    rng = random.Random(seed)
+    result: dict[str, Any] = {"faults": faults, "fault_seed": seed, "timeout_s": TIMEOUT_S,
+                              "llm_timeout": LLM_TIMEOUT}
+    with Graph(settings) as graph:
+        wipe(graph)
+    with fakellm(None, 0) as url:
+        rc, summary, seconds = ingest(cli_env(settings, url, work / "cache-clean"), corpus)
+        clean_calls = calls(fake_stats(url))
+    assert rc == 0 and summary, f"the clean run exited {rc}"
+    clean = snapshot(settings)
+    result["clean"] = {"rc": rc, "seconds": round(seconds, 1), "llm_calls": clean_calls,
+                       "llm_faults": summary["llm_faults"],
+                       "counts": {k: len(v) for k, v in clean.items()},
+                       "communities": per_level(clean)}
+    print("clean:", result["clean"], flush=True)
+    for name, retries, kill in scenarios:
+        with Graph(settings) as graph:
+            wipe(graph)
+        with fakellm(faults, seed + len(name)) as url:
+            kill_after = rng.uniform(2.0, max(3.0, 0.8 * seconds)) if kill else None
+            run = until_clean(cli_env(settings, url, work / f"cache-{name}", retries), corpus,
+                              url, max_runs, kill_after)
+        final = snapshot(settings)
+        diff = compare(clean, final)
+        entry = {"llm_max_retries": retries,
+                 "killed_after_s": round(kill_after, 1) if kill_after else None,
+                 "runs": run["runs"], "reruns": run["reruns"],
+                 "converged": run["converged"], "llm_calls": run["llm_calls"],
+                 "extra_llm_calls": run["llm_calls"] - clean_calls,
+                 "equal_to_clean": all(d["equal"] for d in diff.values()),
+                 "compare": diff, "communities": per_level(final)}
+        if not kill:
+            entry["accounting"] = accounting(run["first_summary"], run["first_stats"],
+                                             result["clean"]["llm_faults"])
+            first = run["first_summary"] or {}
+            entry["first_run_failed"] = {
+                "text_units": [f["reason"] for f in first.get("text_units_failed", [])],
+                "summaries": len(first.get("summaries_failed", [])),
+                "reports": first.get("reports"),
+                "topics": [f["reason"] for f in first.get("topics_failed", [])],
+                "dropped_records": first.get("dropped_records"),
+                "outcomes": first.get("outcomes")}
+        result[name] = entry
+        print(name, {k: v for k, v in entry.items() if k != "compare"}, flush=True)
+    return result
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--articles", type=int, default=20)
     ap.add_argument("--faults", default=FAULTS)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--max-runs", type=int, default=8)
+    ap.add_argument("--max-runs", type=int, default=12)
     ap.add_argument("--out", type=Path, default=RESULTS / "faults.json")
     args = ap.parse_args()
-    rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="retag-faults-"))
-    corpus = work / "corpus"
-    src = SHARED / "corpora" / "bbc-news"
-    cats = sorted(d for d in src.iterdir() if d.is_dir())
-    per = -(-args.articles // len(cats))
-    files = [f for d in cats for f in sorted(d.glob("*.txt"))[:per]][:args.articles]
-    for f in files:
-        (corpus / f.parent.name).mkdir(parents=True, exist_ok=True)
-        shutil.copy(f, corpus / f.parent.name / f.name)
-    settings = bench_settings("http://127.0.0.1:1/v1")
-    result: dict[str, Any] = {"articles": len(files), "faults": args.faults,
-                              "fault_seed": args.seed, "timeout_s": TIMEOUT_S,
-                              "llm_timeout": LLM_TIMEOUT, "llm_max_retries": 3,
-                              "command": "python benchmarks/faults.py " + " ".join(sys.argv[1:])}
     try:
-        with Graph(settings) as graph:
-            wipe(graph)
-        with fakellm(None, 0) as url:
-            rc, summary, seconds = ingest(cli_env(settings, url, work / "cache-clean"), corpus)
-            clean_calls = calls(fake_stats(url))
-        assert rc == 0, f"the clean run exited {rc}"
-        clean = snapshot(settings)
-        result["clean"] = {"rc": rc, "seconds": round(seconds, 1), "llm_calls": clean_calls,
-                           "llm_faults": summary["llm_faults"], "llm": summary["llm"],
-                           "counts": {k: len(v) for k, v in clean.items()},
-                           "communities": per_level(clean)}
-        print("clean:", result["clean"], flush=True)
-        for name, kill in (("faulted", False), ("faulted_sigkill", True)):
-            with Graph(settings) as graph:
-                wipe(graph)
-            with fakellm(args.faults, args.seed + kill) as url:
-                kill_after = rng.uniform(2.0, max(3.0, 0.8 * seconds)) if kill else None
-                run = until_clean(cli_env(settings, url, work / f"cache-{name}"), corpus, url,
-                                  args.max_runs, kill_after)
-            final = snapshot(settings)
-            diff = compare(clean, final)
-            entry = {"killed_after_s": round(kill_after, 1) if kill_after else None,
-                     "runs": run["runs"], "reruns": run["reruns"],
-                     "converged": run["converged"], "llm_calls": run["llm_calls"],
-                     "extra_llm_calls": run["llm_calls"] - clean_calls,
-                     "equal_to_clean": all(d["equal"] for d in diff.values()),
-                     "compare": diff, "communities": per_level(final)}
-            if not kill:
-                entry["accounting"] = accounting(run["first_summary"], run["first_stats"],
-                                                 result["clean"]["llm_faults"])
-                entry["first_run_failed"] = {
-                    k: run["first_summary"][k] for k in
-                    ("text_units_failed", "summaries_failed", "reports", "topics_failed",
-                     "dropped_records", "outcomes")} if run["first_summary"] else None
-            result[name] = entry
-            print(name, {k: v for k, v in entry.items() if k != "compare"}, flush=True)
+        n = copy_articles(work / "corpus", args.articles)
+        settings = bench_settings("http://127.0.0.1:1/v1")
+        result = {"articles": n, "command": "python benchmarks/faults.py " +
+                  " ".join(sys.argv[1:]),
+                  **run_benchmark(settings, work / "corpus", work, args.faults, args.seed,
+                                  SCENARIOS, args.max_runs)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
