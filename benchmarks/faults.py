@@ -275,7 +275,7 @@ def main() -> None:
     ap.add_argument("--articles", type=int, default=20)
     ap.add_argument("--faults", default=FAULTS)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--max-runs", type=int, default=12)
+    ap.add_argument("--max-runs", type=int, default=30)
     ap.add_argument("--out", type=Path, default=RESULTS / "faults.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="retag-faults-"))

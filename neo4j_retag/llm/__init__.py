@@ -63,6 +63,11 @@ RETRYABLE = (
 )
 
 
+def _reasoned(err: LLMError, reason: str) -> LLMError:
+    err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
+    return err
+
+
 def run_with_llm(settings: Settings, fn: Callable[[LLM], Awaitable[T]],
                  usage: Usage | None = None) -> T:
     """Run ``fn(llm)`` to completion from synchronous code, closing the client after."""
@@ -152,8 +157,9 @@ class LLM:
         except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
             st.failed += 1
             self.usage.fault("timeout")
-            raise LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
-                           f"(LLM_TIMEOUT {self.settings.llm_timeout:g} s)") from err
+            raise _reasoned(LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
+                                     f"(LLM_TIMEOUT {self.settings.llm_timeout:g} s)"),
+                            "timeout") from err
         except openai.APIConnectionError as err:
             st.failed += 1
             hint = ("run `neo4j-retag llm start`" if self.settings.local_llm
@@ -171,7 +177,11 @@ class LLM:
             if isinstance(err, openai.RateLimitError | openai.InternalServerError):
                 self.usage.fault(transport_reason(err))
             st.failed += 1
-            raise LLMError(f"{stage}: LLM call failed: {err}") from err
+            reason = (transport_reason(err) if isinstance(
+                err, openai.RateLimitError | openai.InternalServerError) else
+                f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
+                else "llm_error")
+            raise _reasoned(LLMError(f"{stage}: LLM call failed: {err}"), reason) from err
         finally:
             if t0:
                 st.seconds += time.perf_counter() - t0
