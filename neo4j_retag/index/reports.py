@@ -174,7 +174,8 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     A report that fails after the LLM layer's retries is recorded (``report_status:
     'failed'``, ``report_error`` starting with the reason) and never stops the others; the
     next run retries it. A community with a sub-community whose report failed waits (its
-    report would be written from an incomplete context). Returns counts ``{"ok", "failed",
+    report would be written from an incomplete context): recorded as failed with the reason
+    "waiting", retried with it. Returns counts ``{"ok", "failed",
     "copied", "single", "waiting"}``: LLM reports, failures, reports copied from a
     carried-down copy, single-entity reports (no LLM call), communities left for the next run.
     """
@@ -186,11 +187,13 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     enc, budget = settings.encoding, settings.report_context_tokens
 
     async def one(cid: int, elements: Record,
-                  children: list[Record]) -> Record | None:
+                  children: list[Record]) -> Record:
         if any(c["status"] != "ok" for c in children):
+            # recorded, not left blank: every community has a report or a reason it has none
             done["waiting"] += 1
             progress(task, 1, None)
-            return None
+            return {"id": cid, "props": {"report_status": "failed", "report_error": (
+                "waiting: a sub-community's report failed; retried with it by the next run")}}
         if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
             # a carried copy has the same members: the same report, no LLM call
             done["copied"] += 1
@@ -221,5 +224,5 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         for row in graph.run("index/community_children", ids=ids):
             children[row["parent"]].append(row)
         rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
-        graph.write("index/set_reports", [r for r in rows if r is not None])
+        graph.write("index/set_reports", rows)
     return done
