@@ -39,8 +39,31 @@ KINDS = [  # (kind, marker in the first message) - checked in order
 
 
 class Fail(Exception):
-    def __init__(self, status: int = 500) -> None:
+    def __init__(self, status: int = 500, body: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         self.status = status
+        self.body = body or {"error": {"message": "scripted failure"}}
+        self.headers = headers or {}
+
+
+class Raw:
+    """A handler's answer sent as is: any HTTP-200 body (an error object, no choices ...)."""
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+
+class Reply(str):
+    """A handler's answer text with envelope details: finish_reason, usage (None = none)."""
+
+    finish_reason = "stop"
+    usage: dict[str, int] | None | bool = True
+
+    def __new__(cls, text: str, finish_reason: str = "stop",
+                usage: dict[str, int] | None | bool = True) -> Reply:
+        obj = super().__new__(cls, text)
+        obj.finish_reason, obj.usage = finish_reason, usage
+        return obj
 
 
 def kind_of(body: dict[str, Any]) -> str:
@@ -190,9 +213,12 @@ class ScriptedLLM:
             def log_message(self, *a: Any) -> None:
                 pass
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(self, status: int, payload: Any,
+                      headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -209,15 +235,25 @@ class ScriptedLLM:
                 try:
                     text = double.script[kind](body)
                 except Fail as f:
-                    self._send(f.status, {"error": {"message": "scripted failure"}})
+                    self._send(f.status, f.body, f.headers)
+                    return
+                if isinstance(text, Raw):
+                    self._send(200, text.body)
                     return
                 prompt = sum(len(m["content"]) for m in body["messages"]) // 4
-                self._send(200, {
+                usage: Any = {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                              "total_tokens": prompt + len(text) // 4}
+                finish = "stop"
+                if isinstance(text, Reply):
+                    finish = text.finish_reason
+                    usage = usage if text.usage is True else text.usage
+                payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
-                              "total_tokens": prompt + len(text) // 4}})
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": str(text)}}]}
+                if usage:
+                    payload["usage"] = usage
+                self._send(200, payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

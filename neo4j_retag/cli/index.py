@@ -71,12 +71,13 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         "graph": graph_stats, "llm": usage.as_dict(),
         "llm_total": vars(usage.total), "seconds_total": round(seconds["total"], 2),
         "topics": result.topics["topics"] if result.topics else None,
+        "llm_faults": dict(sorted(usage.faults.items())), "failed_items": result.failed_items,
     }
     if as_json:
         click.echo(json.dumps(summary, default=str, indent=2))
     else:
         _print_ingest(summary, usage)
-    if result.text_units_failed:
+    if result.failed_items:  # each is retried by the next run
         sys.exit(3)
 
 
@@ -92,12 +93,18 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
          f"{len(s['text_units_failed'])})"),
+        ("extraction records dropped", ", ".join(
+            f"{k} {v}" for k, v in sorted(s["dropped_records"].items())) or "0"),
+        ("element summaries (updated / failed)",
+         f"{s['elements_summarized']} / {len(s['summaries_failed'])}"),
         ("entities", g["entities"]), ("relationships", g["relationships"]),
         ("claims", g["claims"]),
         ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"
                                             for lv in g["levels"]) or "-"),
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
-        ("topics", g["topics"]),
+        ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
+        ("LLM faults met (retried or repaired)", ", ".join(
+            f"{k} {v}" for k, v in s["llm_faults"].items()) or "0"),
         ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
     ]:
         table.add_row(label, str(value))
@@ -105,7 +112,16 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
     for sk in s["skipped"]:
         console.print(f"[yellow]skipped[/yellow] {sk['path']}: {sk['reason']}")
     for f in s["text_units_failed"]:
-        console.print(f"[red]failed text unit[/red] {f['id']}: {f['error']}")
+        console.print(f"[red]failed text unit[/red] {f['id']} ({f['reason']}): {f['error']}")
+    for name in s["summaries_failed"]:
+        console.print(f"[red]failed summary[/red] {name} (kept for the next run)")
+    for f in s["topics_failed"]:
+        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
+    for outcome in s["outcomes"]:
+        console.print(f"[yellow]{outcome}[/yellow]")
+    if s["failed_items"]:
+        console.print(f"[red]{s['failed_items']} item(s) failed[/red]: rerun `neo4j-retag "
+                      "ingest --resume` to retry them (exit code 3)")
     console.print(usage_table(usage))
 
 
@@ -123,8 +139,10 @@ def stats(obj: Ctx, as_json: bool) -> None:
         return
     table = Table("what", "count")
     for k, v in data.items():
-        if not isinstance(v, list):
+        if not isinstance(v, list | dict):
             table.add_row(k, str(v))
+    for reason, n in data["dropped_records"].items():
+        table.add_row(f"dropped records: {reason}", str(n))
     for lv in data["levels"]:
         table.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
                                               f"{lv['reports']} reports")
@@ -169,8 +187,11 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
 
     out = run_with_services(work, obj.settings, usage)
     out["llm"] = usage.as_dict()
+    out["llm_faults"] = dict(sorted(usage.faults.items()))
     if as_json:
         click.echo(json.dumps(out, default=str, indent=2))
+        if out["failed"]:
+            sys.exit(3)
         return
     console.print(f"[bold]corpus:[/bold] {out['corpus_description']}")
     table = Table("topic", "label", "entities", "communities", "reports")
@@ -179,3 +200,9 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
                       str(t["reports"]))
     console.print(table)
     console.print(usage_table(usage))
+    for f in out["failed"]:
+        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
+    if out["failed"]:
+        console.print(f"[red]{len(out['failed'])} topic item(s) failed[/red]: rerun "
+                      "`neo4j-retag topics build` to retry them (exit code 3)")
+        sys.exit(3)

@@ -76,7 +76,9 @@ def tree(levels: list[dict[str, int]]) -> list[Community]:
         for key, cid in sorted(part.items()):
             groups[cid].append(key)
         comms = {cid: Community(lv, keys) for cid, keys in groups.items()}
-        for _, comm in sorted(comms.items()):
+        # ordered by members, not by Leiden's ids (which follow GDS's internal node order):
+        # the same partition always gets the same community ids
+        for comm in sorted(comms.values(), key=lambda c: c.members):
             if lv == 0:
                 roots.append(comm)
             else:
@@ -144,7 +146,7 @@ class Clusterer:
             groups[assignment.get(key, -1)].append(key)
         if len(groups) < 2:
             return  # Leiden finds no finer structure: keep the leaf as it is
-        comm.children = [Community(comm.level + 1, keys) for _, keys in sorted(groups.items())]
+        comm.children = [Community(comm.level + 1, keys) for keys in sorted(groups.values())]
         for child in comm.children:
             self.split(child, depth + 1)
 

@@ -31,19 +31,21 @@ def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
         ("index/merge_entities", {"chunk_id": ex.chunk_id, "entities": ex.entities}),
         ("index/merge_relationships", {"chunk_id": ex.chunk_id, "relationships": ex.relationships}),
         ("index/merge_claims", {"chunk_id": ex.chunk_id, "claims": ex.claims}),
-        ("index/mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None}),
+        ("index/mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None,
+                              "dropped": ex.dropped}),
     ])
 
 
 def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
     """Record a failed text unit (retried by the next run); the others are unaffected."""
-    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000])
+    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000], dropped=None)
 
 
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
-                          descriptions: list[str]) -> str:
+                          descriptions: list[str], failures: list[str] | None = None) -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
-    as is; the joined texts, truncated, when the LLM fails. Never raises LLMError."""
+    as is; the joined texts, truncated, when the LLM fails (``name`` then appended to
+    ``failures``, so the caller can retry it later). Never raises LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
     if len(unique) <= 1:
         return unique[0] if unique else ""
@@ -57,6 +59,8 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
         text = await llm.complete(msgs, stage="summarize", max_tokens=settings.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
+        if failures is not None:
+            failures.append(name)
         text = ""
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
     return str(text).strip() or truncate(" ".join(unique), settings.summary_max_tokens,
@@ -64,9 +68,13 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
-                                 progress: Progress = no_progress) -> int:
+                                 progress: Progress = no_progress,
+                                 failed: list[str] | None = None) -> int:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
-    summary where there are several (within ``summary_max_tokens``). Returns elements updated."""
+    summary where there are several (within ``summary_max_tokens``). Returns elements updated.
+    An element whose summary failed keeps the joined descriptions and stays dirty (the next
+    run retries it); its name is appended to ``failed``."""
+    failed = [] if failed is None else failed
     entities = graph.run("index/dirty_entities")
     relationships = graph.run("index/dirty_relationships")
     task = "entities/relationships summarised"
@@ -74,16 +82,21 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"])
+        mine: list[str] = []  # per element: other summaries run meanwhile
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], mine)
+        failed.extend(mine)
         progress(task, 1, None)
-        return {"key": row["key"], "description": desc,
+        return {"key": row["key"], "description": desc, "dirty": bool(mine),
                 "type": types[0][0] if types else "unknown"}
 
     async def relationship(row: Record) -> Record:
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [])
+        mine: list[str] = []
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [],
+                                     mine)
+        failed.extend(mine)
         strengths = row["strengths"] or [5.0]
         progress(task, 1, None)
-        return {"rid": row["rid"], "description": desc,
+        return {"rid": row["rid"], "description": desc, "dirty": bool(mine),
                 "strength": sum(strengths) / len(strengths)}
 
     ents = await asyncio.gather(*(entity(r) for r in entities))

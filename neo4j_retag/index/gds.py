@@ -116,9 +116,10 @@ class Gds:
                 name, self.graph.cypher("index/gds_project_remote"),
                 query_parameters={"labels": labels}, undirected_relationship_types=["*"])
         else:
-            g, result = self.client.graph.project.native(
-                name, labels, {"RELATED": {"orientation": "UNDIRECTED", "properties": {
-                    "weight": {"property": "weight", "defaultValue": 1.0}}}})
+            # a Cypher projection in key order: Leiden's result depends on GDS's node
+            # numbering, which a native projection takes from creation order
+            g, result = self.client.graph.project.cypher(
+                self.graph.cypher("index/gds_project"), name=name, labels=labels)
         return g, int(result.relationship_count)
 
     def project_keys(self, name: str, keys: list[str]) -> tuple[Any, int]:

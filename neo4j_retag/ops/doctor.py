@@ -73,7 +73,7 @@ async def _llm(settings: Settings) -> list[Check]:
         models = [m.id async for m in llm.client.models.list()]
         out.append(Check("LLM endpoint", True, f"{settings.llm_base_url}: models {models[:5]}"))
         text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
-                                  max_tokens=5)
+                                  max_tokens=5, truncation_ok=True)
         out.append(Check("LLM completion", bool(str(text).strip()),
                          f"model {settings.openai_model!r} answered {str(text).strip()[:40]!r}",
                          "check OPENAI_MODEL"))
@@ -82,6 +82,7 @@ async def _llm(settings: Settings) -> list[Check]:
                                  stage="doctor", max_tokens=20)
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
+            detail += f"; the endpoint takes: {llm.caps.describe()}"
             out.append(Check("JSON-schema output", True, detail))
         except LLMError as err:
             out.append(Check("JSON-schema output", False, str(err)[:200],

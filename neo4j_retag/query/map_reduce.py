@@ -24,6 +24,11 @@ from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
 
 
+class MapFailedError(LLMError):
+    """Every map batch failed (unparseable after retries, or the call failed): there is no
+    answer, and the canned no-answer sentence would pretend the data has none."""
+
+
 def no_answer(settings: Settings) -> str:
     """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
     return fragment(settings.prompts_dir, "query/no_answer")
@@ -145,8 +150,10 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
                      trace: Trace, response_type: str = "multiple paragraphs") -> Answer:
     """Answer ``question`` from ``reports`` (Edge et al. 2024 §3.1.6).
 
-    Never raises for bad model output: parse failures are counted in ``trace`` (distinct from
-    score-0 points) and an answer that cannot be given says why in ``trace.notes``.
+    Parse failures are counted in ``trace`` (distinct from score-0 points); an answer that
+    cannot be given says why in ``trace.notes``. Raises MapFailedError ("N of N map batches
+    could not be parsed") when every map batch failed: the honest no-answer stays for reports
+    that simply score 0.
     """
     by_id = {r.id: r for r in reports}
     trace.reports_retrieved = len(reports)
@@ -168,7 +175,11 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     trace.points_kept = len(kept)
     if not kept:
         if trace.map_parse_failures + trace.map_failures == len(groups):
-            trace.note("every map batch failed to parse or errored")
+            n = len(groups)
+            what = ("could not be parsed" if trace.map_parse_failures == n
+                    else "failed (unparseable or the LLM call failed)")
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
+                                 "the LLM with `neo4j-retag doctor`)")
         else:
             trace.note("no map point scored above 0: the reports do not answer this")
         return Answer(answer=no_answer(settings), trace=trace)
