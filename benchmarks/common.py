@@ -18,7 +18,9 @@ from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout (a git worktree sits one level deeper: look further up)
+SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared" / "corpora").is_dir()),
+              ROOT.parent / "shared")
 RESULTS = ROOT / "bench-results"
 
 
@@ -53,6 +55,22 @@ def bench_settings(base_url: str, **extra: Any) -> Settings:
                         neo4j_pagecache="512m", **extra)
     neo4j_local.start(settings)
     return settings
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: cores and the load average (1, 5, 15 min) at the end
+    (other jobs on a shared machine slow Neo4j down most)."""
+    return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def neo4j_cpu_seconds(settings: Settings) -> float | None:
+    """CPU seconds (user + system) the benchmark Neo4j's JVM has used so far (Linux /proc)."""
+    pid = neo4j_local.status(settings).get("pid")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def with_llm(settings: Settings, usage: Usage,

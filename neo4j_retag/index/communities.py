@@ -115,37 +115,48 @@ class Clusterer:
         self.graph = graph
         self.settings = settings
 
-    def _leiden_keys(self, keys: list[str]) -> dict[str, int]:
-        """Plain Leiden over just ``keys`` (their own projection); key -> community id."""
+    def _leiden_groups(self, groups: list[list[str]]) -> list[dict[str, int]]:
+        """Plain Leiden over each group of keys on its own (the groups are disjoint), all in ONE
+        projection: a node label per group, Leiden filtered by it. Per group, key -> id."""
         name = f"retag-split-{next(_split_names)}"
+        labels = [f"Split{i}" for i in range(len(groups))]
         self.graph.run("index/gds_drop", name=name)
         try:
-            counts = self.graph.run("index/gds_project_keys", name=name, keys=keys)[0]
-            if not counts["relationshipCount"]:
-                return {k: i for i, k in enumerate(keys)}
-            rows = self.graph.run("index/leiden_stream", name=name, labels=["*"],
-                                  intermediate=False, seed=self.settings.leiden_seed)
-            return {r["key"]: r["communities"][-1] for r in rows}
+            linked = set(self.graph.run("index/gds_project_groups", name=name, groups=[
+                {"label": lb, "keys": keys}
+                for lb, keys in zip(labels, groups, strict=True)])[0]["linked"])
+            # a group without a relationship inside: each entity is a community of its own
+            return [{r["key"]: r["communities"][-1] for r in self.graph.run(
+                        "index/leiden_stream", name=name, labels=[lb], intermediate=False,
+                        seed=self.settings.leiden_seed)} if lb in linked
+                    else {k: i for i, k in enumerate(keys)}
+                    for lb, keys in zip(labels, groups, strict=True)]
         finally:
             self.graph.run("index/gds_drop", name=name)
 
-    def split(self, comm: Community, depth: int = 0) -> None:
-        """Split leaves larger than ``max_cluster_size`` (GraphRAG's hierarchical Leiden)."""
-        if comm.children:
-            for child in comm.children:
-                self.split(child, depth)
-            return
-        if len(comm.members) <= self.settings.max_cluster_size or depth >= MAX_SPLIT_DEPTH:
-            return
-        assignment = self._leiden_keys(comm.members)
-        groups: dict[int, list[str]] = defaultdict(list)
-        for key in comm.members:
-            groups[assignment.get(key, -1)].append(key)
-        if len(groups) < 2:
-            return  # Leiden finds no finer structure: keep the leaf as it is
-        comm.children = [Community(comm.level + 1, keys) for _, keys in sorted(groups.items())]
-        for child in comm.children:
-            self.split(child, depth + 1)
+    def split(self, *comms: Community) -> None:
+        """Split leaves larger than ``max_cluster_size`` under ``comms`` by Leiden on each
+        leaf's own subgraph (GraphRAG's hierarchical Leiden), up to MAX_SPLIT_DEPTH times.
+
+        Round by round: all oversized leaves of a round share one projection (one per leaf
+        cost a projection each, which dominated the communities stage)."""
+        limit = self.settings.max_cluster_size
+        todo = [c for c in walk(list(comms)) if not c.children and len(c.members) > limit]
+        for _ in range(MAX_SPLIT_DEPTH):
+            if not todo:
+                return
+            found = []
+            for comm, assignment in zip(todo, self._leiden_groups([c.members for c in todo]),
+                                        strict=True):
+                groups: dict[int, list[str]] = defaultdict(list)
+                for key in comm.members:
+                    groups[assignment.get(key, -1)].append(key)
+                if len(groups) < 2:
+                    continue  # Leiden finds no finer structure: keep the leaf as it is
+                comm.children = [Community(comm.level + 1, keys)
+                                 for _, keys in sorted(groups.items())]
+                found += [c for c in comm.children if len(c.members) > limit]
+            todo = found
 
     def hierarchy(self, scope: str = GENERAL, label: str = "Entity",
                   projection: str | None = None) -> list[Community]:
@@ -178,8 +189,7 @@ class Clusterer:
             if projection is None:
                 self.graph.run("index/gds_drop", name=name)
         roots = tree(nested_levels(assignments))
-        for root in roots:
-            self.split(root)
+        self.split(*roots)
         carry_down(roots)
         return roots
 
