@@ -36,6 +36,7 @@ def fakellm() -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
                              str(port), "--quiet"], stderr=subprocess.DEVNULL)
+    _fakellm_pid[0] = proc.pid
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
@@ -63,9 +64,21 @@ def machine() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 
+_fakellm_pid: list[int | None] = [None]
+
+
 def neo4j_cpu_seconds(settings: Settings) -> float | None:
     """CPU seconds (user + system) the benchmark Neo4j's JVM has used so far (Linux /proc)."""
-    pid = neo4j_local.status(settings).get("pid")
+    return cpu_seconds(neo4j_local.status(settings).get("pid"))
+
+
+def fakellm_cpu_seconds() -> float | None:
+    """CPU seconds the running fakellm has used so far: the fake LLM's share of the machine."""
+    return cpu_seconds(_fakellm_pid[0])
+
+
+def cpu_seconds(pid: object) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` so far, from /proc; None if unknown."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):

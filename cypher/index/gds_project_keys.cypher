@@ -1,7 +1,0 @@
-// A projection of just the entities in $keys (used to split an oversized community).
-MATCH (a:Entity) WHERE a.key IN $keys
-OPTIONAL MATCH (a)-[r:RELATED]->(b:Entity) WHERE b.key IN $keys
-WITH gds.graph.project($name, a, b,
-       {relationshipProperties: {weight: coalesce(r.weight, 1.0)}},
-       {undirectedRelationshipTypes: ['*']}) AS g
-RETURN g.nodeCount AS nodeCount, g.relationshipCount AS relationshipCount
