@@ -195,7 +195,7 @@ class Clusterer:
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
         """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them."""
-        self.graph.run("index/delete_communities", scope=scope)
+        self.graph.run_script("index/clear_communities", scope=scope)
         comms = walk(roots)
         next_id = self.graph.run("index/next_community_id")[0]["next"]
         for i, c in enumerate(comms):
