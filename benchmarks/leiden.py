@@ -122,7 +122,7 @@ def run(settings, args) -> dict:
         "planted_group_size_median": statistics.median(sorted(sizes.elements())),
         "entities": stats["entities"], "relationships": stats["relationships"],
         "text_units": stats["text_units"],
-        "write_seconds": round(write_s, 2),
+        "graph_elements_written": elements, "write_seconds": round(write_s, 2),
         "write_rate_elements_per_s": round(elements / write_s),
         "communities": communities, "levels": levels,
         "max_cluster_size": settings.max_cluster_size,

@@ -216,6 +216,7 @@ def growth(runs: list[dict]) -> dict:
 
 def plot(data: dict, path: Path) -> None:
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -230,10 +231,15 @@ def plot(data: dict, path: Path) -> None:
     ax.plot(x, [ref * r["corpus_tokens"] for r in runs], "k:", label="linear from 1x")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("corpus size (thousand tokens)")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xticks(x, [f"{r['times_bbc']}x\n{r['corpus_tokens'] / 1000:.0f}k" for r in runs])
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("corpus size (times the BBC sample; thousand tokens)")
     ax.set_ylabel("seconds")
-    ax.set_title(f"neo4j-retag ingest with an instant fake LLM; exponent "
-                 f"{data['growth_exponent']['total']} ({data['machine']['cpus']} cores)")
+    m = data["machine"]
+    ax.set_title(f"ingest with an instant fake LLM: time ~ tokens^"
+                 f"{data['growth_exponent']['total']}\n({m['cpus']} cores, load average "
+                 f"{m['loadavg'][1]} over 5 min)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
