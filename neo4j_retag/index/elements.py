@@ -46,11 +46,6 @@ def write_extractions(graph: Graph, batch: list[ChunkExtraction]) -> None:
     ])
 
 
-def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
-    """MERGE one text unit's entities, relationships and claims, and mark it extracted."""
-    write_extractions(graph, [ex])
-
-
 class ExtractionWriter:
     """Group commit of extractions: ``await writer.write(ex)`` returns once ``ex`` is merged.
 
@@ -85,6 +80,10 @@ class ExtractionWriter:
                 else:
                     for _, fut in batch:
                         fut.set_result(None)
+                finally:  # cancelled meanwhile: the batch's other writers must not wait forever
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.cancel()
         await done
 
 
