@@ -120,6 +120,25 @@ class Clusterer:
         self.settings = settings
         self.gds = gds or Gds(graph, settings)
 
+    def _leiden_groups(self, groups: list[list[str]]) -> list[dict[str, int]]:
+        """Plain Leiden over each group of keys on its own (the groups are disjoint), all in ONE
+        projection where the plugin runs: a node label per group, Leiden filtered by it (one
+        projection per group cost a projection each). Per group, key -> community id."""
+        if self.gds.sessions:  # pragma: no cover - Aura only: one remote projection per group
+            return [self._leiden_keys(keys) for keys in groups]
+        name = unique_name("retag-split")
+        labels = [f"Split{i}" for i in range(len(groups))]
+        try:
+            g, linked = self.gds.project_groups(name, [
+                {"label": lb, "keys": keys} for lb, keys in zip(labels, groups, strict=True)])
+            # a group without a relationship inside: each entity is a community of its own
+            return [{k: ids[-1] for k, ids in
+                     self.gds.leiden_stream(g, [lb], intermediate=False).items()}
+                    if lb in linked else {k: i for i, k in enumerate(keys)}
+                    for lb, keys in zip(labels, groups, strict=True)]
+        finally:
+            self.gds.drop(name)
+
     def _leiden_keys(self, keys: list[str]) -> dict[str, int]:
         """Plain Leiden over just ``keys`` (their own projection); key -> community id."""
         name = unique_name("retag-split")
@@ -132,23 +151,30 @@ class Clusterer:
         finally:
             self.gds.drop(name)
 
-    def split(self, comm: Community, depth: int = 0) -> None:
-        """Split leaves larger than ``max_cluster_size`` (GraphRAG's hierarchical Leiden)."""
-        if comm.children:
-            for child in comm.children:
-                self.split(child, depth)
-            return
-        if len(comm.members) <= self.settings.max_cluster_size or depth >= MAX_SPLIT_DEPTH:
-            return
-        assignment = self._leiden_keys(comm.members)
-        groups: dict[int, list[str]] = defaultdict(list)
-        for key in comm.members:
-            groups[assignment.get(key, -1)].append(key)
-        if len(groups) < 2:
-            return  # Leiden finds no finer structure: keep the leaf as it is
-        comm.children = [Community(comm.level + 1, keys) for keys in sorted(groups.values())]
-        for child in comm.children:
-            self.split(child, depth + 1)
+    def split(self, *comms: Community) -> None:
+        """Split leaves larger than ``max_cluster_size`` under ``comms`` by Leiden on each
+        leaf's own subgraph (GraphRAG's hierarchical Leiden), up to MAX_SPLIT_DEPTH times.
+
+        Round by round: all oversized leaves of a round share one projection (one per leaf
+        cost a projection each, which dominated the communities stage)."""
+        limit = self.settings.max_cluster_size
+        todo = [c for c in walk(list(comms)) if not c.children and len(c.members) > limit]
+        for _ in range(MAX_SPLIT_DEPTH):
+            if not todo:
+                return
+            found = []
+            for comm, assignment in zip(todo, self._leiden_groups([c.members for c in todo]),
+                                        strict=True):
+                groups: dict[int, list[str]] = defaultdict(list)
+                for key in comm.members:
+                    groups[assignment.get(key, -1)].append(key)
+                if len(groups) < 2:
+                    continue  # Leiden finds no finer structure: keep the leaf as it is
+                # ordered by members, not by Leiden's ids (those vary with node numbering)
+                comm.children = [Community(comm.level + 1, keys)
+                                 for keys in sorted(groups.values())]
+                found += [c for c in comm.children if len(c.members) > limit]
+            todo = found
 
     def _leiden(self, g: Any, label: str, scope: str) -> dict[str, list[int]]:
         """Hierarchical Leiden over ``label`` in projection ``g``: key -> ids, finest first."""
@@ -181,14 +207,13 @@ class Clusterer:
             finally:
                 self.gds.drop(name)
         roots = tree(nested_levels(assignments))
-        for root in roots:
-            self.split(root)
+        self.split(*roots)
         carry_down(roots)
         return roots
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
         """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them."""
-        self.graph.run("index/delete_communities", scope=scope)
+        self.graph.run_script("index/clear_communities", scope=scope)
         comms = walk(roots)
         next_id = self.graph.run("index/next_community_id")[0]["next"]
         for i, c in enumerate(comms):

@@ -1,8 +1,9 @@
 """The entity-relationship graph in Neo4j: merging extractions, summarising descriptions.
 
 Edge et al. 2024 §3.1.3 (element instances -> element summaries). Each text unit's extraction
-is merged in one transaction together with the mark that it is done, so a crash never leaves
-half a text unit behind and a resume never counts one twice.
+is merged in the same transaction as the mark that it is done (a transaction spans many text
+units: see ExtractionWriter), so a crash never leaves half a text unit behind and a resume never
+counts one twice.
 """
 
 from __future__ import annotations
@@ -25,15 +26,66 @@ LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token writ
 WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token limit
 
 
-def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
-    """MERGE one text unit's entities, relationships and claims, and mark it extracted."""
+MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its size)
+
+
+def write_extractions(graph: Graph, batch: list[ChunkExtraction]) -> None:
+    """MERGE many text units' entities, relationships and claims, in order, and mark them
+    extracted, all in one transaction: a crash leaves each text unit either whole or absent."""
+    if not batch:
+        return
     graph.write_tx([
-        ("index/merge_entities", {"chunk_id": ex.chunk_id, "entities": ex.entities}),
-        ("index/merge_relationships", {"chunk_id": ex.chunk_id, "relationships": ex.relationships}),
-        ("index/merge_claims", {"chunk_id": ex.chunk_id, "claims": ex.claims}),
-        ("index/mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None,
-                              "dropped": ex.dropped}),
+        ("index/merge_entities",
+         {"units": [{"chunk_id": ex.chunk_id, "entities": ex.entities} for ex in batch]}),
+        ("index/merge_relationships",
+         {"units": [{"chunk_id": ex.chunk_id, "relationships": ex.relationships}
+                    for ex in batch]}),
+        ("index/merge_claims",
+         {"units": [{"chunk_id": ex.chunk_id, "claims": ex.claims} for ex in batch]}),
+        ("index/mark_chunks_extracted",
+         {"units": [{"chunk_id": ex.chunk_id, "dropped": ex.dropped} for ex in batch]}),
     ])
+
+
+class ExtractionWriter:
+    """Group commit of extractions: ``await writer.write(ex)`` returns once ``ex`` is merged.
+
+    One transaction at a time, in a worker thread (the LLM calls go on meanwhile); whoever
+    holds the turn writes every extraction that finished in the meantime (up to
+    ``MAX_UNITS_PER_WRITE``), so a batch spans many text units and Neo4j sees a few large
+    transactions instead of one per text unit. A failed transaction raises in the ``write``
+    of every text unit in it (none of them is marked extracted).
+    """
+
+    def __init__(self, graph: Graph, max_units: int = MAX_UNITS_PER_WRITE) -> None:
+        self.graph = graph
+        self.max_units = max_units
+        self.pending: list[tuple[ChunkExtraction, asyncio.Future[None]]] = []
+        self.turn = asyncio.Lock()
+        self.transactions = 0
+
+    async def write(self, ex: ChunkExtraction) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending.append((ex, done))
+        async with self.turn:
+            batch = self.pending[:self.max_units]
+            del self.pending[:len(batch)]
+            if batch:
+                try:
+                    await asyncio.to_thread(write_extractions, self.graph,
+                                            [e for e, _ in batch])
+                    self.transactions += 1
+                except Exception as err:  # handed to each text unit in the batch
+                    for _, fut in batch:
+                        fut.set_exception(err)
+                else:
+                    for _, fut in batch:
+                        fut.set_result(None)
+                finally:  # cancelled meanwhile: the batch's other writers must not wait forever
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.cancel()
+        await done
 
 
 def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:

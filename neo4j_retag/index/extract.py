@@ -156,7 +156,7 @@ class GraphClaimsExtraction(GraphExtraction):
 
 
 class ChunkExtraction(BaseModel):
-    """Everything one text unit produced, ready for graph.write_extraction."""
+    """Everything one text unit produced, ready for elements.write_extractions."""
 
     chunk_id: str
     entities: list[Record]

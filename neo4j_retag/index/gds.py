@@ -23,7 +23,7 @@ import uuid
 from typing import Any
 
 from ..config import Settings
-from ..db import Graph
+from ..db import Graph, Record
 from ..errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -133,6 +133,14 @@ class Gds:
             g, result = self.client.graph.project.cypher(
                 self.graph.cypher("index/gds_project_keys"), name=name, keys=keys)
         return g, int(result.relationship_count)
+
+    def project_groups(self, name: str, groups: list[Record]) -> tuple[Any, set[str]]:
+        """Disjoint groups of entities (``[{"label", "keys"}]``), each under its own node label
+        with only the relationships inside it, in ONE projection (oversized leaves split
+        together). Returns the projection and the labels of the groups with a relationship
+        inside. Plugin mode only (sessions split group by group with :meth:`project_keys`)."""
+        row = self.graph.run("index/gds_project_groups", name=name, groups=groups)[0]
+        return self.client.graph.get(name), set(row["linked"])
 
     def drop(self, name: str) -> None:
         """Drop a projection if it exists (called in ``finally``)."""

@@ -23,7 +23,7 @@ from ..llm import LLM
 from ..model import GENERAL, Progress, no_progress, timed
 from .communities import Clusterer
 from .documents import Document, Skipped, read_path
-from .elements import mark_failed, summarize_descriptions, write_extraction
+from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .extract import extract_chunk
 from .lock import holding_index_lock
 from .reports import build_reports
@@ -109,20 +109,18 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     pending = graph.run("index/pending_chunks")
     task = "text units extracted"
     progress(task, 0, len(pending))
-    # twice as many text units in flight as LLM calls: each finishes (and is written) before more
+    # twice as many text units in flight as LLM calls: each finishes extracting before more
     # start, instead of every first extraction queueing ahead of every gleaning round
     in_flight = asyncio.Semaphore(2 * settings.concurrency)
+    # extractions are merged in batched transactions spanning many text units (group commit)
+    writer = ExtractionWriter(graph)
 
     async def one(row: Record) -> None:
-        async with in_flight:
-            await extract_one(row)
-
-    async def extract_one(row: Record) -> None:
         try:
-            ex = await extract_chunk(llm, settings, row["id"], row["text"],
-                                     glean=settings.glean, claims=settings.extract_claims)
-            # in a worker thread, so the LLM calls of other text units go on meanwhile
-            await asyncio.to_thread(write_extraction, graph, ex)
+            async with in_flight:
+                ex = await extract_chunk(llm, settings, row["id"], row["text"],
+                                         glean=settings.glean, claims=settings.extract_claims)
+            await writer.write(ex)
             result.text_units_extracted += 1
             for reason in ex.dropped:
                 result.dropped_records[reason] = result.dropped_records.get(reason, 0) + 1
@@ -140,6 +138,8 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         progress(task, 1, None)
 
     await asyncio.gather(*(one(r) for r in pending))
+    log.debug("%d text units written in %d transactions", result.text_units_extracted,
+              writer.transactions)
 
 
 def rebuild_communities(graph: Graph, settings: Settings) -> int:

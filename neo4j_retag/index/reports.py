@@ -22,6 +22,24 @@ from ..model import Progress, clamped, no_progress, report_markdown
 from ..prompts import csv_line, csv_table, render
 from ..tokens import count, truncate
 
+# communities whose contexts are read (and reports stored) together: at most this many, and
+# together at most this many member entities (their relationships and claims come along)
+REPORT_BATCH, REPORT_BATCH_ENTITIES = 500, 5000
+
+
+def _batches(rows: list[Record]) -> list[list[int]]:
+    """Community ids of ``rows`` (with ``id``, ``size``) in batches within both limits."""
+    out: list[list[int]] = [[]]
+    entities = 0
+    for r in rows:
+        if out[-1] and (len(out[-1]) >= REPORT_BATCH
+                        or entities + (r["size"] or 0) > REPORT_BATCH_ENTITIES):
+            out.append([])
+            entities = 0
+        out[-1].append(r["id"])
+        entities += r["size"] or 0
+    return [b for b in out if b]
+
 
 class Finding(BaseModel):
     summary: str = ""
@@ -217,12 +235,14 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         return {"id": cid, "props": props}
 
     for level in levels:
-        ids = [r["id"] for r in pending if r["level"] == level]
-        # two queries per level, not per community: the pipeline's Neo4j round trips stay few
-        elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
-        children: dict[int, list[Record]] = {i: [] for i in ids}
-        for row in graph.run("index/community_children", ids=ids):
-            children[row["parent"]].append(row)
-        rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
-        graph.write("index/set_reports", rows)
+        # two queries per batch of communities, not per community: the Neo4j round trips stay
+        # few; not per level either: at 16x the BBC sample that query outgrew Neo4j's
+        # transaction memory (and a batch's reports are stored as soon as it is done)
+        for ids in _batches([r for r in pending if r["level"] == level]):
+            elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
+            children: dict[int, list[Record]] = {i: [] for i in ids}
+            for row in graph.run("index/community_children", ids=ids):
+                children[row["parent"]].append(row)
+            rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
+            graph.write("index/set_reports", rows)
     return done
