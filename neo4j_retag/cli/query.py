@@ -139,7 +139,7 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     qs = read_questions(questions_file) if questions_file else None
     out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
-    with ProgressBars(console) as bars:
+    with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
         result = run_with_services(
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,

@@ -36,7 +36,7 @@ def test_ingest_prints_its_summary_and_exits_3_until_nothing_is_failed(settings,
                                           else original(b))
     out = cli(["ingest", str(folder), "--no-topics", "--json"], env)
     assert out.exit_code == 3, out.output
-    summary = json.loads(out.output)
+    summary = json.loads(out.stdout)
     assert [f["reason"] for f in summary["text_units_failed"]] == ["unparseable"]
     assert summary["failed_items"] == 1 and summary["llm_faults"]["unparseable"] == 2
     out = cli(["ingest", str(folder), "--no-topics"], env)  # the table, still exit 3
@@ -44,7 +44,7 @@ def test_ingest_prints_its_summary_and_exits_3_until_nothing_is_failed(settings,
     double.script["extract"] = original
     out = cli(["ingest", "--resume", "--no-topics", "--json"], env)
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output)["text_units_extracted"] == 1
+    assert json.loads(out.stdout)["text_units_extracted"] == 1
 
 
 def test_nothing_extracted_is_a_plain_outcome_not_run_ingest_first(settings, graph, double,

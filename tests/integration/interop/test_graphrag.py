@@ -204,8 +204,8 @@ def test_cli_import_export_browse(settings, graph, tmp_path):
     out = cli.invoke(main, ["import", "graphrag", str(write_fixture(tmp_path / "in")), "--json"],
                      env=env)
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output)["counts"]["communities"] == 5
-    assert json.loads(out.output)["repairs"][0]["kind"] == "carried"
+    assert json.loads(out.stdout)["counts"]["communities"] == 5
+    assert json.loads(out.stdout)["repairs"][0]["kind"] == "carried"
     out = cli.invoke(main, ["import", "graphrag", str(tmp_path / "in")], env=env)
     assert out.exit_code == 0 and "GraphRAG 2.x" in out.output, out.output
     assert "repaired (carried): 1 communities without children" in out.output

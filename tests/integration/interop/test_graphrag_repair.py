@@ -99,6 +99,6 @@ def test_cli_prints_every_repair(settings, graph, tmp_path):
     assert "dropped 1 community row(s) and 1 report(s) numbered -1" in text
     out = CliRunner().invoke(main, ["import", "graphrag", str(folder), "--json"], env=env)
     assert out.exit_code == 0
-    assert {r["kind"]: r["defect"] for r in json.loads(out.output)["repairs"]} == {
+    assert {r["kind"]: r["defect"] for r in json.loads(out.stdout)["repairs"]} == {
         "dummy": True, "nesting": True, "duplicate": True, "unclustered": False,
         "carried": False}

@@ -109,7 +109,7 @@ def test_ask_dynamic_cli_json_and_terminal(settings, graph, double):
     out = CliRunner().invoke(main, ["ask", "What haunts Scrooge?", "--method", "global",
                                     "--dynamic", "--json"], env=env)
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["trace"]["method"] == "global-dynamic"
     assert {c["id"] for c in data["trace"]["context"]} == {12, 111}
     assert data["trace"]["llm"]["stages"]["rate"]["calls"] == 6

@@ -43,7 +43,7 @@ def test_eval_cli_generates_questions_and_writes_the_folder(indexed, graph, doub
                                     "--level", "0", "--out", str(out_dir), "--json"],
                              env=_env(indexed))
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["questions"] == ["What are the themes, for task 1 of the historian?",
                                  "What are the themes, for task 1 of the teacher?"]
     assert len(data["win_rates"]) == 3 * 4  # 3 pairs x 4 criteria
