@@ -17,6 +17,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 log = logging.getLogger("neo4j_retag")
 
+JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
 GENERAL = "general"  # the scope of the whole graph's communities (topics have their labels)
 MAX_KEY_CHARS = 200  # a small model's repetition loop must not produce an unindexable key
 

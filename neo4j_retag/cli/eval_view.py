@@ -3,19 +3,17 @@ context reports of an `ask` trace."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
-from ..model import ContextReport
+from ..model import JSON, ContextReport
 
 
-def _ms(s: dict[str, Any], fmt: str = ".1f") -> str:
+def _ms(s: JSON, fmt: str = ".1f") -> str:
     return "-" if s["mean"] is None else f"{s['mean']:{fmt}} ± {s['std']:{fmt}}"
 
 
-def print_scores(console: Console, result: dict[str, Any]) -> None:
+def print_scores(console: Console, result: JSON) -> None:
     """Win-rate matrices per criterion, claim metrics, judge agreement, cost per method."""
     methods = result["methods"]
     console.print(f"{len(result['questions'])} questions, level {result['level']}, "
@@ -34,7 +32,7 @@ def print_scores(console: Console, result: dict[str, Any]) -> None:
     console.print(t)
     ag = result["agreement"]
 
-    def rate(a: dict[str, Any]) -> str:
+    def rate(a: JSON) -> str:
         return "-" if a["rate"] is None else f"{100 * a['rate']:.0f}% of {a['pairs']}"
 
     console.print("judge agrees with claim counts (comprehensiveness): "

@@ -21,6 +21,7 @@ import openai
 from tenacity import RetryCallState, wait_exponential_jitter
 
 from ..config import Settings
+from ..model import JSON
 
 log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"
@@ -36,9 +37,9 @@ class Capabilities:
     def __init__(self, settings: Settings) -> None:
         self.path: Path = settings.cache_dir / CAPS_FILE
         self.key = f"{settings.llm_base_url}|{settings.openai_model}"
-        self.values: dict[str, Any] = self._load().get(self.key, {})
+        self.values: JSON = self._load().get(self.key, {})
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> JSON:
         try:
             data = json.loads(self.path.read_text())
             return data if isinstance(data, dict) else {}

@@ -16,7 +16,7 @@ import json_repair
 
 from .. import tokens
 from ..errors import LLMParseError
-from ..model import clean
+from ..model import JSON, clean
 
 # reasons a reply is unusable (retried, then the item fails with the last one)
 NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
@@ -60,7 +60,7 @@ class Reply:
     repairs: list[str] = field(default_factory=list)
 
 
-def _usage(body: dict[str, Any], prompt: str, text: str, enc: str,
+def _usage(body: JSON, prompt: str, text: str, enc: str,
            repairs: list[str]) -> tuple[int, int]:
     u = body.get("usage")
     if isinstance(u, dict):

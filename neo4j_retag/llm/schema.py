@@ -8,8 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-JSON = dict[str, Any]  # a JSON object: request parameters, a JSON schema, a response format
-
+from ..model import JSON
 
 FALLBACK = {"json_schema": "json_object", "json_object": "off"}
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..model import JSON
+
 DPI = 100
 SIZES = {"win_rates.png": (1000, 900), "claims.png": (1200, 500), "cost.png": (1200, 420)}
 
@@ -35,7 +37,7 @@ def _save(plt: Any, fig: Any, folder: Path, name: str) -> Path:
     return path
 
 
-def win_rate_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
+def win_rate_chart(plt: Any, folder: Path, result: JSON) -> Path:
     """One heat map per criterion: row method's win rate against the column method."""
     import numpy as np
     methods, criteria = result["methods"], result["criteria"]
@@ -60,7 +62,7 @@ def win_rate_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
     return _save(plt, fig, folder, "win_rates.png")
 
 
-def _bars(ax: Any, labels: list[str], series: list[tuple[str, list[dict[str, Any]]]]) -> None:
+def _bars(ax: Any, labels: list[str], series: list[tuple[str, list[JSON]]]) -> None:
     """Grouped bars (one group per label, one bar per series) with std error bars."""
     width = 0.8 / max(len(series), 1)
     for s, (name, values) in enumerate(series):
@@ -70,7 +72,7 @@ def _bars(ax: Any, labels: list[str], series: list[tuple[str, list[dict[str, Any
     ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
 
 
-def claims_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
+def claims_chart(plt: Any, folder: Path, result: JSON) -> Path:
     """Comprehensiveness (unique claims) and diversity (clusters per τ) per method."""
     methods, claims = result["methods"], result["claims"]
     fig, (left, right) = _figure(plt, "claims.png", 1, 2)
@@ -85,7 +87,7 @@ def claims_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
     return _save(plt, fig, folder, "claims.png")
 
 
-def cost_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
+def cost_chart(plt: Any, folder: Path, result: JSON) -> Path:
     """Prompt tokens, LLM calls and seconds per answer, per method."""
     methods, cost = result["methods"], result["cost"]
     fig, axes = _figure(plt, "cost.png", 1, 3)
@@ -98,7 +100,7 @@ def cost_chart(plt: Any, folder: Path, result: dict[str, Any]) -> Path:
     return _save(plt, fig, folder, "cost.png")
 
 
-def write_charts(folder: Path, result: dict[str, Any]) -> list[Path]:
+def write_charts(folder: Path, result: JSON) -> list[Path]:
     """The three PNGs of :data:`SIZES` in ``folder``."""
     plt = _plt()
     return [win_rate_chart(plt, folder, result), claims_chart(plt, folder, result),

@@ -17,6 +17,7 @@ from pydantic import BaseModel, field_validator
 
 from ..config import Settings
 from ..llm import LLM
+from ..model import JSON
 from ..prompts import render
 
 TAUS = (0.5, 0.6, 0.7, 0.8)  # the paper's distance thresholds
@@ -89,7 +90,7 @@ def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
-def agreement(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def agreement(pairs: list[JSON]) -> JSON:
     """How often the judge's pairwise preference agrees with the claim metrics, on pairs where
     neither is tied (Edge et al. 2025).
 
@@ -99,7 +100,7 @@ def agreement(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     ``{"comprehensiveness": {"agree", "pairs", "rate"}, "diversity": {τ: {...}}}``; rate is
     None when no pair counts.
     """
-    def tally(rows: list[tuple[float, int]]) -> dict[str, Any]:
+    def tally(rows: list[tuple[float, int]]) -> JSON:
         counted = [(j, d) for j, d in rows if _sign(j - 0.5) and d]
         agree = sum(_sign(j - 0.5) == d for j, d in counted)
         return {"agree": agree, "pairs": len(counted),
@@ -120,7 +121,7 @@ def agreement(pairs: list[dict[str, Any]]) -> dict[str, Any]:
             "diversity": {tau: tally(rows) for tau, rows in div.items()}}
 
 
-def claim_metrics(claims: list[str]) -> dict[str, Any]:
+def claim_metrics(claims: list[str]) -> JSON:
     """``{"claims": n unique, "clusters": {τ: count}}`` of one answer's claims."""
     claims = unique_claims(claims)
     return {"claims": len(claims), "clusters": cluster_counts(claims)}

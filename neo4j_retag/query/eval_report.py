@@ -12,12 +12,12 @@ import itertools
 import json
 import statistics
 from pathlib import Path
-from typing import Any
 
+from ..model import JSON
 from .eval_claims import TAUS, agreement
 
 
-def stats(values: list[float]) -> dict[str, Any]:
+def stats(values: list[float]) -> JSON:
     """``{"mean", "std", "n"}``: sample standard deviation (0 for one value); mean and std
     None when there is no value."""
     if not values:
@@ -26,13 +26,13 @@ def stats(values: list[float]) -> dict[str, Any]:
     return {"mean": round(statistics.fmean(values), 3), "std": round(std, 3), "n": len(values)}
 
 
-def win_rates(judgements: list[dict[str, Any]], methods: list[str],
-              criteria: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def win_rates(judgements: list[JSON], methods: list[str],
+              criteria: list[str]) -> tuple[list[JSON], JSON]:
     """Head-to-head win rates: a list ``{"a", "b", "criterion", "win_rate", "questions"}`` per
     pair (a before b in ``methods``) and the matrix ``{criterion: {row: {column: rate}}}``
     (row's win rate against column; the diagonal None), as the papers' heat maps."""
     rows = []
-    matrix: dict[str, Any] = {c: {m: dict.fromkeys(methods) for m in methods} for c in criteria}
+    matrix: JSON = {c: {m: dict.fromkeys(methods) for m in methods} for c in criteria}
     for a, b in itertools.combinations(methods, 2):
         for c in criteria:
             scores = [j["score"] for j in judgements
@@ -45,7 +45,7 @@ def win_rates(judgements: list[dict[str, Any]], methods: list[str],
     return rows, matrix
 
 
-def claims_summary(answers: list[dict[str, Any]], methods: list[str]) -> dict[str, Any]:
+def claims_summary(answers: list[JSON], methods: list[str]) -> JSON:
     """Per method: comprehensiveness (unique claims) and diversity (clusters per τ) as
     :func:`stats` over the answers whose claims were extracted."""
     out = {}
@@ -57,7 +57,7 @@ def claims_summary(answers: list[dict[str, Any]], methods: list[str]) -> dict[st
     return out
 
 
-def cost_summary(answers: list[dict[str, Any]], methods: list[str]) -> dict[str, Any]:
+def cost_summary(answers: list[JSON], methods: list[str]) -> JSON:
     """Per method: prompt tokens, LLM calls (cached ones included) and seconds per answer."""
     out = {}
     for m in methods:
@@ -69,8 +69,8 @@ def cost_summary(answers: list[dict[str, Any]], methods: list[str]) -> dict[str,
     return out
 
 
-def judge_agreement(answers: list[dict[str, Any]],
-                    judgements: list[dict[str, Any]]) -> dict[str, Any]:
+def judge_agreement(answers: list[JSON],
+                    judgements: list[JSON]) -> JSON:
     """:func:`eval_claims.agreement` over every judgement on comprehensiveness and diversity."""
     metrics = {(a["question"], a["method"]): a.get("metrics") for a in answers}
     return agreement([{"criterion": j["criterion"], "judge": j["score"],
@@ -79,8 +79,8 @@ def judge_agreement(answers: list[dict[str, Any]],
 
 
 def scores(methods: list[str], criteria: list[str], level: int, questions: list[str],
-           answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
-           failures: list[str]) -> dict[str, Any]:
+           answers: list[JSON], judgements: list[JSON],
+           failures: list[str]) -> JSON:
     """Everything measured, in one JSON-ready dict: ``level``, ``methods``, ``criteria``,
     ``questions``, ``win_rates``, ``win_matrix``, ``claims``, ``agreement``, ``cost``,
     ``failures``."""
@@ -92,8 +92,8 @@ def scores(methods: list[str], criteria: list[str], level: int, questions: list[
             "cost": cost_summary(answers, methods), "failures": failures}
 
 
-def write_folder(folder: Path, result: dict[str, Any], answers: list[dict[str, Any]],
-                 judgements: list[dict[str, Any]]) -> list[Path]:
+def write_folder(folder: Path, result: JSON, answers: list[JSON],
+                 judgements: list[JSON]) -> list[Path]:
     """``scores.json``, ``answers.json`` (every answer with its trace and claims),
     ``judgements.json`` and the PNG charts in ``folder``; returns the files written."""
     from .eval_charts import write_charts  # lazy: matplotlib

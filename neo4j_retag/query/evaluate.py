@@ -17,13 +17,12 @@ import asyncio
 import itertools
 import time
 from pathlib import Path
-from typing import Any
 
 from ..config import Settings
 from ..db import Graph
 from ..errors import InputError, LLMError, RetagError
 from ..llm import LLM, Usage
-from ..model import Progress, Query, no_progress
+from ..model import JSON, Progress, Query, no_progress
 from . import METHODS, answer
 from .eval_claims import claim_metrics, extract_claims
 from .eval_judge import criteria, judge
@@ -36,11 +35,11 @@ __all__ = ["criteria", "judge", "run_eval"]
 
 
 async def _answer(graph: Graph, settings: Settings, method: str, q: str,
-                  level: int) -> dict[str, Any]:
+                  level: int) -> JSON:
     """One answer record (see eval_report) with its own LLM accounting and wall time."""
     inner = Usage()
     t0 = time.perf_counter()
-    rec: dict[str, Any] = {"question": q, "method": method, "answer": None, "error": None}
+    rec: JSON = {"question": q, "method": method, "answer": None, "error": None}
     try:
         async with LLM(settings, inner) as sub_llm:
             a = await answer(method, graph, sub_llm, settings, Query(question=q, level=level))
@@ -54,7 +53,7 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
     return rec
 
 
-async def _claims(llm: LLM, settings: Settings, rec: dict[str, Any]) -> None:
+async def _claims(llm: LLM, settings: Settings, rec: JSON) -> None:
     rec.update(claims=None, metrics=None, claims_error=None)
     if rec["answer"] is None:
         return
@@ -72,7 +71,7 @@ async def _claims(llm: LLM, settings: Settings, rec: dict[str, Any]) -> None:
 
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int,
-                   progress: Progress = no_progress) -> tuple[dict[str, Any], list, list]:
+                   progress: Progress = no_progress) -> tuple[JSON, list, list]:
     """Answers, claims, judgements and the aggregated scores.
 
     Returns ``(scores, answers, judgements)`` (shapes in eval_report).
@@ -89,7 +88,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
 
     progress("claims", 0, len(answers))
 
-    async def claims_of(rec: dict[str, Any]) -> None:
+    async def claims_of(rec: JSON) -> None:
         await _claims(llm, settings, rec)
         progress("claims", 1)
 
@@ -103,7 +102,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
             for q in questions if text[(q, a)] is not None and text[(q, b)] is not None]
     progress("judgements", 0, len(jobs))
 
-    async def one(q: str, a: str, b: str, c: str) -> dict[str, Any]:
+    async def one(q: str, a: str, b: str, c: str) -> JSON:
         s = await judge(llm, settings, q, c, text[(q, a)], text[(q, b)], failures)
         progress("judgements", 1)
         return {"question": q, "a": a, "b": b, "criterion": c, "score": s}
@@ -116,7 +115,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
 async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str], *,
                    questions: list[EvalQuestion] | None = None,
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
-                   out: Path | None = None, progress: Progress = no_progress) -> dict[str, Any]:
+                   out: Path | None = None, progress: Progress = no_progress) -> JSON:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
     (default QUERY_LEVEL, clamped), measured and judged; the folder ``out`` gets

