@@ -18,7 +18,9 @@ from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout (a git worktree sits one level deeper: look further up)
+SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared" / "corpora").is_dir()),
+              ROOT.parent / "shared")
 RESULTS = ROOT / "bench-results"
 
 
@@ -29,11 +31,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def fakellm() -> Iterator[str]:
-    """fakellm (../shared/tools/fakellm) on a free port; yields its base URL."""
+def fakellm(*options: str) -> Iterator[str]:
+    """fakellm (../shared/tools/fakellm) on a free port, with its ``options`` (e.g.
+    "--delay-ms", "500"); yields its base URL."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
-                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+                             str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
+    _fakellm_pid[0] = proc.pid
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
@@ -53,6 +57,34 @@ def bench_settings(base_url: str, **extra: Any) -> Settings:
                         neo4j_pagecache="512m", **extra)
     neo4j_local.start(settings)
     return settings
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: cores and the load average (1, 5, 15 min) at the end
+    (other jobs on a shared machine slow Neo4j down most)."""
+    return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
+
+
+_fakellm_pid: list[int | None] = [None]
+
+
+def neo4j_cpu_seconds(settings: Settings) -> float | None:
+    """CPU seconds (user + system) the benchmark Neo4j's JVM has used so far (Linux /proc)."""
+    return cpu_seconds(neo4j_local.status(settings).get("pid"))
+
+
+def fakellm_cpu_seconds() -> float | None:
+    """CPU seconds the running fakellm has used so far: the fake LLM's share of the machine."""
+    return cpu_seconds(_fakellm_pid[0])
+
+
+def cpu_seconds(pid: object) -> float | None:
+    """CPU seconds (user + system) of process ``pid`` so far, from /proc; None if unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def with_llm(settings: Settings, usage: Usage,

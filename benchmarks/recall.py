@@ -1,14 +1,21 @@
 """Benchmark (not a test): Recall@p of ReTAG's BM25 retrieval of community reports, with and
-without LLM keyword expansion (Kim et al. 2025, Fig. 5), on a graph built from BBC News.
+without LLM keyword expansion (Kim et al. 2025, Fig. 5), on a graph built from BBC News - or
+on a real Microsoft GraphRAG index (``--graphrag-index DIR``, imported into the benchmark
+graph first), where it also measures the prompt-token ratio retag/global per level.
 
     .venv/bin/python benchmarks/recall.py [--level 1] [--judge category|llm] [--keywords-llm URL]
+    .venv/bin/python benchmarks/recall.py \
+        --graphrag-index ../shared/indexes/christmas-carol-graphrag [--judge-llm URL] \
+        [--report-tokens N]
 
 Relevant reports per question: ``category`` (default) = the reports whose entities mostly come
 from articles of the question's BBC category (ground truth from the corpus layout, free);
 ``llm`` = an LLM judges every report at the level (prompts/judge_relevance.txt; the paper's
 way, #questions x #reports calls - use a capable endpoint via OPENAI_BASE_URL).
 Keywords come from ``--keywords-llm`` (an OpenAI-compatible base URL; default: the local
-SmolLM2 server when it runs, else fakellm). The graph is the benchmark graph (ingest_bbc.py).
+SmolLM2 server when it runs, else fakellm); judgements from ``--judge-llm`` (default: fakellm,
+which judges at random - a capable endpoint gives the paper's measurement). The graph is the
+benchmark graph (ingest_bbc.py), or the imported GraphRAG index (the graph is emptied first).
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ from pydantic import BaseModel
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import LLMError
 from neo4j_retag.llm import LLM, Usage
-from neo4j_retag.model import GENERAL, Trace
+from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
+from neo4j_retag.query import METHODS
 from neo4j_retag.query.retrieval import expand_keywords, levels, retrieve
 from neo4j_retag.server import llm_local
+from neo4j_retag.tokens import truncate
 
 QUESTIONS = {
     "business": "What were the major business and economic developments?",
@@ -36,19 +45,33 @@ QUESTIONS = {
     "sport": "Which sporting events and athletes were in the news, and why?",
     "tech": "How did technology companies and their products feature in the news?",
 }
+CAROL_QUESTIONS = {  # global questions over A Christmas Carol (the GraphRAG index's book)
+    "ghosts": "What role do the spirits and ghosts play in Scrooge's transformation?",
+    "family": "How is family life, such as the Cratchits', portrayed in the story?",
+    "money": "What does the story say about money, business and charity?",
+    "christmas": "How is Christmas celebrated by the different characters?",
+    "publishing": "What is said about the book's publication, copyright and distribution?",
+}
 P_VALUES = (10, 25, 50, 100, 200)
+SMALL_P_VALUES = (5, 10, 20, 40)  # a single book's index has tens of reports per level
 
 
 class Judgement(BaseModel):
     relevant: bool = False
 
 
-def llm_judged(graph: Graph, settings, level: int) -> dict[str, set[int]]:
+def llm_judged(graph: Graph, settings, level: int, questions: dict[str, str],
+               report_tokens: int | None = None) -> dict[str, set[int]]:
+    """Relevant report ids per question, judged by the LLM of ``settings`` (the paper's way:
+    every report at the level, for every question). A failed judgement counts as not
+    relevant."""
     reports = graph.run("query/reports_at_level", scope=GENERAL, level=level)
 
     async def judge(llm: LLM, q: str, r: dict) -> bool:
-        msgs = render(settings.prompts_dir, "query/judge_relevance", question=q,
-                      report=r["full_content"] or "")
+        text = r["full_content"] or ""
+        if report_tokens:
+            text = truncate(text, report_tokens, settings.encoding)
+        msgs = render(settings.prompts_dir, "query/judge_relevance", question=q, report=text)
         try:
             return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
         except LLMError:
@@ -56,7 +79,7 @@ def llm_judged(graph: Graph, settings, level: int) -> dict[str, set[int]]:
 
     async def all_(llm: LLM) -> dict[str, set[int]]:
         out = {}
-        for cat, q in QUESTIONS.items():
+        for cat, q in questions.items():
             flags = await asyncio.gather(*(judge(llm, q, r) for r in reports))
             out[cat] = {r["id"] for r, f in zip(reports, flags, strict=True) if f}
         return out
@@ -64,14 +87,54 @@ def llm_judged(graph: Graph, settings, level: int) -> dict[str, set[int]]:
     return with_llm(settings, Usage(), all_)
 
 
+def token_ratio(graph: Graph, settings, questions: dict[str, str],
+                top_ps: tuple[int, ...]) -> list[dict]:
+    """Prompt tokens of retag (at each top-p) and of global, per level, summed over the
+    questions (ReTAG Tables 5-7): the ratio retag/global is what ReTAG saves."""
+    rows = []
+    for level in levels(graph, GENERAL):
+        def tokens(method: str, top_p: int | None = None, level: int = level) -> int:
+            usage = Usage()
+            for q in questions.values():
+                query = Query(question=q, level=level, top_p=top_p)
+                with_llm(settings, usage, lambda llm, query=query: METHODS[method](
+                    graph, llm, settings, query))
+            return usage.total.prompt_tokens
+        glob = tokens("global")
+        row = {"level": level, "reports": len(graph.run(
+            "query/reports_at_level", scope=GENERAL, level=level)),
+               "global_prompt_tokens": glob}
+        for p in top_ps:
+            row[f"retag@{p}_prompt_tokens"] = t = tokens("retag", p)
+            row[f"ratio@{p}"] = round(t / glob, 3) if glob else None
+        rows.append(row)
+    return rows
+
+
+def import_index(graph: Graph, settings, folder) -> dict:
+    """The GraphRAG output folder, imported into the emptied benchmark graph."""
+    from common import wipe
+
+    from neo4j_retag.interop.graphrag.importer import import_graphrag
+    wipe(graph)
+    report = import_graphrag(graph, settings, folder)
+    return {"folder": str(folder), "counts": report.counts, "levels": report.levels}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--level", type=int, default=1)
     ap.add_argument("--judge", choices=["category", "llm"], default="category")
     ap.add_argument("--keywords-llm", default=None)
+    ap.add_argument("--graphrag-index", default=None, help="a GraphRAG output folder to import")
+    ap.add_argument("--judge-llm", default=None, help="base URL judging relevance (llm judge)")
+    ap.add_argument("--report-tokens", type=int, default=None,
+                    help="truncate reports to this many tokens for the judge (small models)")
     args = ap.parse_args()
+    questions, p_values, imported, ratios = QUESTIONS, P_VALUES, None, None
     with fakellm() as url:
         settings = bench_settings(url)
+        judge_settings = settings.model_copy(update={"openai_base_url": args.judge_llm or url})
         kw_url = args.keywords_llm
         if kw_url is None:
             local = llm_local.status(settings)
@@ -79,32 +142,43 @@ def main() -> None:
         kw_settings = settings.model_copy(update={"openai_base_url": kw_url,
                                                   "llm_concurrency": 1})
         with Graph(settings) as graph:
-            if not levels(graph, GENERAL):
+            if args.graphrag_index:
+                imported = import_index(graph, settings, args.graphrag_index)
+                questions, p_values, args.judge = CAROL_QUESTIONS, SMALL_P_VALUES, "llm"
+            elif not levels(graph, GENERAL):
                 ingest(settings, SHARED / "corpora" / "bbc-news")
             if args.judge == "category":
                 cats = graph.run("query/report_categories", level=args.level)
                 relevant = {c: {r["id"] for r in cats if r["category"] == c} for c in QUESTIONS}
             else:
-                relevant = llm_judged(graph, settings, args.level)
+                relevant = llm_judged(graph, judge_settings, args.level, questions,
+                                      args.report_tokens)
+            if args.graphrag_index:
+                ratios = token_ratio(graph, settings, questions, (5, 10, 20))
             results = []
-            for cat, q in QUESTIONS.items():
-                kws = with_llm(kw_settings, Usage(), lambda llm, q=q: expand_keywords(
-                    llm, kw_settings, q, "BBC News articles, 2004-2005", Trace()))
+            for cat, q in questions.items():
+                corpus = ("A Christmas Carol by Charles Dickens" if args.graphrag_index
+                          else "BBC News articles, 2004-2005")
+                kws = with_llm(kw_settings, Usage(), lambda llm, q=q, c=corpus: expand_keywords(
+                    llm, kw_settings, q, c, Trace()))
                 row = {"category": cat, "question": q, "keywords": kws,
                        "relevant": len(relevant[cat])}
                 for mode, words in (("question", []), ("question+keywords", kws)):
                     got = [r.id for r in retrieve(graph, GENERAL, args.level, q, words,
-                                                     max(P_VALUES))]
-                    for p in P_VALUES:
+                                                     max(p_values))]
+                    for p in p_values:
                         hit = len(set(got[:p]) & relevant[cat])
                         row[f"recall@{p} {mode}"] = round(hit / max(len(relevant[cat]), 1), 3)
                 results.append(row)
     summary = {k: round(sum(r[k] for r in results) / len(results), 3)
                for k in results[0] if k.startswith("recall@")}
     out = {"level": args.level, "judge": args.judge, "keywords_llm": kw_url,
-           "mean": summary, "per_question": results}
+           "judge_llm": args.judge_llm or "fakellm", "mean": summary, "per_question": results}
+    if imported:
+        out |= {"graphrag_index": imported, "token_ratio_retag_global": ratios}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "recall.json").write_text(json.dumps(out, indent=2))
+    name = "recall-graphrag.json" if imported else "recall.json"
+    (RESULTS / name).write_text(json.dumps(out, indent=2, default=str))
     print(json.dumps(out, indent=2))
 
 

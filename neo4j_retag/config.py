@@ -28,6 +28,10 @@ def resource_dir(name: str) -> Path:
     return REPO_ROOT / name
 
 
+# token budgets that fit the embedded server's default 8,192-token context; they scale with
+# LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
+# the field defaults meant for large remote models
+LOCAL_LLM_CTX = 8192
 LOCAL_LLM_BUDGETS = {
     "report_context_tokens": 3000,
     "map_context_tokens": 3000,
@@ -67,13 +71,33 @@ class Settings(BaseSettings):
     neo4j_pagecache: str = "1g"
     write_batch_size: int = Field(1000, description="rows per UNWIND batch")
 
+    # --- Graph Data Science (neo4j_retag.gds) --------------------------------------------
+    gds_mode: Literal["plugin", "sessions"] = Field(
+        "plugin", description="plugin = the database's GDS plugin (local, self-managed, AuraDS);"
+        " sessions = Aura Graph Analytics (GdsSessions) for a database without the plugin")
+    aura_api_client_id: str | None = Field(None, description="Aura API client (sessions)")
+    aura_api_client_secret: SecretStr | None = None
+    aura_api_project_id: str | None = Field(
+        None, description="Aura project, when the API client belongs to several")
+    aura_instance_id: str | None = Field(None, description="the AuraDB the session attaches to")
+    gds_session_location: str | None = Field(
+        None, description="provider/region of a session beside a self-managed database, "
+        "e.g. gcp/europe-west1")
+    gds_session_name: str = "neo4j-retag"
+    gds_session_memory: str = Field("4GB", description="session size (2GB ... 512GB)")
+    gds_session_ttl: int = Field(60, description="minutes an idle session is kept")
+
     # --- LLM (any OpenAI-compatible endpoint) --------------------------------------------
     openai_base_url: str | None = Field(None, description="unset = the local llama.cpp server")
     openai_api_key: SecretStr = SecretStr("not-needed-locally")
     openai_model: str = Field("smollm2", description="chat model name sent to the endpoint")
     llm_port: int = 8088
-    llm_ctx: int = Field(8192, description="context window of the local llama.cpp server")
-    llm_threads: int = 2
+    llm_model_path: Path | None = Field(
+        None, description="any GGUF for the local server (chat template read from the file); "
+        "unset = the embedded SmolLM2-135M-Instruct; see `neo4j-retag llm fetch`")
+    llm_ctx: int = Field(8192, description="context window (tokens) of the local llama.cpp "
+                         "server; the local token budgets scale with it")
+    llm_threads: int = Field(2, description="CPU threads of the local llama.cpp server")
     llm_concurrency: int | None = Field(
         None, description="parallel LLM calls; unset = 1 for the local server, 8 for a remote API"
     )
@@ -92,6 +116,9 @@ class Settings(BaseSettings):
         "model under a grammar loops until max_tokens without them")
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
+
+    progress_interval: float = Field(
+        10.0, description="seconds between progress lines when stdout is not a terminal")
 
     # --- index (Edge et al. 2024 §3.1) ---------------------------------------------------
     encoding: str = Field("cl100k_base", description="tiktoken encoding for token counts")
@@ -117,15 +144,28 @@ class Settings(BaseSettings):
     top_p: int = Field(200, description="community reports retrieved by BM25 (ReTAG)")
     query_level: int = 1
     shuffle_seed: int = 7
+    dynamic_threshold: float = Field(
+        1, description="dynamic community selection: a report rated at least this (0-5) is "
+        "relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    dynamic_max_level: int = Field(
+        2, description="dynamic community selection: when nothing is relevant, rate every "
+        "report of the next level, down to this level (GraphRAG's max_level)")
 
     @model_validator(mode="after")
     def _local_llm_budgets(self) -> Settings:
-        # the embedded SmolLM2 server has an 8k context: budgets the user did not set shrink
-        # so that prompt + completion fit (8,000-token contexts assume a large remote model)
+        # the local server's context (LLM_CTX, 8k by default) bounds prompt + completion:
+        # budgets the user did not set follow it (8,000-token contexts assume a large remote
+        # model); the schema limits keep small models from looping under a grammar
         if self.local_llm:
+            fields = type(self).model_fields
             for name, value in LOCAL_LLM_BUDGETS.items():
                 if name not in self.model_fields_set:
+                    if name.endswith("_tokens"):
+                        value = min(value * self.llm_ctx // LOCAL_LLM_CTX, fields[name].default)
                     setattr(self, name, value)
+            if self.llm_model_path and "openai_model" not in self.model_fields_set:
+                # the served alias and the LLM cache key: another model, other answers
+                self.openai_model = self.llm_model_path.stem.lower()
         return self
 
     @cached_property
@@ -185,6 +225,24 @@ class Settings(BaseSettings):
             "no Neo4j password: set NEO4J_PASSWORD, or run `neo4j-retag neo4j start` "
             "to start the local server (it generates one)"
         )
+
+    def gds_sessions_problem(self) -> str | None:
+        """What GDS_MODE=sessions lacks, as one line naming the setting; None when complete."""
+        if not self.aura_api_client_id:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_ID (an Aura API client: "
+                    "console.neo4j.io, Account settings, API keys)")
+        if self.aura_api_client_secret is None:
+            return ("GDS_MODE=sessions needs AURA_API_CLIENT_SECRET (shown once when the Aura "
+                    "API client is created)")
+        if self.local_neo4j:
+            return ("GDS_MODE=sessions needs NEO4J_URI: a database Aura can reach (the local "
+                    "server on 127.0.0.1 is not)")
+        if not self.aura_instance_id and not self.gds_session_location:
+            return ("GDS_MODE=sessions needs AURA_INSTANCE_ID (for an AuraDB) or "
+                    "GDS_SESSION_LOCATION=provider/region (for a self-managed database)")
+        if self.gds_session_location and "/" not in self.gds_session_location:
+            return "GDS_SESSION_LOCATION must be provider/region, e.g. gcp/europe-west1"
+        return None
 
     @property
     def concurrency(self) -> int:

@@ -2,19 +2,62 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from neo4j import Driver, GraphDatabase, Query
-from neo4j.exceptions import AuthError, ServiceUnavailable
 
-from .config import Settings
-from .errors import ConfigError
+def _import_driver() -> None:
+    """Import the driver without pandas and pyarrow.
+
+    When they are installed (graphdatascience needs pandas) the driver imports both at import
+    time, only to accept their values as query parameters, which we never send: ~0.4 s on
+    every command. They stay importable for everything else (``Result.to_df`` imports pandas
+    itself when called).
+    """
+    blocked = [m for m in ("pandas", "pyarrow") if m not in sys.modules]
+    for m in blocked:
+        sys.modules[m] = None  # type: ignore[assignment] # makes `import m` raise ImportError
+    try:
+        import neo4j  # noqa: F401
+    finally:
+        for m in blocked:
+            if sys.modules.get(m) is None:
+                del sys.modules[m]
+
+
+_import_driver()
+from neo4j import Driver, GraphDatabase, Query  # noqa: E402
+from neo4j.exceptions import AuthError, ServiceUnavailable  # noqa: E402
+
+from .config import Settings  # noqa: E402
+from .errors import ConfigError  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
+log = logging.getLogger(__name__)
+
+
+class _TransientRetries(logging.Filter):
+    """The driver retries transient errors (deadlocks between concurrent writers, a leader
+    switch) and logs each retry as a WARNING holding the server's whole lock dump; we log one
+    short INFO line instead (shown with --debug), and only a failure that outlasts the retries
+    reaches the user."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "will be retried" not in str(record.msg):
+            return True
+        err = record.args[-1] if isinstance(record.args, tuple) and record.args else None
+        code = str(getattr(err, "code", None) or type(err).__name__)
+        log.info("Neo4j transient error %s: the driver retries the transaction",
+                 code.rsplit(".", 1)[-1])
+        return False
+
+
+logging.getLogger("neo4j.session").addFilter(_TransientRetries())
 
 
 @lru_cache(maxsize=256)
@@ -85,6 +128,23 @@ class Graph:
             for stmt in statements(self.cypher(name)):
                 session.run(Query(stmt), params).consume()
 
+    def run_script_tx(self, name: str, /, **params: Any) -> dict[str, int]:
+        """Every statement of a multi-statement file in ONE write transaction (all or
+        nothing); returns the summed update counters (``nodes_deleted``, ...)."""
+        totals: dict[str, int] = {}
+
+        def work(tx: Any) -> None:
+            totals.clear()  # a retried transaction counts once
+            for stmt in statements(self.cypher(name)):
+                counters = vars(tx.run(stmt, params).consume().counters)
+                for key, value in counters.items():
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        totals[key] = totals.get(key, 0) + value
+
+        with self.driver.session(database=self.database) as session:
+            session.execute_write(work)
+        return totals
+
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
         n = 0
@@ -103,8 +163,18 @@ class Graph:
             session.execute_write(work)
 
     def ensure_schema(self) -> None:
-        """Constraints and indexes (idempotent); waits for indexes to come online."""
-        self.run_script("db/schema")
+        """Constraints and indexes (idempotent); waits for indexes to come online. One query
+        when they are all there and online already (every command but the first)."""
+        wanted = set(re.findall(r"CREATE (?:CONSTRAINT|(?:FULLTEXT )?INDEX) (\w+) IF NOT EXISTS",
+                                self.cypher("db/schema")))
+        online = {r["name"] for r in self.run("db/schema_state") if r["state"] == "ONLINE"}
+        if wanted <= online:
+            return
+        # one managed transaction per statement: two processes creating the schema of a fresh
+        # database at once deadlock, and the driver retries managed transactions (logged)
+        with self.driver.session(database=self.database) as session:
+            for stmt in statements(self.cypher("db/schema")):
+                session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
         self.run("db/await_indexes")
 
 

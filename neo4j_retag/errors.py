@@ -19,6 +19,10 @@ class InputError(RetagError):
     """Bad input from the user: a missing path, an unknown topic, method or mode."""
 
 
+class IntegrityError(RetagError):
+    """Downloaded files that do not match their pinned size or SHA-256 (they are deleted)."""
+
+
 class LevelError(RetagError):
     """The requested community level has no reports; the message names what to run."""
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 log = logging.getLogger("neo4j_retag")
 
+JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
 GENERAL = "general"  # the scope of the whole graph's communities (topics have their labels)
 MAX_KEY_CHARS = 200  # a small model's repetition loop must not produce an unindexable key
 
@@ -132,6 +133,19 @@ class RefinementRound(BaseModel):
     new_reports: int
 
 
+class ContextReport(BaseModel):
+    """A community report that reached map-reduce (GraphRAG's "context data"): ``score`` is its
+    BM25 score (retag), ``rating`` its relevance rating (dynamic community selection), ``cited``
+    whether the answer text cites it."""
+
+    id: int | str
+    level: int | None = None
+    title: str = ""
+    score: float | None = None
+    rating: float | None = None
+    cited: bool = False
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -151,6 +165,8 @@ class Trace(BaseModel):
     invalid_citations: list[str] = Field(default_factory=list)
     chatter_stripped: int = 0  # free-text outputs (map points, answers) with chatter removed
     refinement: list[RefinementRound] = Field(default_factory=list)
+    context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
+    selection: dict[str, Any] = Field(default_factory=dict)  # dynamic community selection
     notes: list[str] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 T = [f"{'t' * 3}{i}{'0' * 124}" for i in range(1, 5)]  # sha512-like text unit ids
 D = ["d1" + "a" * 126, "d2" + "b" * 126]
 E = {"SCROOGE": "e-scrooge", "MARLEY": "e-marley", "FEZZIWIG": "e-fezziwig",
-     "LONDON": "e-london", "BOB CRATCHIT": "e-bob", "TINY TIM": "e-tim"}
+     "LONDON": "e-london", "BOB CRATCHIT": "e-bob", "TINY TIM": "e-tim",
+     "GHOST": "e-ghost", "BELLE": "e-belle"}  # the last two only in the broken fixture
 TEXTS = ["Scrooge and Marley kept a counting-house. Marley was dead.",
          "Bob Cratchit worked for Scrooge and went home to Tiny Tim.",
          "Fezziwig gave a ball in London; young Scrooge danced.",
@@ -48,7 +49,8 @@ def _rels_in(members: list[str]) -> list[tuple]:
     return [r for r in RELS if r[1] in members and r[2] in members]
 
 
-def fixture_tables() -> dict[str, list[dict[str, Any]]]:
+def fixture_tables(comms: list[tuple] = COMMS,
+                   ents: list[tuple] = ENTS) -> dict[str, list[dict[str, Any]]]:
     """GraphRAG 2.x tables as rows (columns as in graphrag/data_model/schemas.py)."""
     docs = [{"id": D[0], "human_readable_id": 1, "title": "carol.txt",
              "text": TEXTS[0] + " " + TEXTS[1] + " " + TEXTS[2], "text_unit_ids": T[:3],
@@ -58,19 +60,19 @@ def fixture_tables() -> dict[str, list[dict[str, Any]]]:
              "metadata": {"source": "notes"}}]
     units = [{"id": T[i], "human_readable_id": i + 1, "text": TEXTS[i], "n_tokens": 12 + i,
               "document_ids": [D[0] if i < 3 else D[1]],
-              "entity_ids": [E[t] for t, _, _, tu in ENTS if T[i] in tu],
+              "entity_ids": [E[t] for t, _, _, tu in ents if T[i] in tu],
               "relationship_ids": [r[0] for r in RELS if T[i] in r[5]],
               "covariate_ids": ["c0"] if i == 0 else []} for i in range(4)]
     ents = [{"id": E[t], "human_readable_id": i, "title": t, "type": ty, "description": de,
-             "text_unit_ids": tu, "frequency": len(tu), "degree": DEGREE[t], "x": 0.0, "y": 0.0}
-            for i, (t, ty, de, tu) in enumerate(ENTS)]
+             "text_unit_ids": tu, "frequency": len(tu), "degree": DEGREE.get(t, 0), "x": 0.0,
+             "y": 0.0} for i, (t, ty, de, tu) in enumerate(ents)]
     rels = [{"id": rid, "human_readable_id": i, "source": s, "target": t, "description": de,
              "weight": w, "combined_degree": DEGREE[s] + DEGREE[t], "text_unit_ids": tu}
             for i, (rid, s, t, de, w, tu) in enumerate(RELS)]
-    comms, reports = [], []
-    for cid, level, parent, children, members, title in COMMS:
+    comm_rows, reports = [], []
+    for cid, level, parent, children, members, title in comms:
         inside = _rels_in(members)
-        comms.append({"id": f"uuid-c{cid}", "human_readable_id": cid, "community": cid,
+        comm_rows.append({"id": f"uuid-c{cid}", "human_readable_id": cid, "community": cid,
                       "level": level, "parent": parent, "children": children,
                       "title": f"Community {cid}", "entity_ids": [E[m] for m in members],
                       "relationship_ids": sorted(r[0] for r in inside),
@@ -93,7 +95,7 @@ def fixture_tables() -> dict[str, list[dict[str, Any]]]:
                "end_date": "1843-12-24T00:00:00", "source_text": "kept a counting-house",
                "text_unit_id": T[0]}]
     return {"documents": docs, "text_units": units, "entities": ents, "relationships": rels,
-            "communities": comms, "community_reports": reports, "covariates": claims}
+            "communities": comm_rows, "community_reports": reports, "covariates": claims}
 
 
 def write_fixture(folder: Path, layout: str = "v2") -> Path:
@@ -116,6 +118,34 @@ def write_fixture(folder: Path, layout: str = "v2") -> Path:
     pq.write_table(pa.table({"id": ["e-scrooge"], "vector": [[0.1, 0.2]]}),
                    folder / "embeddings.entity.description.parquet")
     (folder / "stats.json").write_text("{}")
+    return folder
+
+
+# --- a broken GraphRAG 2.x output: every hierarchy defect the import repairs ---------------
+
+BROKEN_ENTS = ENTS + [  # GHOST sits only in the dummy community -1, BELLE in no community
+    ("GHOST", "PERSON", "The last of the three spirits", [T[3]]),
+    ("BELLE", "PERSON", "Scrooge's former fiancee", [T[2]]),
+]
+BROKEN_COMMS = [  # community, level, parent, children, members, report title
+    (-1, 0, -1, [], ["GHOST"], "Dummy community"),  # microsoft/graphrag#1422
+    (0, 0, -1, [2, 3], ["SCROOGE", "MARLEY", "FEZZIWIG"], "Scrooge's business past"),
+    (1, 0, -1, [], ["BOB CRATCHIT", "TINY TIM"], "The Cratchit family"),  # childless at 0
+    (2, 1, 0, [4, 5], ["SCROOGE", "MARLEY"], "Scrooge and Marley"),
+    # LONDON is missing from parent 0; MARLEY is in 2 as well; no children above level 2
+    (3, 1, 0, [], ["FEZZIWIG", "LONDON", "MARLEY"], "Fezziwig's London"),
+    (4, 2, 2, [], ["SCROOGE"], "Scrooge alone"),
+    (5, 2, 2, [], ["MARLEY"], "Marley's ghost"),
+]
+
+
+def write_broken_fixture(folder: Path) -> Path:
+    """A GraphRAG 2.x folder whose hierarchy is broken (see BROKEN_COMMS): a dummy ``-1`` row
+    with a report, a child member missing from its parent, an entity in two communities of
+    level 1, an entity in no community, childless communities above the deepest level."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, rows in fixture_tables(BROKEN_COMMS, BROKEN_ENTS).items():
+        pq.write_table(pa.Table.from_pylist(rows), folder / f"{name}.parquet")
     return folder
 
 

@@ -28,6 +28,10 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("refine", "review a draft answer"),
     ("judge", "fair judge comparing two answers"),
     ("questions", "write evaluation questions"),
+    ("personas", "imagine the users"),
+    ("tasks", "plan the work of one user"),
+    ("eval_claims", "extract the factual claims"),
+    ("rate", "rate how relevant or helpful"),
     ("answer", "answering a question from the data tables"),
     ("keywords", "help a search engine"),
     ("assign", "label a passage"),
@@ -36,8 +40,31 @@ KINDS = [  # (kind, marker in the first message) - checked in order
 
 
 class Fail(Exception):
-    def __init__(self, status: int = 500) -> None:
+    def __init__(self, status: int = 500, body: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         self.status = status
+        self.body = body or {"error": {"message": "scripted failure"}}
+        self.headers = headers or {}
+
+
+class Raw:
+    """A handler's answer sent as is: any HTTP-200 body (an error object, no choices ...)."""
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+
+class Reply(str):
+    """A handler's answer text with envelope details: finish_reason, usage (None = none)."""
+
+    finish_reason = "stop"
+    usage: dict[str, int] | None | bool = True
+
+    def __new__(cls, text: str, finish_reason: str = "stop",
+                usage: dict[str, int] | None | bool = True) -> Reply:
+        obj = super().__new__(cls, text)
+        obj.finish_reason, obj.usage = finish_reason, usage
+        return obj
 
 
 def kind_of(body: dict[str, Any]) -> str:
@@ -123,6 +150,27 @@ def default_assign(body: dict[str, Any]) -> str:
     return json.dumps({"topics": topics[:1]})
 
 
+def default_questions(body: dict[str, Any]) -> str:
+    task = re.search(r"Their task: (.*)", body["messages"][-1]["content"])
+    about = f", for {task.group(1).strip()}" if task else ""
+    return json.dumps({"questions": [f"What are the themes{about}?",
+                                     f"Who matters most{about}?"]})
+
+
+def default_tasks(body: dict[str, Any]) -> str:
+    persona = re.search(r"The user: (.*)", body["messages"][-1]["content"])
+    who = persona.group(1).split()[1] if persona else "user"
+    return json.dumps({"tasks": [f"task {i} of the {who}" for i in (1, 2, 3)]})
+
+
+def default_eval_claims(body: dict[str, Any]) -> str:
+    """Each sentence of the answer is a claim (citation markers dropped)."""
+    answer = body["messages"][-1]["content"].split("Answer:", 1)[-1]
+    answer = re.sub(r"\[Data:[^\]]*\]", "", answer)
+    return json.dumps({"claims": [s.strip() for s in re.split(r"(?<=[.!?])\s+", answer)
+                                  if len(s.strip()) > 3]})
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "claims": default_claims,
@@ -139,8 +187,13 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "judge": lambda b: json.dumps({"reasoning": "longer", "winner": 1 if len(
         b["messages"][-1]["content"].split("Answer 2:")[0]) > len(
         b["messages"][-1]["content"].split("Answer 2:")[1]) else 2}),
-    "questions": lambda b: json.dumps({"questions": ["What are the themes?",
-                                                     "Who matters most?"]}),
+    "questions": default_questions,
+    "personas": lambda b: json.dumps({"personas": ["A historian of Victorian London",
+                                                   "A teacher planning a lesson",
+                                                   "A novelist"]}),
+    "tasks": default_tasks,
+    "eval_claims": default_eval_claims,
+    "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
     "topics_list": lambda b: json.dumps({"topics": [
@@ -170,9 +223,12 @@ class ScriptedLLM:
             def log_message(self, *a: Any) -> None:
                 pass
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(self, status: int, payload: Any,
+                      headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -189,15 +245,25 @@ class ScriptedLLM:
                 try:
                     text = double.script[kind](body)
                 except Fail as f:
-                    self._send(f.status, {"error": {"message": "scripted failure"}})
+                    self._send(f.status, f.body, f.headers)
+                    return
+                if isinstance(text, Raw):
+                    self._send(200, text.body)
                     return
                 prompt = sum(len(m["content"]) for m in body["messages"]) // 4
-                self._send(200, {
+                usage: Any = {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                              "total_tokens": prompt + len(text) // 4}
+                finish = "stop"
+                if isinstance(text, Reply):
+                    finish = text.finish_reason
+                    usage = usage if text.usage is True else text.usage
+                payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
-                              "total_tokens": prompt + len(text) // 4}})
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": str(text)}}]}
+                if usage:
+                    payload["usage"] = usage
+                self._send(200, payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

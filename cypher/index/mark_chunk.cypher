@@ -1,4 +1,5 @@
 MATCH (c:Chunk {id: $chunk_id})
-SET c.extracted = $ok, c.error = $error
+// dropped: one reason per extraction record dropped (its other records were kept)
+SET c.extracted = $ok, c.error = $error, c.dropped = $dropped
 WITH c WHERE $ok
 MERGE (m:Meta {id: 'index'}) SET m.graph_dirty = true

@@ -1,7 +1,9 @@
 // An extracted entity becomes (or joins) the entity with the same normalised key; the
 // text unit's own description and context sentence stay on its MENTIONS relationship.
-MATCH (c:Chunk {id: $chunk_id})
-UNWIND $entities AS e
+// $units: [{chunk_id, entities}] of many text units, merged in order in one transaction.
+UNWIND $units AS u
+MATCH (c:Chunk {id: u.chunk_id})
+UNWIND u.entities AS e
 MERGE (n:Entity {key: e.key})
 ON CREATE SET n.name = e.name, n.type = e.type, n.description = e.description
 SET n.dirty = true

@@ -1,15 +1,16 @@
 // Relationships are stored once per unordered pair (source key < target key); each text unit
 // adds its evidence once: chunk id, description and strength, kept as parallel lists.
 // weight = number of supporting text units (Edge et al. 2024 §3.1.3).
-MATCH (c:Chunk {id: $chunk_id})
-UNWIND $relationships AS r
+// $units: [{chunk_id, relationships}] of many text units, merged in order in one transaction.
+UNWIND $units AS u
+UNWIND u.relationships AS r
 MATCH (a:Entity {key: r.source_key})
 MATCH (b:Entity {key: r.target_key})
 MERGE (a)-[x:RELATED]->(b)
 ON CREATE SET x.chunk_ids = [], x.descriptions = [], x.strengths = []
-WITH x, r
-WHERE NOT $chunk_id IN x.chunk_ids
-SET x.chunk_ids = x.chunk_ids + $chunk_id,
+WITH x, r, u.chunk_id AS chunk_id
+WHERE NOT chunk_id IN x.chunk_ids
+SET x.chunk_ids = x.chunk_ids + chunk_id,
     x.descriptions = x.descriptions + r.description,
     x.strengths = x.strengths + r.strength,
     x.dirty = true

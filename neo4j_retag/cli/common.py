@@ -3,28 +3,53 @@ the graph and the LLM open, progress display and the usage table."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
-from pydantic import ValidationError
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from ..config import Settings
-from ..db import Graph
 from ..errors import ConfigError, RetagError
-from ..llm import LLM, Usage
+from .progress import ProgressLines
+
+# The heavy modules (the openai and neo4j clients, pydantic, rich, and the library behind
+# them) are imported where a command uses them, so `neo4j-retag --help` starts in a blink.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    from ..config import Settings
+    from ..db import Graph
+    from ..llm import LLM, Usage
 
 T = TypeVar("T")
-console = Console()
-err_console = Console(stderr=True)
 log = logging.getLogger("neo4j_retag.cli")
+
+
+class LazyConsole:
+    """A rich ``Console`` made on first use (rich is imported only then)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+console: Console = LazyConsole()  # type: ignore[assignment]
+err_console: Console = LazyConsole(stderr=True)  # type: ignore[assignment]
+
+
+def Table(*args: Any, **kwargs: Any) -> RichTable:  # noqa: N802 - stands in for the class
+    """``rich.table.Table``, imported on first use."""
+    from rich.table import Table as RichTable
+    return RichTable(*args, **kwargs)
 
 
 class Ctx:
@@ -37,6 +62,9 @@ class Ctx:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from pydantic import ValidationError
+
+            from ..config import Settings
             try:
                 self._settings = Settings()
             except ValidationError as err:
@@ -66,6 +94,10 @@ def friendly(fn: Callable[..., T]) -> Callable[..., T]:
 def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,
                       usage: Usage) -> T:
     """Open the graph and the LLM, run ``coro_fn``, record LLM usage in the graph."""
+    import asyncio
+
+    from ..db import Graph
+    from ..llm import LLM
     from ..ops.stats import record_usage
 
     async def main() -> T:
@@ -84,32 +116,56 @@ def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: S
 
 
 class ProgressBars:
-    """A library progress callback (``model.Progress``) drawn as rich progress bars; silent
-    when the console is not a terminal."""
+    """A library progress callback (``model.Progress``): rich progress bars on ``console``
+    when stdout is a terminal, else plain lines (``ProgressLines``: stage start/end and every
+    ``interval`` seconds, to ``stream`` or stdout) a log can read; nothing when ``quiet``."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console | None = None, *, quiet: bool = False,
+                 stream: TextIO | None = None, interval: float = 10.0) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        console = console or err_console
+        tty = sys.stdout.isatty()
         self.bars = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                             transient=False, disable=not console.is_terminal)
+                             transient=False,
+                             disable=quiet or not tty or not console.is_terminal)
+        self.lines = None if quiet or tty else ProgressLines(stream or sys.stdout, interval)
         self.tasks: dict[str, Any] = {}
 
     def __enter__(self) -> ProgressBars:
         self.bars.__enter__()
+        if self.lines:
+            self.lines.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.lines:
+            self.lines.__exit__(*exc)
         self.bars.__exit__(*exc)  # type: ignore[arg-type]
 
     def __call__(self, task: str, n: int, total: int | None = None) -> None:
+        if self.lines:
+            self.lines(task, n, total)
         if task not in self.tasks:
             self.tasks[task] = self.bars.add_task(task, total=total)
+        elif n == 0 and total is not None and self._finished(self.tasks[task]):
+            self.bars.reset(self.tasks[task], total=total)  # the same stage again (a topic)
         elif total is not None:
             self.bars.update(self.tasks[task], total=total)
         if n:
             self.bars.advance(self.tasks[task], n)
 
+    def _finished(self, task_id: Any) -> bool:
+        return any(t.id == task_id and t.finished for t in self.bars.tasks)
 
-def usage_table(usage: Usage) -> Table:
+
+def usage_table(usage: Usage) -> RichTable:
     table = Table(title="LLM usage by stage")
     for col in ("stage", "calls", "cached", "failed", "prompt tokens", "completion tokens", "s"):
         table.add_column(col, justify="right" if col != "stage" else "left")

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from ..llm import Usage
-from ..model import timed
-from .common import Ctx, ProgressBars, console, friendly, run_with_services, usage_table
+from .common import Ctx, ProgressBars, Table, console, friendly, run_with_services, usage_table
+
+if TYPE_CHECKING:
+    from ..llm import Usage
 
 
 @click.command()
@@ -27,14 +26,21 @@ from .common import Ctx, ProgressBars, console, friendly, run_with_services, usa
 @click.option("--no-topics", is_flag=True, help="skip ReTAG topic augmentation")
 @click.option("--topic-mode", type=click.Choice(["assign", "reextract"]), default="assign")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option("--quiet", is_flag=True,
+              help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
-           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool) -> None:
+           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
+           quiet: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
+    from rich.console import Console
+
     from ..index.pipeline import run_ingest
+    from ..llm import Usage
+    from ..model import timed
     from ..ops.stats import collect
 
     if not paths and not resume:
@@ -49,7 +55,10 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     seconds: dict[str, float] = {}
 
     async def work(llm: Any, graph: Any) -> tuple[Any, dict[str, Any]]:
-        with ProgressBars(Console(stderr=True, quiet=as_json)) as bars:
+        # with --json, progress lines go to stderr so stdout stays one JSON document
+        with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
+                          stream=sys.stderr if as_json else None,
+                          interval=settings.progress_interval) as bars:
             result = await run_ingest(settings, list(paths), llm, graph, progress=bars,
                                       text_field=text_field, topics=not no_topics,
                                       topic_mode=topic_mode)
@@ -62,12 +71,13 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         "graph": graph_stats, "llm": usage.as_dict(),
         "llm_total": vars(usage.total), "seconds_total": round(seconds["total"], 2),
         "topics": result.topics["topics"] if result.topics else None,
+        "llm_faults": dict(sorted(usage.faults.items())), "failed_items": result.failed_items,
     }
     if as_json:
         click.echo(json.dumps(summary, default=str, indent=2))
     else:
         _print_ingest(summary, usage)
-    if result.text_units_failed:
+    if result.failed_items:  # each is retried by the next run
         sys.exit(3)
 
 
@@ -83,12 +93,18 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
          f"{len(s['text_units_failed'])})"),
+        ("extraction records dropped", ", ".join(
+            f"{k} {v}" for k, v in sorted(s["dropped_records"].items())) or "0"),
+        ("element summaries (updated / failed)",
+         f"{s['elements_summarized']} / {len(s['summaries_failed'])}"),
         ("entities", g["entities"]), ("relationships", g["relationships"]),
         ("claims", g["claims"]),
         ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"
                                             for lv in g["levels"]) or "-"),
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
-        ("topics", g["topics"]),
+        ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
+        ("LLM faults met (retried or repaired)", ", ".join(
+            f"{k} {v}" for k, v in s["llm_faults"].items()) or "0"),
         ("outputs with chatter stripped", ", ".join(
             f"{k} {v}" for k, v in sorted(s["chatter_stripped"].items())) or "0"),
         ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
@@ -98,7 +114,16 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
     for sk in s["skipped"]:
         console.print(f"[yellow]skipped[/yellow] {sk['path']}: {sk['reason']}")
     for f in s["text_units_failed"]:
-        console.print(f"[red]failed text unit[/red] {f['id']}: {f['error']}")
+        console.print(f"[red]failed text unit[/red] {f['id']} ({f['reason']}): {f['error']}")
+    for name in s["summaries_failed"]:
+        console.print(f"[red]failed summary[/red] {name} (kept for the next run)")
+    for f in s["topics_failed"]:
+        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
+    for outcome in s["outcomes"]:
+        console.print(f"[yellow]{outcome}[/yellow]")
+    if s["failed_items"]:
+        console.print(f"[red]{s['failed_items']} item(s) failed[/red]: rerun `neo4j-retag "
+                      "ingest --resume` to retry them (exit code 3)")
     console.print(usage_table(usage))
 
 
@@ -116,8 +141,10 @@ def stats(obj: Ctx, as_json: bool) -> None:
         return
     table = Table("what", "count")
     for k, v in data.items():
-        if not isinstance(v, list):
+        if not isinstance(v, list | dict):
             table.add_row(k, str(v))
+    for reason, n in data["dropped_records"].items():
+        table.add_row(f"dropped records: {reason}", str(n))
     for lv in data["levels"]:
         table.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
                                               f"{lv['reports']} reports")
@@ -142,18 +169,31 @@ def topics() -> None:
               help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
 @click.option("--max-topics", type=int, default=8)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--quiet", is_flag=True, help="no progress output")
 @click.pass_obj
 @friendly
-def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
+def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: bool) -> None:
     """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
+    from rich.console import Console
+
     from ..index.topics import build_topics
+    from ..llm import Usage
     usage = Usage()
-    out = run_with_services(lambda llm, graph: build_topics(graph, llm, obj.settings, mode=mode,
-                                                            max_topics=max_topics),
-                            obj.settings, usage)
+
+    async def work(llm: Any, graph: Any) -> dict[str, Any]:
+        with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
+                          stream=sys.stderr if as_json else None,
+                          interval=obj.settings.progress_interval) as bars:
+            return await build_topics(graph, llm, obj.settings, mode=mode,
+                                      max_topics=max_topics, progress=bars)
+
+    out = run_with_services(work, obj.settings, usage)
     out["llm"] = usage.as_dict()
+    out["llm_faults"] = dict(sorted(usage.faults.items()))
     if as_json:
         click.echo(json.dumps(out, default=str, indent=2))
+        if out["failed"]:
+            sys.exit(3)
         return
     console.print(f"[bold]corpus:[/bold] {out['corpus_description']}")
     table = Table("topic", "label", "entities", "communities", "reports")
@@ -170,3 +210,9 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool) -> None:
         console.print(f"  [yellow]uncovered[/yellow] community {r['id']} ({r['size']} "
                       f"entities): {r['title']}", highlight=False)
     console.print(usage_table(usage))
+    for f in out["failed"]:
+        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
+    if out["failed"]:
+        console.print(f"[red]{len(out['failed'])} topic item(s) failed[/red]: rerun "
+                      "`neo4j-retag topics build` to retry them (exit code 3)")
+        sys.exit(3)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from .common import Ctx, console, friendly
+from .common import Ctx, Table, console, friendly
 
 
 @click.group("import")
@@ -25,7 +24,8 @@ def import_group() -> None:
 def import_graphrag_cmd(obj: Ctx, folder: Path, replace: bool, as_json: bool) -> None:
     """Import a Microsoft GraphRAG output FOLDER (documents, text_units, entities,
     relationships, communities, community_reports[, covariates] .parquet, or the older
-    create_final_* files). Ids, levels and reports are kept; `ask` then answers over them."""
+    create_final_* files). Ids, levels and reports are kept; `ask` then answers over them.
+    The community hierarchy is repaired as our ingest builds it, and each repair printed."""
     from ..interop.graphrag.importer import import_folder
     report = import_folder(obj.settings, folder, replace=replace)
     if as_json:
@@ -50,6 +50,9 @@ def import_graphrag_cmd(obj: Ctx, folder: Path, replace: bool, as_json: bool) ->
         counts.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
                                                f"{lv['reports']} reports")
     console.print(counts)
+    for r in report.repairs:  # defects of the folder in yellow, GraphRAG's usual shape plain
+        colour = "yellow" if r.defect else "cyan"
+        console.print(f"[{colour}]repaired ({r.kind}):[/{colour}] {r.message}", highlight=False)
     for w in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
 

@@ -1,4 +1,5 @@
-"""The `neo4j-retag` command line: services, ingest, topics, ask, eval, stats, doctor, interop.
+"""The `neo4j-retag` command line: services, ingest, topics, documents, ask, eval, stats, doctor,
+interop.
 
 Each command parses its options, makes one library call and prints the result; the commands
 live beside this module, one file per side (services, index, query, interop).
@@ -11,6 +12,7 @@ import logging
 import click
 
 from .common import Ctx
+from .documents import documents, reset
 from .index import ingest, stats, topics
 from .interop import browse, export, import_group
 from .query import ask, eval_cmd
@@ -28,8 +30,8 @@ def main(ctx: click.Context, debug: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-for _cmd in (config_cmd, neo4j, llm, up, down, doctor, ingest, stats, topics, ask, eval_cmd,
-             import_group, export, browse):
+for _cmd in (config_cmd, neo4j, llm, up, down, doctor, ingest, stats, topics, documents, reset,
+             ask, eval_cmd, import_group, export, browse):
     main.add_command(_cmd)
 
 if __name__ == "__main__":

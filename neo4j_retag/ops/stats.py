@@ -18,7 +18,8 @@ def record_usage(graph: Graph, usage: Usage) -> None:
 
 def collect(graph: Graph) -> Record:
     """Counts as a dict: documents, text_units, entities, relationships, claims, communities,
-    community_reports, levels (one entry per level), topics (with their levels), llm_usage."""
+    community_reports, levels (one entry per level), topics (with their levels), llm_usage,
+    dropped_records ({reason: extraction records dropped})."""
     out: Record = graph.run("ops/stats")[0]
     out["levels"] = graph.run("query/scope_levels", scope=GENERAL)
     topics = graph.run("index/topic_counts")
@@ -26,6 +27,7 @@ def collect(graph: Graph) -> Record:
         t["levels"] = graph.run("query/scope_levels", scope=t["label"])
     out["topic_subgraphs"] = topics
     out["llm_usage"] = graph.run("ops/usage")
+    out["dropped_records"] = {r["reason"]: r["records"] for r in graph.run("ops/dropped_records")}
     return out
 
 

@@ -3,6 +3,7 @@
 A method is ``async (graph, llm, settings, query: Query) -> Answer``; :data:`METHODS` maps the
 ``--method`` names to them (the CLI's choices come from it) and :func:`answer` runs one, then
 optional KGiRAG-style refinement. retag (ReTAG, the default), global (GraphRAG global search),
+global-dynamic (global search with GraphRAG's dynamic community selection),
 and the baselines of Edge et al. §3.2: local search, rag (BM25 over text units) and ts
 (map-reduce over text units).
 """
@@ -17,6 +18,7 @@ from ..errors import InputError
 from ..llm import LLM
 from ..model import Answer, Query
 from .basic import ask_rag, ask_ts
+from .dynamic import ask_global_dynamic
 from .global_search import ask_global
 from .local import ask_local
 from .refine import refine
@@ -27,6 +29,7 @@ Method = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
 METHODS: dict[str, Method] = {
     "retag": ask_retag,
     "global": ask_global,
+    "global-dynamic": ask_global_dynamic,
     "local": ask_local,
     "rag": ask_rag,
     "ts": ask_ts,

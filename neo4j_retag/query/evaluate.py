@@ -1,133 +1,151 @@
-"""The evaluation method of Edge et al. 2024 (§3.3) and ReTAG (§4): global questions, answers
-from each method, and an LLM judge comparing every pair of answers head to head on
-comprehensiveness, diversity, empowerment and directness; each pair is judged in both orders
-(to cancel position bias) and reported as the win rate of the first method."""
+"""`neo4j-retag eval`: the evaluation of Edge et al. 2024 (§3.3) and ReTAG (§4), with the
+claim-based metrics of Edge et al. 2025.
+
+Questions (given, or generated activity-centred: personas -> tasks -> questions), answered by
+every method with per-answer cost accounting; each answer's factual claims extracted and
+clustered (comprehensiveness, diversity); every pair of methods judged head to head on each
+criterion in both orders; the judge's agreement with the claim metrics; all written to an
+output folder (questions, answers with traces, scores.json, PNG charts).
+
+A failed answer, claim extraction or verdict fails that item only: it is listed in
+``failures`` (and a verdict counts as a tie), never dropped silently.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Literal
-
-from pydantic import BaseModel, field_validator
+import time
+from pathlib import Path
 
 from ..config import Settings
 from ..db import Graph
-from ..errors import InputError, LLMError
+from ..errors import InputError, LLMError, RetagError
 from ..llm import LLM, Usage
-from ..model import Answer, Query
-from ..prompts import entries, render
+from ..model import JSON, Progress, Query, no_progress
 from . import METHODS, answer
+from .eval_claims import claim_metrics, extract_claims
+from .eval_judge import criteria, judge
+from .eval_questions import EvalQuestion, generate_questions, write_questions
+from .eval_report import scores, write_folder
+from .map_reduce import no_answer
 from .retrieval import query_level
 
-log = logging.getLogger(__name__)
+__all__ = ["criteria", "judge", "run_eval"]
 
 
-def criteria(settings: Settings) -> dict[str, str]:
-    """The judge's criteria and their definitions (``prompts/query/eval_criteria.txt``)."""
-    return entries(settings.prompts_dir, "query/eval_criteria")
+async def _answer(graph: Graph, settings: Settings, method: str, q: str,
+                  level: int) -> JSON:
+    """One answer record (see eval_report) with its own LLM accounting and wall time."""
+    inner = Usage()
+    t0 = time.perf_counter()
+    rec: JSON = {"question": q, "method": method, "answer": None, "error": None}
+    try:
+        async with LLM(settings, inner) as sub_llm:
+            a = await answer(method, graph, sub_llm, settings, Query(question=q, level=level))
+        a.trace.llm = {"stages": inner.as_dict(), **vars(inner.total)}
+        rec.update(answer=a.answer, citations=[c.model_dump() for c in a.citations],
+                   trace=a.trace.as_dict())
+    except RetagError as err:
+        rec["error"] = f"{type(err).__name__}: {err}"
+    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    rec["llm"] = {"stages": inner.as_dict(), **vars(inner.total)}
+    return rec
 
 
-class Verdict(BaseModel):
-    reasoning: str = ""
-    winner: Literal[0, 1, 2] = 0
-
-    @field_validator("winner", mode="before")
-    @classmethod
-    def _winner(cls, v: Any) -> int:
-        try:
-            return int(v) if int(v) in (0, 1, 2) else 0
-        except (TypeError, ValueError):
-            return 0
-
-
-class Questions(BaseModel):
-    questions: list[str] = []
-
-
-async def generate_questions(llm: LLM, settings: Settings, corpus_description: str,
-                             n: int) -> list[str]:
-    """``n`` global sensemaking questions from the corpus description (Edge et al. §3.3's
-    persona/task generation, in one step). Raises LLMError when the model gives none."""
-    msgs = render(settings.prompts_dir, "query/eval_questions", n=n,
-                  corpus_description=corpus_description or "(no description)")
-    qs = (await llm.structured(msgs, Questions, stage="eval_questions")).questions
-    qs = [q.strip() for q in qs if q.strip()][:n]
-    if not qs:
-        raise LLMError("the LLM generated no evaluation questions")
-    return qs
+async def _claims(llm: LLM, settings: Settings, rec: JSON) -> None:
+    rec.update(claims=None, metrics=None, claims_error=None)
+    if rec["answer"] is None:
+        return
+    if rec["answer"].strip() == no_answer(settings):  # "the data cannot answer": no claim
+        rec.update(claims=[], metrics=claim_metrics([]))
+        return
+    try:
+        claims = await extract_claims(llm, settings, rec["question"], rec["answer"])
+    except LLMError as err:
+        rec["claims_error"] = str(err)
+        return
+    rec["claims"] = claims
+    rec["metrics"] = await asyncio.to_thread(claim_metrics, claims)
 
 
-async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: str,
-                b: str) -> float:
-    """Score of ``a`` against ``b`` on one criterion, judged in both orders: 1 win, 0.5 tie
-    (or disagreement between the orders, or an unparseable verdict), 0 loss."""
-    scores = []
-    for first, second, a_is in ((a, b, 1), (b, a, 2)):
-        msgs = render(settings.prompts_dir, "query/eval_judge", criterion=criterion,
-                      definition=criteria(settings)[criterion], question=question, answer1=first,
-                      answer2=second)
-        try:
-            v = await llm.structured(msgs, Verdict, stage="eval_judge", max_tokens=300)
-            scores.append(0.5 if v.winner == 0 else float(v.winner == a_is))
-        except LLMError as err:
-            log.warning("judge verdict failed (%s): counted as a tie", err)
-            scores.append(0.5)
-    return sum(scores) / 2
+async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
+                   methods: list[str], level: int,
+                   progress: Progress = no_progress) -> tuple[JSON, list, list]:
+    """Answers, claims, judgements and the aggregated scores.
 
-
-async def evaluate(llm: LLM, settings: Settings, questions: list[str],
-                   answer: Callable[[str, str], Awaitable[Answer]],
-                   methods: list[str]) -> dict[str, Any]:
-    """Answers by every method, then head-to-head win rates per pair and criterion.
-
-    ``answer(method, question)`` produces an Answer. Returns ``{"win_rates": [{"a", "b",
-    "criterion", "win_rate"}], "answers": [...]}``; win_rate is a's mean score over questions.
+    Returns ``(scores, answers, judgements)`` (shapes in eval_report).
     """
-    answers: dict[tuple[str, str], str] = {}
-    records = []
+    failures: list[str] = []
+    answers = []
+    progress("answers", 0, len(questions) * len(methods))
     for q in questions:
-        for m in methods:
-            ans = await answer(m, q)
-            answers[(m, q)] = ans.answer
-            records.append({"question": q, "method": m, "answer": ans.answer,
-                            "llm_prompt_tokens": ans.trace.llm.get("prompt_tokens")})
-    rates = []
-    for a, b in itertools.combinations(methods, 2):
-        for criterion in criteria(settings):
-            scores = [await judge(llm, settings, q, criterion, answers[(a, q)], answers[(b, q)])
-                      for q in questions]
-            rates.append({"a": a, "b": b, "criterion": criterion,
-                          "win_rate": round(sum(scores) / len(scores), 3)})
-    return {"questions": questions, "win_rates": rates, "answers": records}
+        for m in methods:  # one at a time: per-answer seconds and usage stay comparable
+            answers.append(await _answer(graph, settings, m, q, level))
+            progress("answers", 1)
+    failures += [f"answer by {r['method']} to {r['question']!r}: {r['error']}"
+                 for r in answers if r["error"]]
+
+    progress("claims", 0, len(answers))
+
+    async def claims_of(rec: JSON) -> None:
+        await _claims(llm, settings, rec)
+        progress("claims", 1)
+
+    await asyncio.gather(*(claims_of(r) for r in answers))
+    failures += [f"claims of {r['method']}'s answer to {r['question']!r}: {r['claims_error']}"
+                 for r in answers if r["claims_error"]]
+
+    text = {(r["question"], r["method"]): r["answer"] for r in answers}
+    crit = list(criteria(settings))
+    jobs = [(q, a, b, c) for a, b in itertools.combinations(methods, 2) for c in crit
+            for q in questions if text[(q, a)] is not None and text[(q, b)] is not None]
+    progress("judgements", 0, len(jobs))
+
+    async def one(q: str, a: str, b: str, c: str) -> JSON:
+        s = await judge(llm, settings, q, c, text[(q, a)], text[(q, b)], failures)
+        progress("judgements", 1)
+        return {"question": q, "a": a, "b": b, "criterion": c, "score": s}
+
+    judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
+    result = scores(methods, crit, level, questions, answers, judgements, failures)
+    return result, answers, judgements
 
 
 async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str], *,
-                   questions: list[str] | None = None, generate: int | None = None,
-                   level: int | None = None) -> dict[str, Any]:
-    """`neo4j-retag eval`: ``questions`` (or ``generate`` of them from the corpus description),
-    answered by every method at ``level`` (default QUERY_LEVEL, clamped), judged head to head.
+                   questions: list[EvalQuestion] | None = None,
+                   generate: tuple[int, int, int] | None = None, level: int | None = None,
+                   out: Path | None = None, progress: Progress = no_progress) -> JSON:
+    """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
+    task)`` of them from the corpus description, answered by every method at ``level``
+    (default QUERY_LEVEL, clamped), measured and judged; the folder ``out`` gets
+    questions.json/.txt, answers.json, judgements.json, scores.json and the PNG charts.
 
-    Each answer's own LLM usage is in its record. Returns :func:`evaluate`'s dict plus
-    ``level``. Raises InputError for fewer than two methods, an unknown one, or no questions.
+    Returns the scores dict (eval_report.scores) plus ``"files"`` (paths written). Raises
+    InputError for fewer than two methods, an unknown one, or no questions; LLMError when no
+    question could be generated.
     """
     if len(methods) < 2 or any(m not in METHODS for m in methods):
         raise InputError(f"--methods: two or more of {', '.join(METHODS)}")
     lvl = query_level(graph, settings, level)
+    gen_failures: list[str] = []
     if questions is None:
         corpus = graph.run("query/corpus")[0]["description"] or ""
-        questions = await generate_questions(llm, settings, corpus, generate or 5)
+        k, n, m = generate or (5, 5, 5)
+        questions, gen_failures = await generate_questions(llm, settings, corpus, personas=k,
+                                                           tasks=n, questions=m)
+    questions = list({q.question: q for q in questions}.values())  # each asked once
     if not questions:
         raise InputError("no evaluation questions given")
-
-    async def one(method: str, q: str) -> Answer:
-        inner = Usage()
-        async with LLM(settings, inner) as sub_llm:  # per-answer accounting
-            a = await answer(method, graph, sub_llm, settings, Query(question=q, level=lvl))
-        a.trace.llm = vars(inner.total)
-        return a
-
-    result = await evaluate(llm, settings, questions, one, methods)
-    result["level"] = lvl
+    files: list[Path] = []
+    if out is not None:
+        files += write_questions(out, questions)  # first: a long run's questions are kept
+    result, answers, judgements = await evaluate(
+        graph, llm, settings, [q.question for q in questions], methods, lvl, progress)
+    result["failures"] = gen_failures + result["failures"]
+    if out is not None:
+        files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
+    result["files"] = [str(f) for f in files]
+    result["answers"] = [{k: r[k] for k in ("question", "method", "answer", "error")}
+                         for r in answers]
     return result

@@ -20,11 +20,16 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
-from ..model import Answer, Citation, ReportRow, Trace, clamped, timed
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
 from ..prompts import Message, csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
+
+
+class MapFailedError(LLMError):
+    """Every map batch failed (unparseable after retries, or the call failed): there is no
+    answer, and the canned no-answer sentence would pretend the data has none."""
 
 
 def no_answer(settings: Settings) -> str:
@@ -170,11 +175,15 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
                      trace: Trace, response_type: str = "multiple paragraphs") -> Answer:
     """Answer ``question`` from ``reports`` (Edge et al. 2024 §3.1.6).
 
-    Never raises for bad model output: parse failures are counted in ``trace`` (distinct from
-    score-0 points) and an answer that cannot be given says why in ``trace.notes``.
+    Parse failures are counted in ``trace`` (distinct from score-0 points); an answer that
+    cannot be given says why in ``trace.notes``. Raises MapFailedError ("N of N map batches
+    could not be parsed") when every map batch failed: the honest no-answer stays for reports
+    that simply score 0.
     """
     by_id = {r.id: r for r in reports}
     trace.reports_retrieved = len(reports)
+    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
+                     for r in reports]
     if not reports:
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
@@ -191,7 +200,11 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     trace.points_kept = len(kept)
     if not kept:
         if trace.map_parse_failures + trace.map_failures == len(groups):
-            trace.note("every map batch failed to parse or errored")
+            n = len(groups)
+            what = ("could not be parsed" if trace.map_parse_failures == n
+                    else "failed (unparseable or the LLM call failed)")
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
+                                 "the LLM with `neo4j-retag doctor`)")
         else:
             trace.note("no map point scored above 0: the reports do not answer this")
         return Answer(answer=no_answer(settings), trace=trace)
@@ -217,5 +230,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
                         cited_in_answer=i in cited)
 
     support = dict.fromkeys(i for p in used_points for i in p.reports)
+    for c in trace.context:
+        c.cited = c.id in cited
     return Answer(answer=text, citations=[citation(i) for i in dict.fromkeys(cited)],
                   sources=[citation(i) for i in support], trace=trace)

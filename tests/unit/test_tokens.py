@@ -30,3 +30,23 @@ def test_split_rejects_overlap_not_below_size():
 def test_short_and_empty_text():
     assert tokens.split("just a few words", 600, 100) == ["just a few words"]
     assert tokens.split("", 600, 100) == []
+
+
+def test_cached_ranks_give_the_same_encoding(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEO4J_RETAG_HOME", str(tmp_path))
+    tokens.encoding.cache_clear()
+    try:
+        first = tokens.encoding()  # parses the BPE file, writes the cache
+        cached = list((tmp_path / "tiktoken").glob("*.marshal"))
+        assert len(cached) == 1
+        tokens.encoding.cache_clear()
+        second = tokens.encoding()  # from the cache
+        text = "Scrooge's counting-house, 1843: 日本語 😀 <|endoftext|>"
+        assert second.encode(text, disallowed_special=()) == first.encode(
+            text, disallowed_special=())
+        assert second.n_vocab == first.n_vocab
+        cached[0].write_bytes(b"not marshal")  # a damaged cache is rebuilt, not trusted
+        tokens.encoding.cache_clear()
+        assert tokens.encoding().encode("hello world") == first.encode("hello world")
+    finally:
+        tokens.encoding.cache_clear()

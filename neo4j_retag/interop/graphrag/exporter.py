@@ -150,7 +150,8 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
     documents.metadata), so that either release reads the folder.
 
     Stored GraphRAG ids are written back; elements born here get deterministic UUIDs (uuid5 of
-    their key). Only general-scope communities are written (GraphRAG has no topics). Derived
+    their key). Only general-scope communities are written (GraphRAG has no topics), without
+    carried-down copies and the communities an import's repair made (see :mod:`.repair`). Derived
     columns are recomputed: text_units.relationship_ids / covariate_ids, relationships.
     combined_degree, communities.relationship_ids / text_unit_ids (GraphRAG's definitions).
     A relationship's weight is written as stored: for imported ones GraphRAG's weight, for
@@ -217,6 +218,14 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
          "text_unit_ids": r["chunk_ids"] or []} for i, r in enumerate(rels)])
 
     comms = graph.run("interop/export_communities")
+    # carried copies and the import's repairs are not GraphRAG's: its query reads every level
+    # <= L (a copy would count twice) and an import makes them again (repair.py)
+    made = {c["props"]["id"] for c in comms
+            if c["props"].get("carried") or c["props"].get("graphrag_repair")}
+    if made:
+        notes.append(f"{len(made)} carried-down or repair-made communities not exported "
+                     "(GraphRAG's query covers deeper levels itself; an import makes them again)")
+    comms = [c for c in comms if c["props"]["id"] not in made]
     inside = _internal(comms, rels)
     comm_rows, report_rows = [], []
     for c in comms:
@@ -225,7 +234,8 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
         rel_keys = inside.get(cid, [])
         base = {"human_readable_id": _hid(p.get("human_readable_id"), cid), "community": cid,
                 "level": p["level"], "parent": p["parent"] if p.get("parent") is not None
-                else -1, "children": c["children"], "period": p.get("period")
+                else -1, "children": [k for k in c["children"] if k not in made],
+                "period": p.get("period")
                 or date.today().isoformat(), "size": p.get("size") or len(c["member_keys"])}
         comm_rows.append({**base, "id": p.get("graphrag_id") or _uid("community", cid),
                           "title": p.get("community_title") or f"Community {cid}",

@@ -16,6 +16,7 @@ from ...db import Graph
 from ...errors import InputError
 from ...model import GENERAL
 from .plan import Plan, plan_import
+from .repair import Repair
 from .tables import ORIGIN, FileReport, Row, read_output
 
 
@@ -24,7 +25,11 @@ class ImportReport(BaseModel):
 
     ``layout``: ``graphrag`` (``entities.parquet`` ...) or ``graphrag-create_final`` (older
     names); ``version``: the GraphRAG release the columns point to; ``counts``: rows written
-    per kind; ``levels``: per level of the general scope, communities / reports / memberships.
+    per kind; ``levels``: per level of the general scope, communities / reports / memberships
+    (after the repairs every level's memberships equal the entities clustered); ``repairs``:
+    each change made to GraphRAG's community hierarchy (:mod:`.repair`: dummy rows dropped,
+    nesting, one community per level, unclustered entities, childless branches carried down);
+    ``warnings``: problems left as they are.
     """
 
     folder: str
@@ -35,15 +40,18 @@ class ImportReport(BaseModel):
     ignored_files: list[str] = []
     counts: dict[str, int] = {}
     levels: list[dict[str, int]] = []
+    repairs: list[Repair] = []
     warnings: list[str] = []
 
 
 def _check_ids(graph: Graph, plan: Plan) -> list[Row]:
-    """Existing communities whose id an imported community would take over."""
-    ours = {c["id"]: c["props"].get("graphrag_id") for c in plan.communities}
+    """Existing communities whose id an imported community would take over (a community the
+    repair made counts as the same only if it stands for the same thing: ``repair_key``)."""
+    ours = {c["id"]: (c["props"].get("graphrag_id"), c["props"].get("repair_key"))
+            for c in plan.communities}
     return [row for row in graph.run("interop/import_existing_communities", ids=list(ours))
             if not (row["origin"] == ORIGIN and row["scope"] == GENERAL
-                    and row["graphrag_id"] == ours[row["id"]])]
+                    and (row["graphrag_id"], row["repair_key"]) == ours[row["id"]])]
 
 
 def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,
@@ -55,7 +63,9 @@ def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,
     (``replace=True`` first deletes the general-scope communities; topic communities still
     clash, run ``topics build`` after the import instead). Afterwards the index is marked
     clean (``graph_dirty=false``: ``ingest --resume`` does not recluster) and topics stale
-    (``topics_dirty=true``: ``topics build`` can run).
+    (``topics_dirty=true``: ``topics build`` can run). The community hierarchy is repaired
+    into the shape our ingest builds (:mod:`.repair`); communities the repair makes take ids
+    above GraphRAG's largest number, and each repair is listed in the report.
 
     Raises FileNotFoundError / ValueError (naming the file or column) for an unusable folder.
     """
@@ -93,7 +103,8 @@ def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,
     return ImportReport(
         folder=str(out.folder), layout=out.layout, version=out.version, files=out.files,
         missing_optional=out.missing_optional, ignored_files=out.ignored_files,
-        counts=plan.counts(), levels=graph.run("interop/import_summary"), warnings=plan.warnings)
+        counts=plan.counts(), levels=graph.run("interop/import_summary"), repairs=plan.repairs,
+        warnings=plan.warnings)
 
 
 def import_folder(settings: Settings, folder: Path, *, replace: bool = False) -> ImportReport:

@@ -1,30 +1,22 @@
 """Planning a GraphRAG import: read GraphRAG rows -> the rows our import statements take (pure).
 
-The mapping is described in :mod:`neo4j_retag.graphrag_tables`; the writing is
-:func:`neo4j_retag.graphrag_import.import_graphrag`.
+The mapping is described in :mod:`.tables`; communities and reports are planned (and their
+hierarchy repaired) in :mod:`.hierarchy`; the writing is :func:`.importer.import_graphrag`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ... import tokens
-from ...errors import InputError
-from ...model import GENERAL, clean, entity_key, report_markdown
+from ...model import clean, entity_key
+from .hierarchy import plan_communities
+from .repair import Repair
 from .tables import DOC_KEYS, ORIGIN, Output, Row
-from .values import (
-    as_date,
-    as_findings,
-    as_float,
-    as_int,
-    as_list,
-    as_metadata,
-    as_str,
-    set_props,
-)
+from .values import as_date, as_float, as_int, as_list, as_metadata, as_str, set_props
 
 
 @dataclass
@@ -40,6 +32,7 @@ class Plan:
     parents: list[Row] = field(default_factory=list)
     has_degree: bool = True
     warnings: list[str] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)  # to GraphRAG's community hierarchy
 
     def counts(self) -> dict[str, int]:
         return {"documents": len(self.documents), "text_units": len(self.chunks),
@@ -207,11 +200,12 @@ def _plan_relationships(out: Output, plan: Plan, by_title: dict[str, str]) -> No
             human_readable_id=hid, graphrag_reversed=rev)}
     plan.relationships = list(pairs.values())
     for key, title in placeholders.items():
-        plan.entities.append({"key": key, "props": set_props(
+        plan.entities.append({"key": key, "endpoint_only": True, "props": set_props(
             name=title, type="unknown", description="", origin=ORIGIN)})
     if placeholders:
         plan.warnings.append(f"{len(placeholders)} relationship endpoints are not in entities: "
-                             "created with type 'unknown'")
+                             "created with type 'unknown', in no community (GraphRAG clustered "
+                             "and reported only the entities table)")
     if merged:
         plan.warnings.append(f"{merged} relationships repeat an entity pair (either direction): "
                              "merged, weights summed")
@@ -236,125 +230,21 @@ def _plan_claims(out: Output, plan: Plan, by_title: dict[str, str]) -> None:
                 human_readable_id=as_int(c.get("human_readable_id")), origin=ORIGIN)})
 
 
-def _membership(out: Output, plan: Plan, by_id: dict[str, str],
-                by_title: dict[str, str]) -> tuple[dict[int, list[str]], dict[int, int]]:
-    """community -> member keys, and (before 1.0) community -> parent from create_final_nodes."""
-    members: dict[int, list[str]] = defaultdict(list)
-    if out.has_column("communities", "entity_ids"):
-        unknown = 0
-        for c in out.tables["communities"]:
-            cid = as_int(c.get("community"))
-            for eid in as_list(c.get("entity_ids")):
-                key = by_id.get(str(eid))
-                if key is None:
-                    unknown += 1
-                elif cid is not None and key not in members[cid]:
-                    members[cid].append(key)
-        if unknown:
-            plan.warnings.append(f"{unknown} community entity_ids name no entity: skipped")
-        return members, {}
-    nodes = out.tables.get("nodes")
-    if not nodes:
-        raise InputError("communities.parquet has no entity_ids column and there is no "
-                         "create_final_nodes.parquet to take community membership from")
-    at: dict[tuple[str, int], int] = {}
-    for n in nodes:
-        cid, level = as_int(n.get("community")), as_int(n.get("level"))
-        key = by_title.get(as_str(n.get("title")) or "")
-        if cid is None or cid < 0 or level is None or key is None:
-            continue
-        at[(key, level)] = cid
-        if key not in members[cid]:
-            members[cid].append(key)
-    votes: dict[int, Counter[int]] = defaultdict(Counter)
-    for (key, level), cid in at.items():
-        if (key, level - 1) in at:
-            votes[cid][at[(key, level - 1)]] += 1
-    return members, {cid: v.most_common(1)[0][0] for cid, v in votes.items()}
-
-
-def _plan_communities(out: Output, plan: Plan, by_id: dict[str, str],
-                      by_title: dict[str, str]) -> None:
-    comms = {c: row for row in out.tables["communities"]
-             if (c := as_int(row.get("community"))) is not None}
-    reports = {c: row for row in out.tables["community_reports"]
-               if (c := as_int(row.get("community"))) is not None}
-    members, node_parents = _membership(out, plan, by_id, by_title)
-    has_gid = out.has_column("communities", "community")  # before 1.0 `id` is the number
-    rows: dict[int, Row] = {}
-    for cid in sorted(set(comms) | set(reports)):
-        c, r = comms.get(cid, {}), reports.get(cid, {})
-        level = as_int(c.get("level"))
-        level = as_int(r.get("level")) if level is None else level
-        if level is None:
-            plan.warnings.append(f"community {cid} has no level: skipped")
-            continue
-        parent = next((p for p in (as_int(c.get("parent")), as_int(r.get("parent")),
-                                   node_parents.get(cid)) if p is not None), None)
-        keys = members.get(cid, [])
-        props = set_props(
-            scope=GENERAL, level=level, carried=False, origin=ORIGIN,
-            parent=parent if parent is not None and parent >= 0 else None,
-            size=as_int(c.get("size")) or as_int(r.get("size")) or len(keys),
-            graphrag_id=as_str(c.get("id")) if has_gid else None,
-            human_readable_id=as_int(c.get("human_readable_id")),
-            community_title=as_str(c.get("title")),
-            period=as_str(c.get("period")) or as_str(r.get("period")),
-            title=as_str(r.get("title")) or as_str(c.get("title")) or f"Community {cid}")
-        if r:
-            props.update(_report_props(r, props["title"]))
-        rows[cid] = {"id": cid, "members": keys, "props": props,
-                     "children": [x for x in (as_int(v) for v in
-                                              as_list(c.get("children") or r.get("children")))
-                                  if x is not None]}
-    derived: dict[int, set[int]] = defaultdict(set)
-    for cid, row in rows.items():
-        p = row["props"].get("parent")
-        if p is None:
-            continue
-        if p not in rows:
-            plan.warnings.append(f"community {cid} names a missing parent {p}")
-            continue
-        if rows[p]["props"]["level"] != row["props"]["level"] - 1:
-            plan.warnings.append(f"community {cid} (level {row['props']['level']}) has parent "
-                                 f"{p} at level {rows[p]['props']['level']}")
-        derived[p].add(cid)
-        plan.parents.append({"parent": p, "id": cid})
-    odd = [cid for cid, row in rows.items()
-           if row["children"] and set(row["children"]) != derived.get(cid, set())]
-    if odd:
-        plan.warnings.append(f"children lists disagree with parent links for communities "
-                             f"{odd[:10]}: parent links used")
-    if not any(r["props"].get("report_status") for r in rows.values()):
-        plan.warnings.append("no community report could be read: `ask` has nothing to use")
-    plan.communities = [{k: v for k, v in row.items() if k != "children"}
-                        for row in rows.values()]
-
-
-def _report_props(r: Row, title: str) -> Row:
-    findings = as_findings(r.get("findings"))
-    rank = as_float(r.get("rank"))
-    summary = as_str(r.get("summary")) or ""
-    explanation = as_str(r.get("rating_explanation")) or ""
-    content = as_str(r.get("full_content")) or report_markdown(
-        title, summary, rank, explanation, findings)
-    fcj = r.get("full_content_json")
-    ok = bool(content.strip())
-    return set_props(
-        summary=summary, full_content=content, rating=rank, rank=rank,
-        rating_explanation=explanation, findings=json.dumps(findings),
-        full_content_json=fcj if fcj is None or isinstance(fcj, str) else json.dumps(fcj),
-        graphrag_report_id=as_str(r.get("id")), report_status="ok" if ok else "failed",
-        report_error=None if ok else "empty report in the GraphRAG output")
-
-
 def plan_import(out: Output, encoding: str = "cl100k_base") -> Plan:
-    """The rows each import statement takes, from a read GraphRAG output (no database)."""
+    """The rows each import statement takes, from a read GraphRAG output (no database).
+
+    Problems left as they are go to ``plan.warnings``; every change made to GraphRAG's
+    community hierarchy (:mod:`.repair`) to ``plan.repairs``. Raises InputError when community
+    membership cannot be read at all.
+    """
     plan = Plan()
     doc_ids = _plan_documents(out, plan)
     chunk_ids = _plan_chunks(out, plan, doc_ids, encoding)
     by_id, by_title = _plan_entities(out, plan, chunk_ids)
     _plan_relationships(out, plan, by_title)
     _plan_claims(out, plan, by_title)
-    _plan_communities(out, plan, by_id, by_title)
+    comms = plan_communities(out, by_id, by_title, plan.entities, plan.relationships,
+                             plan.claims)
+    plan.communities, plan.parents = comms.communities, comms.parents
+    plan.repairs, plan.warnings = comms.repairs, plan.warnings + comms.warnings
     return plan

@@ -43,7 +43,7 @@ def test_stats_json_keys(settings, graph):
             "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j_uri else
            {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
     out = cli(["stats", "--json"], env)
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     for key in ("documents", "text_units", "entities", "relationships", "claims",
                 "communities", "community_reports", "levels"):
         assert key in data

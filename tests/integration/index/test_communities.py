@@ -55,3 +55,21 @@ def test_zero_edges_and_single_node(graph, settings):
     _graph(graph, [], isolated=["x"])
     comms = _clusters(graph, settings)
     assert [c.members for c in comms] == [["x"]]
+
+
+@pytest.mark.integration
+def test_oversized_leaves_split_together_in_one_projection(graph, settings):
+    """Two leaves split in one round (one projection, a label each): each by its own subgraph;
+    a leaf with no relationship inside falls apart into single entities."""
+    from neo4j_retag.index.communities import Clusterer
+    tri = [("a", "b"), ("b", "c"), ("a", "c"), ("x", "y"), ("y", "z"), ("x", "z"), ("c", "x")]
+    pairs = [("p1", "p2"), ("p2", "p3"), ("q1", "q2"), ("q2", "q3"), ("p1", "i1")]
+    _graph(graph, tri + pairs, isolated=["i2", "i3", "i4"])
+    clusterer = Clusterer(graph, settings.model_copy(update={"max_cluster_size": 3}))
+    big = Community(0, ["a", "b", "c", "x", "y", "z"])
+    chains = Community(0, ["p1", "p2", "p3", "q1", "q2", "q3"])  # p1-i1 crosses out of it
+    lonely = Community(0, ["i1", "i2", "i3", "i4"])
+    clusterer.split(big, chains, lonely)
+    assert sorted(c.members for c in big.children) == [["a", "b", "c"], ["x", "y", "z"]]
+    assert sorted(c.members for c in chains.children) == [["p1", "p2", "p3"], ["q1", "q2", "q3"]]
+    assert sorted(c.members for c in lonely.children) == [["i1"], ["i2"], ["i3"], ["i4"]]

@@ -73,7 +73,7 @@ def test_malformed_extraction_output_is_repaired(settings, graph, double, tmp_pa
     double.script["extract"] = lambda b: (
         'Here you go:\n```json\n{"entities": [{"name": "Scrooge", "type": "person",'
         ' "description": "a, miser"}, {"name": "Marley"}], "relationships": [{"source":'
-        ' "Scrooge", "target": "Marley", "description": "partners",}]')
+        ' "Scrooge", "target": "Marley", "description": "partners",}],}\n```\nDone!')
     res = ingest(settings, graph, [tmp_path / "a.txt"])
     assert not res.text_units_failed
     assert collect(graph)["relationships"] == 1

@@ -9,6 +9,7 @@ from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
+from neo4j_retag.query.map_reduce import MapFailedError
 from neo4j_retag.query.retag import ask_retag
 
 pytestmark = pytest.mark.integration
@@ -51,10 +52,10 @@ def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):
 
 def test_unparseable_map_zero_scores_and_hostile_question(indexed, graph, double):
     double.script["map"] = lambda b: "no json here at all"
-    a = run(indexed, lambda llm: ask_global(graph, llm, indexed,
+    # every map batch unparseable (after its retries): an error, not the canned no-answer
+    with pytest.raises(MapFailedError, match=r"(\d+) of \1 map batches could not be parsed"):
+        run(indexed, lambda llm: ask_global(graph, llm, indexed,
             Query(question="themes?", level=0)))
-    assert a.trace.map_parse_failures == a.trace.map_batches > 0
-    assert "failed to parse" in a.trace.notes[0]
     double.script["map"] = lambda b: '{"points": [{"description": "nothing", "score": 0}]}'
     a = run(indexed, lambda llm: ask_global(graph, llm, indexed,
             Query(question="themes?", level=0)))

@@ -40,9 +40,11 @@ def snapshot(graph) -> dict[str, Any]:
 @integration
 def test_import_and_ask_global_cites_graphrag_community_ids(settings, graph, double, tmp_path):
     report = import_graphrag(graph, settings, write_fixture(tmp_path / "out"))
-    assert report.counts["community_reports"] == 4 and not report.warnings
+    assert report.counts["community_reports"] == 5 and not report.warnings
+    # community 1 has no children: carried down to level 1 (id 4), so level 1 covers the graph
+    assert [(r.kind, r.communities) for r in report.repairs] == [("carried", [1])]
     assert report.levels == [{"level": 0, "communities": 2, "reports": 2, "memberships": 6},
-                             {"level": 1, "communities": 2, "reports": 2, "memberships": 4}]
+                             {"level": 1, "communities": 3, "reports": 3, "memberships": 6}]
     q = graph.driver.execute_query
     assert q("MATCH (:Community {id: 0})-[:PARENT_OF]->(c) RETURN collect(c.id) AS ids"
              ).records[0]["ids"] in ([2, 3], [3, 2])
@@ -59,7 +61,7 @@ def test_import_and_ask_global_cites_graphrag_community_ids(settings, graph, dou
     assert "[Data: Reports (" in a.answer
     b = run(settings, lambda llm: ask_global(graph, llm, settings,
             Query(question="What are the themes?", level=1)))
-    assert b.citations and {c.id for c in b.citations} <= {2, 3}
+    assert b.citations and {c.id for c in b.citations} <= {2, 3, 4}
     titles = {c.id: c.title for c in a.citations + b.citations}
     assert titles.get(1, "The Cratchit family") == "The Cratchit family"
     # the ready Browser queries work on the imported graph
@@ -103,8 +105,10 @@ def test_round_trip_import_export_import_is_lossless(settings, graph, tmp_path):
     import_graphrag(graph, settings, write_fixture(tmp_path / "in"))
     before = snapshot(graph)
     report = export_graphrag(graph, settings, tmp_path / "exported")
+    # the carried copy (community 4) is not GraphRAG's: not exported, made again on import
     assert report.files == {"documents": 2, "text_units": 4, "entities": 6, "relationships": 5,
                             "communities": 4, "community_reports": 4, "covariates": 1}
+    assert any("1 carried-down" in n for n in report.notes)
     # the exported tables equal GraphRAG's on every column (id lists compared as sets)
     original = fixture_tables()
     for name, rows in original.items():
@@ -133,7 +137,7 @@ def test_community_id_collisions_raise_and_replace(settings, graph, tmp_path):
     graph.driver.execute_query("CREATE (:Community {id: 2, scope: 'general', level: 0})")
     with pytest.raises(InputError, match=r"community ids are already used.*\[2\].*--replace"):
         import_graphrag(graph, settings, folder)
-    assert import_graphrag(graph, settings, folder, replace=True).counts["communities"] == 4
+    assert import_graphrag(graph, settings, folder, replace=True).counts["communities"] == 5
     # a foreign GraphRAG run (other uuids) under the same numbers is a collision too
     other = tmp_path / "other"
     shutil.copytree(folder, other)
@@ -200,9 +204,11 @@ def test_cli_import_export_browse(settings, graph, tmp_path):
     out = cli.invoke(main, ["import", "graphrag", str(write_fixture(tmp_path / "in")), "--json"],
                      env=env)
     assert out.exit_code == 0, out.output
-    assert json.loads(out.output)["counts"]["communities"] == 4
+    assert json.loads(out.stdout)["counts"]["communities"] == 5
+    assert json.loads(out.stdout)["repairs"][0]["kind"] == "carried"
     out = cli.invoke(main, ["import", "graphrag", str(tmp_path / "in")], env=env)
     assert out.exit_code == 0 and "GraphRAG 2.x" in out.output, out.output
+    assert "repaired (carried): 1 communities without children" in out.output
     out = cli.invoke(main, ["import", "graphrag", str(tmp_path)], env=env)
     assert out.exit_code == 1 and "no GraphRAG output" in out.output
     out = cli.invoke(main, ["export", str(tmp_path / "exp")], env=env)

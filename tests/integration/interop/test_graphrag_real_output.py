@@ -1,6 +1,9 @@
-"""Import of a REAL Microsoft GraphRAG 3.3 output (tests/data/graphrag-output-3x, made by
-GraphRAG's own indexer on examples/sample-corpus with the fake LLM; see the README there)."""
+"""Import of REAL Microsoft GraphRAG output: 3.3 (tests/data/graphrag-output-3x, made by
+GraphRAG's own indexer on examples/sample-corpus with the fake LLM; see the README there), and
+GraphRAG's own index of "A Christmas Carol" (../shared/indexes/christmas-carol-graphrag, see its
+SOURCE.md; skipped when absent unless RETAG_TEST_REQUIRE=1)."""
 
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -14,6 +17,9 @@ from neo4j_retag.query.global_search import ask_global
 pytestmark = pytest.mark.integration
 
 OUT = Path(__file__).resolve().parents[2] / "data" / "graphrag-output-3x"
+SHARED = Path(os.environ.get("RETAG_SHARED_DIR", Path(__file__).resolve().parents[3].parent
+                             / "shared"))
+CAROL = SHARED / "indexes" / "christmas-carol-graphrag"
 
 
 def rows(name: str) -> list[dict]:
@@ -25,12 +31,22 @@ def test_real_graphrag_3x_output_imports_and_answers(settings, graph, double):
                                        "communities", "community_reports", "covariates")}
     report = import_graphrag(graph, settings, OUT)
     assert report.layout == "graphrag" and not report.missing_optional
+    assert not report.warnings, report.warnings
+    # GraphRAG clustered its largest connected component only: the 14 other entities get
+    # communities of their own (ids above GraphRAG's), so level 0 covers all 28 entities
+    made = len(t["entities"]) - len({e for c in t["communities"] for e in c["entity_ids"]})
+    assert made == 14
+    assert [(r.kind, r.count) for r in report.repairs] == [("unclustered", made)]
+    assert report.levels == [{"level": 0, "communities": len(t["communities"]) + made,
+                              "reports": len(t["community_reports"]) + made,
+                              "memberships": len(t["entities"])}]
     assert {f.file: f.rows for f in report.files} == {f"{k}.parquet": len(v) for k, v in t.items()}
     assert {k: report.counts[k] for k in ("documents", "text_units", "entities", "relationships",
                                           "communities", "community_reports", "claims")} == {
         "documents": len(t["documents"]), "text_units": len(t["text_units"]),
         "entities": len(t["entities"]), "relationships": len(t["relationships"]),
-        "communities": len(t["communities"]), "community_reports": len(t["community_reports"]),
+        "communities": len(t["communities"]) + made,
+        "community_reports": len(t["community_reports"]) + made,
         "claims": len(t["covariates"])}
 
     def one(cypher: str) -> int:
@@ -46,8 +62,10 @@ def test_real_graphrag_3x_output_imports_and_answers(settings, graph, double):
     ids = {r["community"] for r in t["communities"]}
     stored = graph.driver.execute_query(
         "MATCH (c:Community {scope: 'general'}) RETURN c.id AS id, c.report_status AS status, "
-        "c.title AS title").records
-    assert {r["id"] for r in stored} == ids
+        "c.title AS title, c.graphrag_repair AS repair").records
+    assert {r["id"] for r in stored if r["repair"] is None} == ids
+    singles = {r["id"] for r in stored if r["repair"] == "unclustered"}
+    assert len(singles) == made and min(singles) > max(ids)
     assert all(r["status"] == "ok" for r in stored)
     graphrag_ids = {r["g"] for r in graph.driver.execute_query(
         "MATCH (e:Entity) RETURN e.graphrag_id AS g").records}
@@ -58,6 +76,32 @@ def test_real_graphrag_3x_output_imports_and_answers(settings, graph, double):
     a = run(settings, lambda llm: ask_global(graph, llm, settings,
             Query(question="What are the main themes?", level=0)))
     assert a.citations and a.trace.points_kept > 0
-    assert {c.id for c in a.citations} <= level0
+    assert {c.id for c in a.citations} <= level0 | singles
     titles = {r["community"]: r["title"] for r in t["community_reports"]}
-    assert all(c.title == titles[c.id] for c in a.citations)
+    assert all(c.title == titles[c.id] for c in a.citations if c.id in titles)
+
+
+def test_real_christmas_carol_index_imports_with_the_repairs_it_needs(settings, graph):
+    from tests.conftest import _missing
+    if not (CAROL / "communities.parquet").exists():
+        _missing(f"{CAROL} is absent (set RETAG_SHARED_DIR to the shared folder)")
+    comms = pq.read_table(CAROL / "communities.parquet").to_pylist()
+    ents = pq.read_table(CAROL / "entities.parquet").to_pylist()
+    report = import_graphrag(graph, settings, CAROL)
+    # the folder is sound (no defect), shaped as GraphRAG makes it: 25 entities outside its
+    # largest connected component, and 96 communities without children above level 3
+    repairs = {r.kind: r for r in report.repairs}
+    assert list(repairs) == ["unclustered", "carried"]
+    assert not any(r.defect for r in report.repairs)
+    clustered = {e for c in comms for e in c["entity_ids"]}
+    assert repairs["unclustered"].count == len(ents) - len(clustered) == 25
+    childless = [c for c in comms if not c["children"] and c["level"] < 3]
+    assert len(childless) == 96  # and the 25 new level-0 communities are childless too
+    assert repairs["carried"].message.startswith(f"{len(childless) + 25} communities without")
+    assert repairs["carried"].communities == sorted(c["community"] for c in childless)[:10]
+    # every level covers the 529 entities of GraphRAG's entities table, each once
+    assert [lv["memberships"] for lv in report.levels] == [len(ents)] * 4
+    assert all(lv["reports"] == lv["communities"] for lv in report.levels)
+    assert graph.driver.execute_query(
+        "MATCH (e:Entity) WHERE e.graphrag_id IS NOT NULL WITH e, COUNT { (e)-[:IN_COMMUNITY]->"
+        "(:Community {level: 2}) } AS n WHERE n <> 1 RETURN count(e) AS bad").records[0][0] == 0

@@ -20,3 +20,9 @@ def test_dead_llm_says_how_to_fix(settings, graph):
     assert not checks["LLM endpoint"].ok
     assert "OPENAI_BASE_URL" in checks["LLM endpoint"].fix + checks["LLM endpoint"].detail
     assert checks["Neo4j reachable"].ok
+
+
+def test_sessions_mode_checks_its_settings_not_the_plugin(settings, graph):
+    sessions = settings.model_copy(update={"gds_mode": "sessions"})
+    gds = {c.name: c for c in run_checks(sessions)}["Graph Data Science"]
+    assert not gds.ok and "AURA_API_CLIENT_ID" in gds.detail

@@ -2,6 +2,9 @@
 and a killed `ingest` that resumes to the same graph without repeating an LLM call."""
 
 
+import subprocess
+import sys
+
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
@@ -32,3 +35,13 @@ def test_browse_for_a_remote_server_prints_no_password():
     assert out.exit_code == 0, out.output
     assert "s3cret-pw" not in out.output and "neo4j+s://abcd.databases.neo4j.io" in out.output
     assert "NEO4J_PASSWORD" in out.output
+
+
+def test_cli_module_imports_no_heavy_client():
+    """`neo4j-retag --help` stays fast: the openai and neo4j clients, pyarrow and rich load
+    only when a command runs (benchmarks/cli_latency.py measures the time)."""
+    code = ("import sys, neo4j_retag.cli; "
+            "print(sorted(m for m in ('openai', 'neo4j', 'pyarrow', 'rich', 'graphdatascience', "
+            "'tiktoken') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -76,7 +76,7 @@ def test_combined_schema_asks_for_a_claim_and_ungrounded_ones_are_dropped(dsetti
     body = next(b for k, b in double.calls if k == "extract")
     schema = body["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["claims"]["minItems"] == 1 and double.count("claims") == 0
-    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"]
+    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"], ex.dropped
 
 
 def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dsettings, double):
@@ -96,7 +96,7 @@ def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dset
         {"subject": "NONE", "description": "nothing", "source_quote": "the council"}]})
     ex = _extract(dsettings)
     assert double.count("claims") == 1
-    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"]
+    assert [c["props"]["type"] for c in ex.claims] == ["CONTRACT AWARD"], ex.dropped
     body = next(b for k, b in double.calls if k == "claims")
     schema = body["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["claims"]["minItems"] == 1
@@ -126,3 +126,34 @@ def test_grounding():
     assert grounded(ExtractedClaim(subject="Priya Natarajan"), TEXT)  # no quote: the subject
     assert not grounded(ExtractedClaim(subject="Elena Varga"), TEXT)
     assert not grounded(ExtractedClaim(subject="none", source_quote="the council"), TEXT)
+
+
+def test_bad_records_are_dropped_and_counted_the_good_ones_kept():
+    """Issue 9 item 3: a null source, an empty name, tuples mixed with prose."""
+    from neo4j_retag.index.extract import GraphClaimsExtraction, assemble
+    raw = {"entities": [{"name": "Alice", "type": "person"}, {"name": ""}, {"name": None},
+                        'Here are the entities I found: ("entity"<|>Bob<|>person)',
+                        ["Carol", "person", "a tuple"], "Bob"],
+           "relationships": [{"source": None, "target": "Alice"},
+                             {"source": "Alice", "target": "Bob", "description": "know"},
+                             ["Alice", "Bob", "tuple"], {"source": "", "target": "Bob"}],
+           "claims": [{"subject": "", "description": "x"},
+                      {"subject": "Alice", "description": "did it"}]}
+    g = GraphClaimsExtraction.model_validate(raw)
+    assert [e.name for e in g.entities] == ["Alice", "Bob"]
+    assert [(r.source, r.target) for r in g.relationships] == [("Alice", "Bob")]
+    assert len(g.claims) == 1
+    assert g.dropped == {"entity without a name": 2, "not a record": 3,
+                         "relationship without a source or target": 2,
+                         "claim without a subject": 1}
+    assert "dropped" not in GraphClaimsExtraction.model_json_schema()["properties"]
+    ex = assemble("c1", "Alice knows Bob.", [g], ["person"])
+    assert len(ex.entities) == 2 and len(ex.relationships) == 1 and len(ex.dropped) == 8
+
+
+def test_a_list_field_given_as_prose_is_one_dropped_record():
+    from neo4j_retag.index.extract import GraphExtraction
+    g = GraphExtraction.model_validate({"entities": [{"name": "A"}],
+                                        "relationships": "none found in this text"})
+    assert len(g.entities) == 1 and g.relationships == []
+    assert g.dropped == {"not a record": 1}

@@ -44,3 +44,14 @@ def test_report_json_is_lenient_and_renders_markdown():
         "summary": "b", "explanation": "c"}]})
     assert r.rating == 10.0 and [f.summary for f in r.findings] == ["a", "b"]
     assert r.markdown().startswith("# T") and "## b" in r.markdown()
+
+
+def test_report_batches_bound_communities_and_entities(monkeypatch):
+    from neo4j_retag.index import reports
+    monkeypatch.setattr(reports, "REPORT_BATCH", 3)
+    monkeypatch.setattr(reports, "REPORT_BATCH_ENTITIES", 10)
+    rows = [{"id": i, "size": s} for i, s in enumerate([2, 2, 2, 2, 9, 12, 1, None])]
+    # at most 3 communities; a batch closes before it would pass 10 entities; a community
+    # larger than the limit goes alone
+    assert reports._batches(rows) == [[0, 1, 2], [3], [4], [5], [6, 7]]
+    assert reports._batches([]) == []

@@ -16,14 +16,15 @@ def test_chatter_prefixed_summary_is_stored_clean_and_counted(tmp_path, double):
         '"Elena Varga is the mayor of Millbrook and backs the harbour plan."')
     chatter: Counter[str] = Counter()
     text = run_with_llm(settings, lambda llm: summarize_texts(
-        llm, settings, "Elena Varga", ["The mayor.", "Backs the harbour plan."], chatter))
+        llm, settings, "Elena Varga", ["The mayor.", "Backs the harbour plan."],
+        chatter=chatter))
     assert text == "Elena Varga is the mayor of Millbrook and backs the harbour plan."
     assert chatter == {"summarize": 1}
     body = next(b for k, b in double.calls if k == "summarize")
     assert "no introduction" in body["messages"][0]["content"]  # the prompt asks for text only
     double.script["summarize"] = lambda b: "Elena Varga is the mayor."
     text = run_with_llm(settings, lambda llm: summarize_texts(
-        llm, settings, "Varga", ["The mayor.", "A mayor."], chatter))
+        llm, settings, "Varga", ["The mayor.", "A mayor."], chatter=chatter))
     assert text == "Elena Varga is the mayor." and chatter == {"summarize": 1}
 
 

@@ -78,15 +78,17 @@ def test_older_and_newer_layouts_give_the_same_graph(tmp_path, layout, version):
 
 def test_plan_keeps_ids_direction_and_links(tmp_path):
     plan = plan_import(read_output(write_fixture(tmp_path / "out")))
+    # community 1 (level 0) has no children: carried down to level 1 as community 4
     assert plan.counts() == {"documents": 2, "text_units": 4, "entities": 6, "mentions": 10,
-                             "relationships": 5, "claims": 1, "communities": 4,
-                             "community_reports": 4}
+                             "relationships": 5, "claims": 1, "communities": 5,
+                             "community_reports": 5}
+    assert [(r.kind, r.communities) for r in plan.repairs] == [("carried", [1])]
     rel = {(r["source_key"], r["target_key"]): r["props"] for r in plan.relationships}
     assert rel[("fezziwig", "london")]["graphrag_reversed"] is True  # LONDON -> FEZZIWIG
     assert rel[("bob cratchit", "tiny tim")]["chunk_ids"] == [T[1], T[3]]
     assert rel[("bob cratchit", "tiny tim")]["strength"] == 5.0
-    assert {c["id"] for c in plan.communities} == {0, 1, 2, 3}
-    assert sorted((p["parent"], p["id"]) for p in plan.parents) == [(0, 2), (0, 3)]
+    assert {c["id"] for c in plan.communities} == {0, 1, 2, 3, 4}
+    assert sorted((p["parent"], p["id"]) for p in plan.parents) == [(0, 2), (0, 3), (1, 4)]
     assert plan.next == [{"prev": T[0], "id": T[1]}, {"prev": T[1], "id": T[2]}]
     doc = plan.documents[0]
     assert doc["props"]["graphrag_id"] == D[0] and doc["metadata"] == {"source": "gutenberg"}

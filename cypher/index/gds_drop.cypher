@@ -1,2 +1,0 @@
-CALL gds.graph.drop($name, false) YIELD graphName
-RETURN graphName

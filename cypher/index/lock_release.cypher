@@ -1,0 +1,2 @@
+MATCH (l:Meta {id: 'lock', owner: $owner})
+DELETE l

@@ -1,0 +1,18 @@
+// Every document with its text units, the entities its text units mention (and how many of
+// those no other document mentions: a delete would remove them) and when it was ingested.
+MATCH (d:Document)
+CALL (d) {
+  OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk)
+  RETURN count(c) AS text_units
+}
+CALL (d) {
+  OPTIONAL MATCH (d)<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity)
+  WITH DISTINCT e
+  RETURN count(e) AS entities,
+         count(CASE WHEN NOT EXISTS {
+           MATCH (e)<-[:MENTIONS]-(o:Chunk) WHERE o.document_id <> d.id } THEN e END)
+           AS entities_only_here
+}
+RETURN d.id AS id, d.title AS title, d.path AS path, text_units, entities, entities_only_here,
+       toString(d.created_at) AS ingested_at
+ORDER BY d.created_at, d.path, d.id

