@@ -118,7 +118,7 @@ def test_topics_build_cli_reports_coverage(indexed, graph, double):
         env = {**env, "NEO4J_URI": indexed.neo4j_uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
     out = CliRunner().invoke(main, ["topics", "build", "--json"], env=env)
     assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["uncovered_root_communities"] == [] and "dropped_topics" in data
     out = CliRunner().invoke(main, ["topics", "build"], env=env)
     assert "root communities covered by no topic: 0" in out.output
@@ -133,5 +133,5 @@ def test_topics_build_cli_reports_coverage(indexed, graph, double):
     assert rest.startswith("report ") and "not cited" in rest
     out = CliRunner().invoke(main, ["ask", "Who does Scrooge meet?", "--method", "global",
                                     "--level", "0", "--json"], env=env)
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data["citations"] == [] and data["sources"] and data["trace"]["chatter_stripped"] == 1

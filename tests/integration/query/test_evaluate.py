@@ -63,7 +63,7 @@ def test_eval_cli_generates_questions_and_writes_the_folder(indexed, graph, doub
     answers = json.loads((out_dir / "answers.json").read_text())
     glob = next(a for a in answers if a["method"] == "global")
     assert glob["claims"] and glob["trace"]["context"]
-    assert double.count("claims") == 6 and double.count("judge") == 3 * 4 * 2 * 2
+    assert double.count("eval_claims") == 6 and double.count("judge") == 3 * 4 * 2 * 2
     import matplotlib.image as mpimg
     for name, (w, h) in SIZES.items():
         assert mpimg.imread(out_dir / name).shape[:2] == (h, w)
@@ -103,5 +103,5 @@ def test_eval_cli_exits_3_and_lists_a_failed_claim_extraction(indexed, graph, do
     assert scores["claims"]["global"]["claims"]["n"] == 0
     # rag could not answer (the no-answer sentence): 0 claims, without asking the LLM
     assert scores["claims"]["rag"]["claims"] == {"mean": 0, "std": 0, "n": 1}
-    assert double.count("claims") == 1
+    assert double.count("eval_claims") == 1
     assert len(scores["win_rates"]) == 4  # the judge still compared the answers
