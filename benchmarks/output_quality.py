@@ -58,16 +58,15 @@ class RecordingLLM(LLM):
         super().__init__(settings, usage)
         self.outputs: list[tuple[str, str]] = []
 
-    async def complete(self, messages: Any, *, stage: str, max_tokens: int | None = None,
-                       validate: Any = None, response_format: Any = None) -> Any:
-        def capture(text: str) -> Any:
+    async def complete(self, messages: Any, *, stage: str, validate: Any = None,
+                       **kwargs: Any) -> Any:
+        def capture(text: str, repairs: list[str]) -> Any:
             self.outputs.append((stage, text))
-            return validate(text) if validate else text
+            return validate(text, repairs) if validate else text
 
         t0 = time.perf_counter()
         try:
-            return await super().complete(messages, stage=stage, max_tokens=max_tokens,
-                                          validate=capture, response_format=response_format)
+            return await super().complete(messages, stage=stage, validate=capture, **kwargs)
         finally:  # progress on stderr: a slow shared endpoint makes a run long
             print(f"    {stage}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
