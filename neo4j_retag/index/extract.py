@@ -7,6 +7,7 @@ contexts ctx(n), ctx(e) each element keeps). Output is typed; the graph writes l
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from typing import Annotated, Any
 
@@ -26,6 +27,8 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import MAX_KEY_CHARS, clamped, entity_key
 from ..prompts import Message, fragment, render
+
+log = logging.getLogger(__name__)
 
 
 def _coerce_item(v: Any, field: str) -> Any:
@@ -227,10 +230,12 @@ async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, 
     results = [first]
     history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
     for round_ in range(glean):
-        try:
+        try:  # gleaning is optional: an unusable reply ends it instead of costing retries
             more = await llm.structured(
-                history + render(settings.prompts_dir, "index/extract_glean"), model, stage="glean")
-        except LLMError:
+                history + render(settings.prompts_dir, "index/extract_glean"), model,
+                stage="glean", attempts=1)
+        except LLMError as err:
+            log.info("gleaning round %d ended: %s", round_ + 1, err)
             break
         if not more.entities and not more.relationships:
             break
@@ -239,8 +244,12 @@ async def extract_chunk(llm: LLM, settings: Settings, chunk_id: str, text: str, 
             {"role": "assistant", "content": more.model_dump_json()}]
         if round_ < glean - 1:
             loop = render(settings.prompts_dir, "index/extract_loop")
-            answer = await llm.complete(history + loop, stage="glean", max_tokens=3,
-                                        truncation_ok=True)  # "YES, ..." is an answer
+            try:
+                answer = await llm.complete(history + loop, stage="glean", max_tokens=3,
+                                            truncation_ok=True, attempts=1)  # "YES, ..."
+            except LLMError as err:
+                log.info("gleaning ended: the continue question failed (%s)", err)
+                break
             if not str(answer).strip().upper().startswith("Y"):
                 break
     if separate:

@@ -229,9 +229,11 @@ class LLM:
         validate: Callable[[str, list[str]], Any] | None = None,
         response_format: JSON | None = None,
         truncation_ok: bool = False,
+        attempts: int | None = None,
     ) -> Any:
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
-        ``validate`` appends the harmless defects it repaired to ``repairs``.
+        ``validate`` appends the harmless defects it repaired to ``repairs``. ``attempts``
+        (default LLM_MAX_RETRIES + 1) bounds the tries of an optional call (a gleaning round).
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
@@ -251,7 +253,7 @@ class LLM:
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         msgs = list(messages)
-        attempts = self.settings.llm_max_retries + 1
+        attempts = attempts or self.settings.llm_max_retries + 1
         last: ReplyFault | None = None
         bad = 0  # unparseable / invalid replies so far
         for _ in range(attempts):
@@ -316,6 +318,7 @@ class LLM:
         *,
         stage: str,
         max_tokens: int | None = None,
+        attempts: int | None = None,
     ) -> M:
         """A completion parsed into ``model``: JSON-schema output where the endpoint takes it,
         a tolerant parser otherwise (harmless defects repaired, truncation refused). Raises
@@ -336,7 +339,8 @@ class LLM:
                                   small if self.json_mode == "json_object" else schema)
             try:
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
-                                           validate=validate, response_format=fmt)
+                                           validate=validate, response_format=fmt,
+                                           attempts=attempts)
             except LLMError as err:
                 nxt = FALLBACK.get(self.json_mode)
                 if (self.json_explicit or nxt is None or fmt is None
