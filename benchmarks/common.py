@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.llm import LLM, Usage, run_with_llm
+from neo4j_retag.ops.stats import collect
 from neo4j_retag.server import neo4j_local
 
 T = TypeVar("T")
@@ -90,6 +91,17 @@ def cpu_seconds(pid: object) -> float | None:
 def with_llm(settings: Settings, usage: Usage,
              fn: Callable[[LLM], Awaitable[T]]) -> T:
     return run_with_llm(settings, fn, usage)
+
+
+def written(graph: Graph) -> tuple[dict[str, Any], int, int]:
+    """What an ingest left in the graph: ``collect``'s counts, the MENTIONS relationships, and
+    the graph elements written (text units, entities, relationships, claims, mentions)."""
+    stats = collect(graph)
+    mentions = graph.driver.execute_query(
+        "RETURN COUNT { ()-[:MENTIONS]->() } AS n").records[0]["n"]
+    elements = (stats["text_units"] + stats["entities"] + stats["relationships"]
+                + stats["claims"] + mentions)
+    return stats, mentions, elements
 
 
 def wipe(graph: Graph) -> None:

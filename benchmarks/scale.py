@@ -55,6 +55,7 @@ from common import (
     neo4j_cpu_seconds,
     wipe,
     with_llm,
+    written,
 )
 
 from neo4j_retag import tokens
@@ -62,7 +63,6 @@ from neo4j_retag.db import Graph
 from neo4j_retag.index.documents import read_path
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage
-from neo4j_retag.ops.stats import collect
 
 BBC = SHARED / "corpora" / "bbc-news"
 SYLLABLES = ["el", "an", "or", "is", "um", "et", "ov", "ia", "ur", "ek", "on", "ax", "id", "ol",
@@ -175,11 +175,7 @@ def one_size(corpus: Path, base_url: str) -> dict:
         total = time.perf_counter() - t0
         cpu, neo, fake = (time.process_time() - cpu0, neo4j_cpu_seconds(settings),
                           fakellm_cpu_seconds())
-        stats = collect(graph)
-        mentions = graph.driver.execute_query(
-            "RETURN COUNT { ()-[:MENTIONS]->() } AS n").records[0]["n"]
-    elements = (stats["text_units"] + stats["entities"] + stats["relationships"]
-                + stats["claims"] + mentions)
+        stats, mentions, elements = written(graph)
     return {
         "documents": stats["documents"], "text_units": stats["text_units"],
         "entities": stats["entities"], "relationships": stats["relationships"],

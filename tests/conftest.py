@@ -92,6 +92,21 @@ def settings(tmp_path: Path, neo4j_env: dict[str, Any], double: ScriptedLLM) -> 
                          report_context_tokens=2000, map_context_tokens=1500)
 
 
+def neo4j_vars(settings: Settings) -> dict[str, str]:
+    """Environment variables pointing a CLI run (CliRunner or a subprocess) at the test Neo4j."""
+    if settings.neo4j_uri:
+        return {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+    return {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+            "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+            "NEO4J_DATA": str(settings.neo4j_data_dir), "NEO4J_RETAG_HOME": str(settings.home)}
+
+
+def double_vars(settings: Settings) -> dict[str, str]:
+    """Environment variables pointing a CLI run at the scripted LLM double of ``settings``."""
+    return {"OPENAI_BASE_URL": settings.llm_base_url, "OPENAI_MODEL": "double",
+            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir)}
+
+
 def wipe(graph: Graph) -> None:
     graph.driver.execute_query("CALL gds.graph.list() YIELD graphName "
                                "CALL gds.graph.drop(graphName, false) YIELD graphName AS g "

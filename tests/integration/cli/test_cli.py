@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
+from tests.conftest import double_vars, neo4j_vars
 
 
 def cli(args, env):
@@ -79,14 +80,9 @@ def test_killed_ingest_resumes_to_the_same_graph(settings, graph, double, tmp_pa
     for kind in ("extract", "glean", "report"):
         fn = slow[kind]
         double.script[kind] = lambda b, fn=fn: (time.sleep(0.15), fn(b))[1]
-    env = {**os.environ, "OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double",
-           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(tmp_path / "cache"),
-           "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20", "LLM_CONCURRENCY": "2"}
-    if settings.neo4j_uri:
-        env |= {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-    else:
-        env |= {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-                "NEO4J_DATA": str(settings.neo4j_data_dir)}
+    env = {**os.environ, **double_vars(settings), **neo4j_vars(settings),
+           "LLM_CACHE_DIR": str(tmp_path / "cache"), "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20",
+           "LLM_CONCURRENCY": "2"}
     cmd = [sys.executable, "-m", "neo4j_retag.cli", "ingest", str(folder), "--no-topics"]
     for kill_after in (4, 14):  # mid-extraction, then mid-reports
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,

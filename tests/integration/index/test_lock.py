@@ -11,6 +11,7 @@ import pytest
 
 from neo4j_retag.errors import InputError
 from neo4j_retag.index import lock
+from tests.conftest import double_vars, neo4j_vars
 
 NAMES = ["Abel", "Berta", "Cyrus", "Dora", "Emil", "Fiona", "Gus", "Hilda", "Igor", "Jana"]
 
@@ -29,14 +30,9 @@ def _folder(tmp_path, name, offset):
 def test_two_ingests_at_once(settings, graph, double, tmp_path):
     fn = double.script["extract"]
     double.script["extract"] = lambda b: (time.sleep(0.2), fn(b))[1]  # runs overlap
-    env = {**os.environ, "OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double",
-           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(tmp_path / "cache"),
-           "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20", "LLM_CONCURRENCY": "2"}
-    if settings.neo4j_uri:
-        env |= {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-    else:
-        env |= {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-                "NEO4J_DATA": str(settings.neo4j_data_dir)}
+    env = {**os.environ, **double_vars(settings), **neo4j_vars(settings),
+           "LLM_CACHE_DIR": str(tmp_path / "cache"), "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20",
+           "LLM_CONCURRENCY": "2"}
     q = graph.driver.execute_query
     q("MATCH (n) DETACH DELETE n")
     # a fresh database: no schema either (both processes create it at once: deadlocks, which

@@ -18,7 +18,7 @@ from neo4j_retag.interop.graphrag.importer import import_graphrag
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
-from tests.conftest import wipe
+from tests.conftest import neo4j_vars, wipe
 from tests.graphrag_fixture import fixture_tables, write_fixture
 
 integration = pytest.mark.integration
@@ -194,12 +194,7 @@ def test_export_of_an_ingested_graph_imports_back(settings, graph, double, tmp_p
 @integration
 def test_cli_import_export_browse(settings, graph, tmp_path):
     from neo4j_retag.cli import main
-    env = {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-           "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
-           "NEO4J_DATA": str(settings.neo4j_data_dir), "NEO4J_RETAG_HOME": str(settings.home)}
-    if settings.neo4j_uri:
-        env |= {"NEO4J_URI": settings.neo4j_uri,
-                "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value()}
+    env = neo4j_vars(settings)
     cli = CliRunner()
     out = cli.invoke(main, ["import", "graphrag", str(write_fixture(tmp_path / "in")), "--json"],
                      env=env)

@@ -16,6 +16,7 @@ from neo4j_retag.interop.graphrag.importer import import_graphrag
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
+from tests.conftest import neo4j_vars
 from tests.graphrag_fixture import write_broken_fixture
 from tests.integration.interop.test_graphrag import snapshot
 
@@ -84,12 +85,7 @@ def test_broken_hierarchy_is_repaired_and_global_search_misses_no_branch(setting
 
 def test_cli_prints_every_repair(settings, graph, tmp_path):
     from neo4j_retag.cli import main
-    env = {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-           "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
-           "NEO4J_DATA": str(settings.neo4j_data_dir), "NEO4J_RETAG_HOME": str(settings.home)}
-    if settings.neo4j_uri:
-        env |= {"NEO4J_URI": settings.neo4j_uri,
-                "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value()}
+    env = neo4j_vars(settings)
     folder = write_broken_fixture(tmp_path / "broken")
     out = CliRunner().invoke(main, ["import", "graphrag", str(folder)], env=env)
     assert out.exit_code == 0, out.output

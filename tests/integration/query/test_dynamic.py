@@ -12,6 +12,7 @@ from neo4j_retag.cli import main
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import Query
 from neo4j_retag.query import METHODS
+from tests.conftest import double_vars, neo4j_vars
 
 pytestmark = pytest.mark.integration
 
@@ -99,13 +100,7 @@ def test_threshold_is_configurable(settings, graph, double):
 def test_ask_dynamic_cli_json_and_terminal(settings, graph, double):
     build_tree(graph)
     double.script["rate"] = ghost_rating
-    env = {"OPENAI_BASE_URL": settings.llm_base_url, "OPENAI_MODEL": "double",
-           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir)}
-    if settings.neo4j_uri:
-        env |= {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-    else:
-        env |= {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-                "NEO4J_DATA": str(settings.neo4j_data_dir)}
+    env = double_vars(settings) | neo4j_vars(settings)
     out = CliRunner().invoke(main, ["ask", "What haunts Scrooge?", "--method", "global",
                                     "--dynamic", "--json"], env=env)
     assert out.exit_code == 0, out.output

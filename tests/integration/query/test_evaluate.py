@@ -9,6 +9,7 @@ from neo4j_retag.cli import main
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.query.eval_charts import SIZES
 from neo4j_retag.query.evaluate import judge
+from tests.conftest import double_vars, neo4j_vars
 
 pytestmark = pytest.mark.integration
 
@@ -26,14 +27,7 @@ def test_judge_is_order_balanced(settings, double):
 
 
 def _env(indexed):
-    env = {"OPENAI_BASE_URL": indexed.llm_base_url, "OPENAI_MODEL": "double",
-           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(indexed.cache_dir)}
-    if indexed.neo4j_uri:
-        env |= {"NEO4J_URI": indexed.neo4j_uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
-    else:
-        env |= {"NEO4J_BOLT_PORT": str(indexed.neo4j_bolt_port),
-                "NEO4J_DATA": str(indexed.neo4j_data_dir)}
-    return env
+    return double_vars(indexed) | neo4j_vars(indexed)
 
 
 def test_eval_cli_generates_questions_and_writes_the_folder(indexed, graph, double, tmp_path):
