@@ -26,10 +26,11 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, LLMError, LLMParseError
-from .endpoint import Capabilities, refused_param, transport_reason, wait
+from .endpoint import ADAPTABLE, Capabilities, refused_param, transport_reason, wait
 from .reply import (
     EMPTY,
     INVALID,
+    LOOP,
     TRUNCATED,
     UNPARSEABLE,
     Reply,
@@ -52,6 +53,7 @@ from .usage import StageUsage, Usage
 __all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm",
            "bound_schema", "response_format"]
 log = logging.getLogger(__name__)
+LOOP_PENALTY = 0.5  # frequency_penalty added per retry of a reply that looped
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
@@ -127,8 +129,9 @@ class LLM:
         out = dict(params)
         if self.caps.get("max_tokens_param") == "max_completion_tokens":
             out["max_completion_tokens"] = out.pop("max_tokens")
-        if self.caps.get("temperature") is False:
-            out.pop("temperature", None)
+        for name in ("temperature", "frequency_penalty"):
+            if self.caps.get(name) is False:
+                out.pop(name, None)
         return out
 
     async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
@@ -199,7 +202,7 @@ class LLM:
                 break
             except LLMError as err:
                 refused = refused_param(err.__cause__)
-                if refused in ("max_tokens", "temperature") and self.caps.adapt(refused):
+                if refused in ADAPTABLE and self.caps.adapt(refused):
                     log.warning("the endpoint refuses %s: adapted (remembered in %s)",
                                 refused, self.caps.path)
                     continue
@@ -275,7 +278,12 @@ class LLM:
                                                                            err.raw)
                 self.usage.fault(fault.reason)
                 last = fault
-                if fault.reason == TRUNCATED:
+                if fault.reason == LOOP:
+                    # greedy decoding repeats the loop however much room it gets: penalise
+                    # repeated tokens instead (0.5 ends SmolLM2's reduce loops)
+                    penalty = min(2.0, params.get("frequency_penalty", 0.0) + LOOP_PENALTY)
+                    params = {**params, "frequency_penalty": penalty}
+                elif fault.reason == TRUNCATED:
                     room = self._more_room(params["max_tokens"], msgs)
                     if room <= params["max_tokens"]:
                         break  # no more room in the context: the item fails as truncated

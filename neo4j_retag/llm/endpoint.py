@@ -27,12 +27,15 @@ log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"
 MAX_RETRY_AFTER = 60.0  # seconds: longer waits are capped (the call is retried anyway)
 _backoff = wait_exponential_jitter(initial=1, max=30)
+# request parameters an endpoint may refuse and the client can do without (reasoning models
+# refuse temperature and frequency_penalty; some servers want max_completion_tokens)
+ADAPTABLE = ("max_tokens", "temperature", "frequency_penalty")
 
 
 class Capabilities:
     """Per endpoint + model: ``max_tokens_param`` ("max_tokens" | "max_completion_tokens"),
-    ``temperature`` (False when refused), ``json_mode`` (the response_format form that works),
-    in ``<cache dir>/endpoint-capabilities.json``."""
+    ``temperature`` / ``frequency_penalty`` (False when refused), ``json_mode`` (the
+    response_format form that works), in ``<cache dir>/endpoint-capabilities.json``."""
 
     def __init__(self, settings: Settings) -> None:
         self.path: Path = settings.cache_dir / CAPS_FILE
@@ -60,12 +63,13 @@ class Capabilities:
             log.warning("could not remember endpoint capabilities in %s: %s", self.path, err)
 
     def adapt(self, refused: str) -> bool:
-        """Adapt to a refused ``max_tokens`` / ``temperature``; False when already adapted."""
+        """Adapt to a refused ``max_tokens`` / ``temperature`` / ``frequency_penalty``; False
+        when already adapted."""
         if refused == "max_tokens" and self.get("max_tokens_param") != "max_completion_tokens":
             self.set("max_tokens_param", "max_completion_tokens")
             return True
-        if refused == "temperature" and self.get("temperature") is not False:
-            self.set("temperature", False)
+        if refused in ("temperature", "frequency_penalty") and self.get(refused) is not False:
+            self.set(refused, False)
             return True
         return False
 
@@ -73,6 +77,8 @@ class Capabilities:
         """One line for `doctor`: what this endpoint was found to accept."""
         return (f"completion cap as {self.get('max_tokens_param') or 'max_tokens'}, "
                 f"temperature {'refused' if self.get('temperature') is False else 'accepted'}"
+                + (", frequency_penalty refused" if self.get("frequency_penalty") is False
+                   else "")
                 + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else ""))
 
 
@@ -85,7 +91,7 @@ def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
 
 def refused_param(err: BaseException | None) -> str | None:
     """Which request parameter a 400/422 refused: "max_tokens", "temperature",
-    "response_format", or None (the request was refused for another reason)."""
+    "frequency_penalty", "response_format", or None (the request was refused for another reason)."""
     if not isinstance(err, openai.APIStatusError):
         return None
     param, code, message = _error_fields(err)
@@ -94,13 +100,12 @@ def refused_param(err: BaseException | None) -> str | None:
         if isinstance(err, openai.InternalServerError) and "response_format" in message:
             return "response_format"
         return None
-    for name in ("max_tokens", "temperature", "response_format"):
+    for name in (*ADAPTABLE, "response_format"):
         if param == name or name in code:
             return name
-    if re.search(r"\bmax_tokens\b", message):
-        return "max_tokens"
-    if re.search(r"\btemperature\b", message):
-        return "temperature"
+    for name in ADAPTABLE:
+        if re.search(rf"\b{name}\b", message):
+            return name
     if re.search(r"response_format|json_schema|json_object|\bschema\b|grammar", message, re.I):
         return "response_format"
     return None

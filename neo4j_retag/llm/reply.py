@@ -27,6 +27,7 @@ TRUNCATED = "truncated"          # finish_reason "length", or JSON cut mid-strin
 UNPARSEABLE = "unparseable"      # no JSON object in a reply that must be one
 INVALID = "invalid"              # JSON of the wrong shape
 REFUSED = "refused"              # a refusal, or finish_reason "content_filter"
+LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
 # harmless defects, repaired and counted (the reply is used)
 REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
 
@@ -124,9 +125,21 @@ def sanitise_value(value: Any) -> Any:
     return value
 
 
+def looping(text: str, n: int = 8, share: float = 0.3) -> bool:
+    """True when ``text`` repeats itself: ``share`` or more of its word ``n``-grams occurred
+    earlier in it. A small model that lost its way (SmolLM2 on a reduce) repeats 0.7 of them;
+    the 122 GPT-written reports of the shared Christmas Carol index at most 0.03."""
+    words = text.lower().split()
+    grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    return len(grams) >= 4 * n and 1 - len(set(grams)) / len(grams) >= share
+
+
 def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     """The text of a free-text reply: trailing chatter stripped; raises ReplyFault for an
-    empty reply, a refusal, or a truncated one (unless ``truncation_ok``)."""
+    empty reply, a refusal, or a truncated one (unless ``truncation_ok``): ``loop`` when it
+    was cut off repeating itself."""
+    if reply.finish_reason == "length" and not truncation_ok and looping(reply.text):
+        raise ReplyFault(LOOP, "the reply repeated itself up to the completion cap", reply.text)
     if reply.finish_reason == "length" and not truncation_ok:
         raise ReplyFault(TRUNCATED, "the reply hit the completion cap (finish_reason length)",
                          reply.text)

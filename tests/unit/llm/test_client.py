@@ -107,6 +107,41 @@ def test_truncation_retries_with_more_room_then_fails(tmp_path, double):
     assert caps[0] == 100 and caps[1] == 200 and caps[2] == 400
 
 
+LOOPED = Reply("The corpus is about the plan. " + "It contains the report and its key points "
+               "mentioned most prominently by the team. " * 12, finish_reason="length")
+
+
+def test_a_looping_reply_is_retried_with_a_frequency_penalty_not_more_room(tmp_path, double):
+    double.script["text"] = answers(LOOPED, LOOPED, "The corpus is about a harbour plan.")
+    out, llm = run(settings_for(tmp_path, double),
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="t",
+                                            max_tokens=100))
+    assert out == "The corpus is about a harbour plan." and llm.usage.faults == {"loop": 2}
+    sent = [b for _, b in double.calls]
+    assert [b["max_tokens"] for b in sent] == [100, 100, 100]
+    assert [b.get("frequency_penalty") for b in sent] == [None, 0.5, 1.0]
+
+
+def test_a_reply_that_always_loops_fails_as_loop(tmp_path, double):
+    double.script["text"] = answers(LOOPED)
+    with pytest.raises(ReplyFault) as err:
+        run(settings_for(tmp_path, double),
+            lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="t"))
+    assert err.value.reason == "loop" and "repeated itself" in str(err.value)
+
+
+def test_frequency_penalty_refused_is_dropped_and_remembered(tmp_path, double):
+    def handler(body):
+        if "frequency_penalty" in body:
+            raise refuse("frequency_penalty", "Unsupported parameter: 'frequency_penalty'")
+        return LOOPED if len(double.calls) == 1 else "Done."
+    double.script["text"] = handler
+    out, llm = run(settings_for(tmp_path, double),
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="t"))
+    assert out == "Done." and "frequency_penalty refused" in llm.caps.describe()
+    assert "frequency_penalty" not in double.calls[-1][1]
+
+
 def test_finish_reason_length_is_truncation_even_when_json_parses(tmp_path, double):
     double.script["text"] = answers(Reply('{"a": 1}', finish_reason="length"), '{"a": 2}')
     out, llm = run(settings_for(tmp_path, double), ask)

@@ -103,3 +103,11 @@ def test_text_reply_chatter_stripped_and_truncation_allowed_when_asked():
     assert check_text(r) == "A summary." and r.repairs == ["chatter"]
     r = Reply("YES", "length", 1, 1)
     assert check_text(r, truncation_ok=True) == "YES" and r.repairs == ["truncated_ok"]
+
+
+def test_looping_tells_a_loop_from_long_text():
+    from neo4j_retag.llm.reply import looping
+    prose = " ".join(f"word{i} of the sentence number {i} goes here" for i in range(60))
+    assert not looping(prose)
+    assert looping("A start. " + "It repeats the same eight words over and over. " * 10)
+    assert not looping("short. " * 3)  # too short to judge
