@@ -7,11 +7,12 @@ back by `neo4j-retag eval QUESTIONS_FILE`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from ..config import Settings
 from ..errors import InputError, LLMError
@@ -48,16 +49,13 @@ class _TextList(BaseModel):
         return _texts(v)
 
 
-class Personas(_TextList):
-    personas: list[str] = []
-
-
-class Tasks(_TextList):
-    tasks: list[str] = []
-
-
-class Questions(_TextList):
-    questions: list[str] = []
+@functools.lru_cache(maxsize=64)
+def _list_of(field: str, n: int) -> type[_TextList]:
+    """``{field: [n one-line texts]}``: the schema asks for exactly ``n`` items of 15+ chars
+    (under a grammar SmolLM2 otherwise gives one persona, one task and a two-word question)."""
+    items = {"type": "string", "minLength": 15}
+    return create_model(field.title(), __base__=_TextList, **{field: (list[str], Field(
+        [], json_schema_extra={"minItems": n, "maxItems": n, "items": items}))})
 
 
 class EvalQuestion(BaseModel):
@@ -79,8 +77,8 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     desc = corpus_description or "(no description)"
     msgs = render(settings.prompts_dir, "query/eval_personas", corpus_description=desc,
                   k=personas)
-    people = _unique((await llm.structured(msgs, Personas, stage="eval_questions")).personas,
-                     personas)
+    reply = await llm.structured(msgs, _list_of("personas", personas), stage="eval_questions")
+    people = _unique(reply.personas, personas)  # type: ignore[attr-defined]
     if not people:
         raise LLMError("the LLM generated no user personas")
     failures: list[str] = []
@@ -89,8 +87,8 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
         msgs = render(settings.prompts_dir, "query/eval_tasks", corpus_description=desc,
                       persona=persona, n=tasks)
         try:
-            got = _unique((await llm.structured(msgs, Tasks, stage="eval_questions")).tasks,
-                          tasks)
+            reply = await llm.structured(msgs, _list_of("tasks", tasks), stage="eval_questions")
+            got = _unique(reply.tasks, tasks)  # type: ignore[attr-defined]
         except LLMError as err:
             failures.append(f"tasks of persona {persona!r}: {err}")
             return []
@@ -102,7 +100,9 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
         msgs = render(settings.prompts_dir, "query/eval_questions", corpus_description=desc,
                       persona=persona, task=task, n=questions)
         try:
-            got = (await llm.structured(msgs, Questions, stage="eval_questions")).questions
+            reply = await llm.structured(msgs, _list_of("questions", questions),
+                                         stage="eval_questions")
+            got = reply.questions  # type: ignore[attr-defined]
         except LLMError as err:
             failures.append(f"questions of task {task!r}: {err}")
             return []

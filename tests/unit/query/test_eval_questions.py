@@ -43,6 +43,16 @@ def test_personas_tasks_questions(double, tmp_path):
     assert qs[0].question == "What are the themes, for task 1 of the historian?"
 
 
+def test_the_schema_asks_for_exactly_the_counts(double, tmp_path):
+    _generate(_settings(double, tmp_path), personas=3, tasks=2, questions=4)
+    def schema(kind):
+        body = next(b for k, b in double.calls if k == kind)
+        return body["response_format"]["json_schema"]["schema"]["properties"][kind]
+    for kind, n in (("personas", 3), ("tasks", 2), ("questions", 4)):
+        assert schema(kind)["minItems"] == schema(kind)["maxItems"] == n
+        assert schema(kind)["items"]["minLength"] == 15
+
+
 def test_a_failed_task_list_fails_that_persona_only(double, tmp_path):
     def tasks(body):
         if "teacher" in body["messages"][-1]["content"]:
