@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..db import Graph, Record
+from ..db.lock import index_lock
 from ..errors import InputError
 
 MIN_ID_PREFIX = 8  # a shorter id prefix is too likely to match several documents
@@ -66,10 +67,12 @@ def delete_documents(graph: Graph, refs: list[str]) -> dict[str, Any]:
 
     Returns ``{"documents": [{id, title, path}], "entities_to_resummarise": n,
     "relationships_to_resummarise": n, "nodes_deleted": n, "relationships_deleted": n}``.
-    Raises InputError for a ref that matches no document (then nothing changes)."""
+    Raises InputError for a ref that matches no document (then nothing changes), or while
+    another run writes the index (:mod:`neo4j_retag.db.lock`)."""
     docs = resolve(graph, refs)
-    counters = graph.run_script_tx("ops/delete_documents", ids=[d["id"] for d in docs])
-    dirty = graph.run("ops/dirty_counts")[0]
+    with index_lock(graph, "documents delete"):
+        counters = graph.run_script_tx("ops/delete_documents", ids=[d["id"] for d in docs])
+        dirty = graph.run("ops/dirty_counts")[0]
     return {"documents": [{k: d[k] for k in ("id", "title", "path")} for d in docs],
             "entities_to_resummarise": dirty["entities"],
             "relationships_to_resummarise": dirty["relationships"],
@@ -81,9 +84,11 @@ def reset(graph: Graph) -> dict[str, int]:
     """Empty the database: GDS projections of this database, every node and relationship
     (graph, communities, topics, index metadata, LLM usage counters). The LLM response cache
     on disk is not touched. Returns the counts that were there (``documents``, ``text_units``,
-    ``entities``, ``relationships``, ...) and ``projections`` dropped."""
-    before = graph.run("ops/stats")[0]
-    dropped = graph.run("ops/drop_projections", database=graph.database)
-    graph.run_script("ops/reset")
+    ``entities``, ``relationships``, ...) and ``projections`` dropped. Raises InputError while
+    another run writes the index (the lock node goes with everything else)."""
+    with index_lock(graph, "reset"):
+        before = graph.run("ops/stats")[0]
+        dropped = graph.run("ops/drop_projections", database=graph.database)
+        graph.run_script("ops/reset")
     return {**{k: v for k, v in before.items() if isinstance(v, int)},
             "projections": dropped[0]["projections"] if dropped else 0}

@@ -13,11 +13,12 @@ from pydantic import BaseModel
 
 from ...config import Settings
 from ...db import Graph
+from ...db.lock import index_lock
 from ...errors import InputError
 from ...model import GENERAL
 from .plan import Plan, plan_import
 from .repair import Repair
-from .tables import ORIGIN, FileReport, Row, read_output
+from .tables import ORIGIN, FileReport, Output, Row, read_output
 
 
 class ImportReport(BaseModel):
@@ -67,11 +68,16 @@ def import_graphrag(graph: Graph, settings: Settings, folder: Path, *,
     into the shape our ingest builds (:mod:`.repair`); communities the repair makes take ids
     above GraphRAG's largest number, and each repair is listed in the report.
 
-    Raises FileNotFoundError / ValueError (naming the file or column) for an unusable folder.
+    Raises FileNotFoundError / ValueError (naming the file or column) for an unusable folder;
+    InputError while another run writes the index (:mod:`neo4j_retag.db.lock`).
     """
     out = read_output(folder)
     plan = plan_import(out, settings.encoding)
-    graph.ensure_schema()
+    with index_lock(graph, "GraphRAG import"):
+        return _write(graph, plan, out, replace)
+
+
+def _write(graph: Graph, plan: Plan, out: Output, replace: bool) -> ImportReport:
     clashes = [c for c in _check_ids(graph, plan) if not (replace and c["scope"] == GENERAL)]
     if clashes:
         where = Counter(f"{c['scope']}{' (' + str(c['origin']) + ')' if c['origin'] else ''}"

@@ -1,6 +1,8 @@
 """Two processes on one database (issue 9.7): `ingest a/ & ingest b/` on an empty graph gives
 one indexed graph and a one-line "another ingest is running" error, never a GDS catalog clash;
-a lock left by a killed run on this host is taken over, one on another host is named."""
+a lock left by a killed run on this host is taken over, one on another host is named; a GraphRAG
+import, `documents delete` and `reset` wait for the lock too (they change nothing while it is
+held)."""
 
 import os
 import subprocess
@@ -10,8 +12,9 @@ import time
 import pytest
 
 from neo4j_retag.errors import InputError
-from neo4j_retag.index import lock
+from neo4j_retag.db import lock
 from tests.conftest import double_vars, neo4j_vars
+from tests.graphrag_fixture import write_fixture
 
 NAMES = ["Abel", "Berta", "Cyrus", "Dora", "Emil", "Fiona", "Gus", "Hilda", "Igor", "Jana"]
 
@@ -88,6 +91,28 @@ def test_stale_lock_taken_over_foreign_lock_named(graph):
       "since: datetime()})")
     with pytest.raises(InputError, match="another ingest is running .*host elsewhere"):
         lock.acquire(graph, "ingest")
+
+
+@pytest.mark.integration
+def test_import_delete_and_reset_refuse_while_another_run_writes(settings, graph, tmp_path):
+    from neo4j_retag.interop.graphrag.importer import import_graphrag
+    from neo4j_retag.ops.documents import delete_documents, reset
+    q = graph.driver.execute_query
+    q("MATCH (n) DETACH DELETE n")
+    q("CREATE (:Document {id: 'doc0123456789', title: 'kept'})")
+    q("CREATE (:Meta {id: 'lock', owner: 'y', host: 'elsewhere', pid: 1, what: 'ingest', "
+      "since: datetime()})")
+    folder = write_fixture(tmp_path / "graphrag")
+    for attempt in (lambda: reset(graph), lambda: delete_documents(graph, ["doc0123456789"]),
+                    lambda: import_graphrag(graph, settings, folder)):
+        with pytest.raises(InputError, match="another ingest is running .*host elsewhere"):
+            attempt()
+    assert q("MATCH (n) RETURN count(n) AS n").records[0]["n"] == 2  # nothing changed
+    q("MATCH (l:Meta {id: 'lock'}) DELETE l")
+    assert delete_documents(graph, ["doc0123456789"])["documents"][0]["title"] == "kept"
+    import_graphrag(graph, settings, folder)
+    assert reset(graph)["communities"] > 0
+    assert q("MATCH (n) RETURN count(n) AS n").records[0]["n"] == 0
 
 
 @pytest.mark.integration

@@ -34,8 +34,8 @@ _import_driver()
 from neo4j import Driver, GraphDatabase, Query  # noqa: E402
 from neo4j.exceptions import AuthError, ServiceUnavailable  # noqa: E402
 
-from .config import Settings  # noqa: E402
-from .errors import ConfigError  # noqa: E402
+from ..config import Settings  # noqa: E402
+from ..errors import ConfigError  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
