@@ -13,6 +13,7 @@ import asyncio
 import functools
 import random
 import re
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
@@ -172,15 +173,17 @@ def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list
 
 
 async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
-                     trace: Trace, response_type: str = "multiple paragraphs") -> Answer:
-    """Answer ``question`` from ``reports`` (Edge et al. 2024 §3.1.6).
+                     trace: Trace, response_type: str = "multiple paragraphs", *,
+                     citable: Sequence[ReportRow] = ()) -> Answer:
+    """Answer ``question`` from ``reports`` (Edge et al. 2024 §3.1.6); ``citable``: reports
+    that are not mapped but that the answer may still cite (a refined draft's own sources).
 
     Parse failures are counted in ``trace`` (distinct from score-0 points); an answer that
     cannot be given says why in ``trace.notes``. Raises MapFailedError ("N of N map batches
     could not be parsed") when every map batch failed: the honest no-answer stays for reports
     that simply score 0.
     """
-    by_id = {r.id: r for r in reports}
+    by_id = {r.id: r for r in (*citable, *reports)}
     trace.reports_retrieved = len(reports)
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
                      for r in reports]

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from neo4j_retag.errors import InputError
 from neo4j_retag.db import lock
+from neo4j_retag.errors import InputError
 from tests.conftest import double_vars, neo4j_vars
 from tests.graphrag_fixture import write_fixture
 

@@ -33,6 +33,13 @@ def test_refinement_retrieves_more_and_stops(indexed, graph, double):
     assert all(c.id in ids for c in a.citations + a.sources)
     # the refined answer's sources hold what the first answer cited and the new reports
     assert cited < {c.id for c in a.sources}
+    # the draft's own markers stay valid in the refined text (they were dropped as invalid)
+    old = sorted(cited)[0]
+    double.script["reduce"] = lambda b: f"As the draft said [Data: Reports ({old})]."
+    c = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
+            Query(question="Who else met Scrooge?", level=0, top_p=1), refine_rounds=1))
+    assert c.trace.method == "retag+refine" and c.answer.endswith(f"Reports ({old})].")
+    assert [x.id for x in c.citations] == [old] and not c.trace.invalid_citations
     double.script["refine"] = lambda b: '{"complete": true, "missing": "", "keywords": []}'
     b = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
             Query(question="Whom did Scrooge meet?", level=0, top_p=1), refine_rounds=3))
