@@ -1,8 +1,9 @@
 """The one way to talk to an LLM: the `openai` client against any OpenAI-compatible endpoint.
 
 Async with a concurrency limit, tenacity retries on 429 (honouring Retry-After) / 5xx /
-timeouts, replies checked before use (``reply``: envelope, sanitising, truncation, repair),
-unusable replies retried with a nudge, parameters the endpoint refuses adapted once
+timeouts (``transport``), replies checked before use (``reply``: envelope, sanitising,
+truncation, loops, repair), unusable replies retried (with more room, a frequency penalty or a
+nudge, by what was wrong), parameters the endpoint refuses adapted once
 (``endpoint``), token accounting by pipeline stage, fault counts by reason, and a disk cache
 of responses (keyed by model, messages and parameters - never the key or base URL) that
 stores only responses that were accepted.
@@ -14,19 +15,17 @@ import asyncio
 import hashlib
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import diskcache
 import openai
 from pydantic import BaseModel, ValidationError
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from .. import tokens
 from ..config import Settings
-from ..errors import ConfigError, LLMError, LLMParseError
-from .endpoint import ADAPTABLE, Capabilities, refused_param, transport_reason, wait
+from ..errors import LLMError, LLMParseError
+from .endpoint import ADAPTABLE, Capabilities, refused_param
 from .reply import (
     EMPTY,
     INVALID,
@@ -48,6 +47,7 @@ from .schema import (
     response_format,
     schema_of,
 )
+from .transport import send
 from .usage import StageUsage, Usage
 
 __all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm",
@@ -56,19 +56,6 @@ log = logging.getLogger(__name__)
 LOOP_PENALTY = 0.5  # frequency_penalty added per retry of a reply that looped
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
-
-RETRYABLE = (
-    openai.RateLimitError,
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    openai.InternalServerError,
-)
-
-
-def _reasoned(err: LLMError, reason: str) -> LLMError:
-    err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
-    return err
-
 
 def run_with_llm(settings: Settings, fn: Callable[[LLM], Awaitable[T]],
                  usage: Usage | None = None) -> T:
@@ -136,62 +123,8 @@ class LLM:
 
     async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
         """One request with transport retries; the decoded JSON body."""
-        st = self.usage.stage(stage)
-
-        def count_retry(state: RetryCallState) -> None:
-            err = state.outcome.exception() if state.outcome else None
-            self.usage.fault(transport_reason(err))
-
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(RETRYABLE),
-            stop=stop_after_attempt(self.settings.llm_max_retries + 1),
-            wait=wait, before_sleep=count_retry, reraise=True,
-        )
-        attempts = self.settings.llm_max_retries + 1
-        t0 = 0.0
-        try:
-            async with self.semaphore:
-                t0 = time.perf_counter()  # time at the endpoint, not queued behind the limit
-                async for attempt in retrying:
-                    with attempt:
-                        raw = await self.client.chat.completions.with_raw_response.create(
-                            model=self.settings.openai_model, messages=messages,
-                            **self._wire(params))
-        except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
-            st.failed += 1
-            self.usage.fault("timeout")
-            raise _reasoned(LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
-                                     f"(LLM_TIMEOUT {self.settings.llm_timeout:g} s)"),
-                            "timeout") from err
-        except openai.APIConnectionError as err:
-            st.failed += 1
-            hint = ("run `neo4j-retag llm start`" if self.settings.local_llm
-                    else "check OPENAI_BASE_URL")
-            raise ConfigError(
-                f"cannot reach the LLM at {self.settings.llm_base_url}: {hint}") from err
-        except openai.AuthenticationError as err:
-            st.failed += 1
-            raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
-        except openai.NotFoundError as err:
-            st.failed += 1
-            raise ConfigError(f"model {self.settings.openai_model!r} not found at the "
-                              "endpoint: check OPENAI_MODEL") from err
-        except openai.OpenAIError as err:
-            if isinstance(err, openai.RateLimitError | openai.InternalServerError):
-                self.usage.fault(transport_reason(err))
-            st.failed += 1
-            reason = (transport_reason(err) if isinstance(
-                err, openai.RateLimitError | openai.InternalServerError) else
-                f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
-                else "llm_error")
-            raise _reasoned(LLMError(f"{stage}: LLM call failed: {err}"), reason) from err
-        finally:
-            if t0:
-                st.seconds += time.perf_counter() - t0
-        try:
-            return json.loads(raw.text)
-        except ValueError:
-            return None  # read_envelope names it
+        return await send(self.client, self.settings, self.usage, self.semaphore, stage,
+                          messages, self._wire(params))
 
     async def _call(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Reply:
         """One request, adapting once to a parameter the endpoint refuses; the checked reply.
