@@ -90,8 +90,8 @@ def llm_fetch(obj: Ctx, name: str, force: bool) -> None:
 @friendly
 def neo4j_install(obj: Ctx) -> None:
     """Fetch Neo4j, Browser and GDS from Maven Central into the cache (idempotent)."""
-    from ..server import neo4j_local
-    console.print(f"installed in {neo4j_local.install(obj.settings)}")
+    from ..server import neo4j_install
+    console.print(f"installed in {neo4j_install.install(obj.settings)}")
 
 
 @click.command()

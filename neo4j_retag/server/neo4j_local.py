@@ -1,12 +1,6 @@
-"""A local Neo4j 5 Community server with OpenGDS, built from Maven Central jars, run on Java 17.
+"""A local Neo4j 5 Community server with OpenGDS (assembled by :mod:`.neo4j_install`), run on
+Java 17.
 
-There is no server tarball on Maven Central, so :func:`install` assembles a NEO4J_HOME:
-
-* ``lib/``     -- ``org.neo4j:neo4j``, ``org.neo4j.app:neo4j-server`` and
-  ``org.neo4j.client:neo4j-browser`` with all runtime dependencies (``maven/neo4j/pom.xml``,
-  maven-dependency-plugin);
-* ``plugins/`` -- one OpenGDS jar shaded from the five GDS modules with third-party packages
-  relocated, as GDS's own packaging does (``maven/gds/pom.xml``, maven-shade-plugin);
 NEO4J_HOME holds only jars and can be shared. Everything mutable lives in the data folder
 (``settings.neo4j_data_dir``, default ``<home>/neo4j-data``): ``conf/neo4j.conf`` (rewritten from
 :class:`Settings` on every :func:`start`), ``data/``, ``logs/``, ``neo4j.pid`` and the generated
@@ -16,19 +10,9 @@ data survives a version change. The server listens on 127.0.0.1 only.
 
 from __future__ import annotations
 
-import fcntl
-import glob
-import json
 import os
-import re
 import secrets
-import shutil
 import subprocess
-import tempfile
-import time
-import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import neo4j
@@ -36,13 +20,16 @@ from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
 from neo4j_retag.config import Settings
 from neo4j_retag.server import process
+from neo4j_retag.server.neo4j_install import (
+    ADMIN_TOOL,
+    ENTRY_POINT,
+    MARKER,
+    classpath,
+    file_lock,
+    install,
+    java_executable,
+)
 
-MAVEN_DIR = Path(__file__).resolve().parent / "maven"
-BROWSER_VERSION = "5.24.0"  # the last Neo4j Browser jar published to Maven Central
-MARKER = ".installed.json"
-ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-ADMIN_TOOL = "org.neo4j.cli.AdminTool"
-SUPPORTED_JAVA = (17, 21)  # Neo4j 5.26 and GDS 2.13 run on both; 17 is preferred
 JVM_FLAGS = [
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
@@ -76,138 +63,6 @@ def _log_file(settings: Settings) -> Path:
 
 def _conf_dir(settings: Settings) -> Path:
     return data_dir(settings) / "conf"
-
-
-def _classpath(home: Path) -> str:
-    return f"{home / 'plugins'}/*{os.pathsep}{home / 'lib'}/*"
-
-
-@contextmanager
-def _lock(path: Path) -> Iterator[None]:
-    """Exclusive inter-process lock (two CLI calls must not install or start twice)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-# --- tools -------------------------------------------------------------------------------
-
-def _mvn() -> str:
-    mvn = shutil.which("mvn")
-    if not mvn:
-        raise RuntimeError("mvn not found: apt-get install maven")
-    return mvn
-
-
-def _java_major(java: str) -> int | None:
-    try:
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = re.search(r'version "(\d+)', out)
-    return int(m.group(1)) if m else None
-
-
-def java_executable() -> str:
-    """A Java 17 (or 21) ``java``: $JAVA_HOME, then /usr/lib/jvm/java-17-*, then PATH.
-
-    Raises RuntimeError when none is found.
-    """
-    java_home = os.environ.get("JAVA_HOME")
-    candidates = [os.path.join(java_home, "bin", "java")] if java_home else []
-    candidates += sorted(glob.glob("/usr/lib/jvm/java-17-*/bin/java"))
-    candidates += [j for j in [shutil.which("java")] if j]
-    candidates += sorted(glob.glob("/usr/lib/jvm/java-21-*/bin/java"))
-    for java in candidates:
-        if os.access(java, os.X_OK) and _java_major(java) in SUPPORTED_JAVA:
-            return java
-    raise RuntimeError(
-        "java 17 not found: apt-get install openjdk-17-jre-headless (or set JAVA_HOME)")
-
-
-# --- install -----------------------------------------------------------------------------
-
-def _run_mvn(pom: Path, props: dict[str, str], what: str) -> None:
-    cmd = [_mvn(), "-q", "-B", "-ntp", "-Dstyle.color=never", "-f", str(pom), "package",
-           *(f"-D{k}={v}" for k, v in props.items())]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        out = "\n".join((res.stdout + res.stderr).splitlines()[-25:])
-        raise RuntimeError(f"mvn failed to build {what} (exit {res.returncode}):\n{out}")
-
-
-def _jar_classes(jar: Path) -> set[str]:
-    with zipfile.ZipFile(jar) as zf:
-        return {n for n in zf.namelist()
-                if n.endswith(".class") and not n.startswith("META-INF/")
-                and not n.endswith("module-info.class")}
-
-
-def check_jars(home: Path) -> None:
-    """Fail if a plugin jar duplicates a class that is also in ``lib/`` (a version clash).
-
-    Raises RuntimeError naming the clashing jars.
-    """
-    lib: dict[str, str] = {}
-    for jar in sorted((home / "lib").glob("*.jar")):
-        for cls in _jar_classes(jar):
-            lib.setdefault(cls, jar.name)
-    if not any(c.replace("/", ".") == ENTRY_POINT + ".class" for c in lib):
-        raise RuntimeError(f"{ENTRY_POINT} is missing from {home / 'lib'}")
-    clashes: dict[tuple[str, str], int] = {}
-    for jar in sorted((home / "plugins").glob("*.jar")):
-        for cls in _jar_classes(jar) & lib.keys():
-            key = (jar.name, lib[cls])
-            clashes[key] = clashes.get(key, 0) + 1
-    if clashes:
-        desc = ", ".join(f"{p} vs lib/{j} ({n} classes)" for (p, j), n in clashes.items())
-        raise RuntimeError(f"duplicate classes between plugins/ and lib/: {desc}")
-
-
-def install(settings: Settings) -> Path:
-    """Build ``settings.neo4j_home`` from Maven Central (once; a marker file records success).
-
-    Returns the NEO4J_HOME path. Raises RuntimeError if mvn is missing, an artifact or version
-    does not resolve, or the plugin jar clashes with ``lib/``.
-    """
-    home = settings.neo4j_home
-    if (home / MARKER).exists():
-        return home
-    with _lock(settings.home / "install.lock"):
-        if (home / MARKER).exists():
-            return home
-        started = time.monotonic()
-        staging = home.with_name(home.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        try:
-            with tempfile.TemporaryDirectory(prefix="mvn-build-", dir=settings.home) as build:
-                _run_mvn(MAVEN_DIR / "neo4j" / "pom.xml", {
-                    "neo4j.version": settings.neo4j_version, "browser.version": BROWSER_VERSION,
-                    "lib.dir": str(staging / "lib"), "build.dir": f"{build}/neo4j",
-                }, f"Neo4j {settings.neo4j_version}")
-                _run_mvn(MAVEN_DIR / "gds" / "pom.xml", {
-                    "gds.version": settings.gds_version,
-                    "plugin.jar": str(staging / "plugins" / f"open-gds-{settings.gds_version}.jar"),
-                    "build.dir": f"{build}/gds",
-                }, f"OpenGDS {settings.gds_version}")
-            check_jars(staging)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        jars = list(staging.glob("*/*.jar"))
-        (staging / MARKER).write_text(json.dumps({
-            "neo4j_version": settings.neo4j_version, "gds_version": settings.gds_version,
-            "browser_version": BROWSER_VERSION, "jars": len(jars),
-            "jar_bytes": sum(j.stat().st_size for j in jars),
-            "install_seconds": round(time.monotonic() - started, 1),
-        }, indent=2))
-        shutil.rmtree(home, ignore_errors=True)
-        staging.rename(home)
-    return home
 
 
 # --- configuration and password ----------------------------------------------------------
@@ -266,7 +121,7 @@ def _ensure_password(settings: Settings, java: str) -> None:
         fh.write(password + "\n")
     os.chmod(pw_file, 0o600)
     res = subprocess.run(
-        [java, "-cp", _classpath(settings.neo4j_home), ADMIN_TOOL, "dbms",
+        [java, "-cp", classpath(settings.neo4j_home), ADMIN_TOOL, "dbms",
          "set-initial-password", password],
         capture_output=True, text=True, env={**os.environ, **_env(settings)},
         cwd=settings.neo4j_home,
@@ -350,7 +205,7 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
         raise RuntimeError(f"NEO4J_URI is set ({settings.neo4j_uri}); unset it to use the "
                            "local server")
     pid_file, log_file = _pid_file(settings), _log_file(settings)
-    with _lock(data_dir(settings) / "start.lock"):
+    with file_lock(data_dir(settings) / "start.lock"):
         running = process.read_pid(pid_file)
         if running is None:
             home = install(settings)
@@ -358,7 +213,7 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
             write_conf(settings)
             _ensure_password(settings, java)
             cmd = [java, f"-Xms{settings.neo4j_heap}", f"-Xmx{settings.neo4j_heap}", *JVM_FLAGS,
-                   "-cp", _classpath(home), ENTRY_POINT, f"--home-dir={home}",
+                   "-cp", classpath(home), ENTRY_POINT, f"--home-dir={home}",
                    f"--config-dir={_conf_dir(settings)}", "--console-mode"]
             process.spawn(cmd, pid_file, log_file, env=_env(settings), cwd=home)
         try:
