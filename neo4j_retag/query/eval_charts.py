@@ -63,12 +63,15 @@ def win_rate_chart(plt: Any, folder: Path, result: JSON) -> Path:
 
 
 def _bars(ax: Any, labels: list[str], series: list[tuple[str, list[JSON]]]) -> None:
-    """Grouped bars (one group per label, one bar per series) with std error bars."""
+    """Grouped bars (one group per label, one bar per series) with std error bars, cut at 0
+    (every quantity charted is a count or a cost)."""
     width = 0.8 / max(len(series), 1)
     for s, (name, values) in enumerate(series):
         xs = [i + (s - (len(series) - 1) / 2) * width for i in range(len(labels))]
-        ax.bar(xs, [v["mean"] or 0 for v in values], width, yerr=[v["std"] or 0 for v in values],
-               capsize=3, label=name)
+        means = [v["mean"] or 0 for v in values]
+        stds = [v["std"] or 0 for v in values]
+        ax.bar(xs, means, width, yerr=[[min(m, d) for m, d in zip(means, stds, strict=True)],
+                                       stds], capsize=3, label=name)
     ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
 
 
