@@ -58,28 +58,32 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
     where their set changed); communities, reports and topics are rebuilt by the next
     `ingest` (any PATHS, or --resume) or now with --rebuild."""
     from ..db import Graph
+    from ..db.lock import index_lock
     from ..llm import Usage
     from ..ops.documents import delete_documents
     settings = obj.settings
-    with Graph(settings) as graph:
-        out: dict[str, Any] = delete_documents(graph, list(refs))
     failed = False
-    if rebuild:
-        from ..index.pipeline import run_ingest
-        usage = Usage()
+    # one lock over the delete and the rebuild (re-entrant: run_ingest takes it again), so no
+    # other run can start between them
+    with Graph(settings) as graph, index_lock(graph, "documents delete"):
+        out: dict[str, Any] = delete_documents(graph, list(refs))
+        if rebuild:
+            from ..index.pipeline import run_ingest
+            usage = Usage()
 
-        async def work(llm: Any, g: Graph) -> Any:
-            with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
-                              interval=settings.progress_interval) as bars:
-                return await run_ingest(settings, [], llm, g, progress=bars)
+            async def work(llm: Any, g: Graph) -> Any:
+                with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
+                                  interval=settings.progress_interval) as bars:
+                    return await run_ingest(settings, [], llm, g, progress=bars)
 
-        result = run_with_services(work, settings, usage)
-        out["rebuild"] = {"text_units_failed": result.text_units_failed,
-                          "elements_summarized": result.elements_summarized,
-                          "communities_rebuilt": result.communities_rebuilt,
-                          "reports": result.reports,
-                          "topics": result.topics["topics"] if result.topics else None}
-        failed = bool(result.text_units_failed)
+            result = run_with_services(work, settings, usage)
+            out["rebuild"] = {"text_units_failed": result.text_units_failed,
+                              "failed_items": result.failed_items,
+                              "elements_summarized": result.elements_summarized,
+                              "communities_rebuilt": result.communities_rebuilt,
+                              "reports": result.reports,
+                              "topics": result.topics["topics"] if result.topics else None}
+            failed = bool(result.failed_items)  # as `ingest`: any failed item exits 3
     if as_json:
         click.echo(json.dumps(out, default=str, indent=2))
     else:
@@ -93,6 +97,9 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
             console.print(f"rebuilt: {r['elements_summarized']} descriptions, communities "
                           f"{'rebuilt' if r['communities_rebuilt'] else 'unchanged'}, "
                           f"reports {r['reports']}")
+            if failed:
+                console.print(f"[red]{r['failed_items']} item(s) failed[/red]: rerun "
+                              "`neo4j-retag ingest --resume` to retry them (exit code 3)")
         else:
             console.print("communities, reports and topics are stale: run "
                           "`neo4j-retag ingest --resume` (or delete with --rebuild)")

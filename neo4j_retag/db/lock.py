@@ -44,10 +44,10 @@ def acquire(graph: Graph, what: str) -> None:
         _depth[key] += 1
         return
     pid = os.getpid()
-    held = graph.run("index/lock_acquire", owner=OWNER, host=HOST, pid=pid, what=what)[0]
+    held = graph.run("db/lock_acquire", owner=OWNER, host=HOST, pid=pid, what=what)[0]
     if held["owner"] != OWNER:
         stale = held["host"] == HOST and not _alive(int(held["pid"] or 0))
-        if not (stale and graph.run("index/lock_take_over", stale=held["owner"], owner=OWNER,
+        if not (stale and graph.run("db/lock_take_over", stale=held["owner"], owner=OWNER,
                                     host=HOST, pid=pid, what=what)):
             where = "this host" if held["host"] == HOST else f"host {held['host']}"
             raise InputError(
@@ -65,7 +65,7 @@ def release(graph: Graph) -> None:
     if _depth[key] <= 0:
         _depth.pop(key, None)
         try:
-            graph.run("index/lock_release", owner=OWNER)
+            graph.run("db/lock_release", owner=OWNER)
         except Exception as err:  # noqa: BLE001
             log.warning("could not release the index lock: %s", err)
 

@@ -138,6 +138,7 @@ class LLM:
                 if refused in ADAPTABLE and self.caps.adapt(refused):
                     log.warning("the endpoint refuses %s: adapted (remembered in %s)",
                                 refused, self.caps.path)
+                    self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
                     continue
                 raise
         st = self.usage.stage(stage)
@@ -173,8 +174,11 @@ class LLM:
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
-        an unparseable or invalid one first as it was, then with the error as a nudge (in the
-        system message, so the request's data stays as it was), others as they were. Cached
+        a free-text one cut off repeating itself (``loop``) at the same cap with
+        ``frequency_penalty`` raised by LOOP_PENALTY (more room if the endpoint refuses the
+        penalty), an unparseable or invalid one first as it was, then with the error as a
+        nudge (in the system message, so the request's data stays as it was), others as they
+        were. Cached
         only when accepted.
         Raises ReplyFault (its ``reason`` names the last fault), LLMError or ConfigError.
         """
@@ -211,12 +215,12 @@ class LLM:
                                                                            err.raw)
                 self.usage.fault(fault.reason)
                 last = fault
-                if fault.reason == LOOP:
+                if fault.reason == LOOP and self.caps.get("frequency_penalty") is not False:
                     # greedy decoding repeats the loop however much room it gets: penalise
                     # repeated tokens instead (0.5 ends SmolLM2's reduce loops)
                     penalty = min(2.0, params.get("frequency_penalty", 0.0) + LOOP_PENALTY)
                     params = {**params, "frequency_penalty": penalty}
-                elif fault.reason == TRUNCATED:
+                elif fault.reason in (TRUNCATED, LOOP):  # a loop without the penalty: room
                     room = self._more_room(params["max_tokens"], msgs)
                     if room <= params["max_tokens"]:
                         break  # no more room in the context: the item fails as truncated
@@ -289,5 +293,6 @@ class LLM:
                     raise
                 log.warning("the endpoint refuses response_format %s: using %s (remembered "
                             "in %s)", self.json_mode, nxt, self.caps.path)
+                self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
                 self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
                 self.caps.set("json_mode", nxt)

@@ -2,9 +2,9 @@
 endpoint + model in the cache folder; transport-fault names and the Retry-After-aware wait.
 
 Endpoints differ: OpenAI's reasoning models want ``max_completion_tokens`` instead of
-``max_tokens`` and some refuse ``temperature``; llama.cpp refuses the ``json_schema`` form of
-``response_format``. A 400 is read for *which* parameter was refused (its ``param``, ``code``
-or message) and only that one is adapted, once.
+``max_tokens`` and refuse ``temperature`` and ``frequency_penalty``; llama.cpp refuses the
+``json_schema`` form of ``response_format``. A 400 is read for *which* parameter was refused
+(its ``param``, ``code`` or message) and only that one is adapted, once.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def reset(graph: Graph) -> dict[str, int]:
     (graph, communities, topics, index metadata, LLM usage counters). The LLM response cache
     on disk is not touched. Returns the counts that were there (``documents``, ``text_units``,
     ``entities``, ``relationships``, ...) and ``projections`` dropped. Raises InputError while
-    another run writes the index (the lock node goes with everything else)."""
+    another run writes the index; holds the lock until everything else is gone."""
     with index_lock(graph, "reset"):
         before = graph.run("ops/stats")[0]
         dropped = graph.run("ops/drop_projections", database=graph.database)

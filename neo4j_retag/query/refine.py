@@ -55,9 +55,9 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
         trace = Trace(method=f"{first.trace.method}+refine", scope=first.trace.scope,
                       topic=first.trace.topic, keywords=first.trace.keywords + check.keywords,
                       level=first.trace.level)
-        # the draft's own [Data: Reports (...)] markers stay valid in the refined text
+        # the draft's own [Data: Reports (...)] markers (its citations, no more) stay valid
         cited_before = [ReportRow(id=int(c.id), title=c.title, level=c.level, full_content="")
-                        for c in answer.citations + answer.sources if c.kind == "report"]
+                        for c in answer.citations if c.kind == "report"]
         refined = await map_reduce(llm, settings, question, [draft, *new], trace, response_type,
                                    citable=cited_before)
         if refined.answer == no_answer(settings):

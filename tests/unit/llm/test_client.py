@@ -130,16 +130,20 @@ def test_a_reply_that_always_loops_fails_as_loop(tmp_path, double):
     assert err.value.reason == "loop" and "repeated itself" in str(err.value)
 
 
-def test_frequency_penalty_refused_is_dropped_and_remembered(tmp_path, double):
+def test_frequency_penalty_refused_is_dropped_remembered_and_a_loop_gets_room(tmp_path,
+                                                                            double):
     def handler(body):
         if "frequency_penalty" in body:
             raise refuse("frequency_penalty", "Unsupported parameter: 'frequency_penalty'")
-        return LOOPED if len(double.calls) == 1 else "Done."
+        return LOOPED if body["max_tokens"] <= 100 else "Done."
     double.script["text"] = handler
-    out, llm = run(settings_for(tmp_path, double),
-                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="t"))
+    out, llm = run(settings_for(tmp_path, double, llm_max_retries=3),
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="t",
+                                            max_tokens=100))
     assert out == "Done." and "frequency_penalty refused" in llm.caps.describe()
-    assert "frequency_penalty" not in double.calls[-1][1]
+    sent = [b for _, b in double.calls]
+    assert "frequency_penalty" not in sent[-1] and sent[-1]["max_tokens"] == 200
+    assert llm.usage.stage("t").failed == 0  # the refusal was adapted to, not a failure
 
 
 def test_finish_reason_length_is_truncation_even_when_json_parses(tmp_path, double):

@@ -109,5 +109,12 @@ def test_looping_tells_a_loop_from_long_text():
     from neo4j_retag.llm.reply import looping
     prose = " ".join(f"word{i} of the sentence number {i} goes here" for i in range(60))
     assert not looping(prose)
-    assert looping("A start. " + "It repeats the same eight words over and over. " * 10)
+    names = ["Bob Cratchit", "Tiny Tim", "Fred", "Belle", "Fezziwig", "Jacob Marley", "Scrooge",
+             "Mrs Cratchit", "Martha", "Peter", "Dick Wilkins", "Topper"]
+    bullets = "\n".join(f"- {n} is a member of the Cratchit family and lives in Camden Town "
+                        "[Data: Reports (1, 2)]." for n in names)
+    table = "| entity | role |\n|---|---|\n" + "\n".join(
+        f"| {n} | a character of the story who appears in stave one of the book |" for n in names)
+    assert not looping(bullets) and not looping(table)  # templated, not looping
+    assert looping("A start. " + "It repeats the same eight words over and over. " * 15)
     assert not looping("short. " * 3)  # too short to judge
