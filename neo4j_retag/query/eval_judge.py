@@ -4,6 +4,7 @@ directness), in both orders to cancel position bias."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Literal
 
@@ -40,17 +41,18 @@ async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: 
     """Score of ``a`` against ``b`` on one criterion, judged in both orders: 1 win, 0.5 tie
     (or disagreement between the orders, or a failed verdict), 0 loss; so one of 0, 0.25, 0.5,
     0.75, 1. A failed verdict counts as a tie, is logged, and is appended to ``failures``."""
-    scores = []
-    for first, second, a_is in ((a, b, 1), (b, a, 2)):
+    async def order(first: str, second: str, a_is: int) -> float:
         msgs = render(settings.prompts_dir, "query/eval_judge", criterion=criterion,
                       definition=criteria(settings)[criterion], question=question, answer1=first,
                       answer2=second)
         try:
             v = await llm.structured(msgs, Verdict, stage="eval_judge", max_tokens=300)
-            scores.append(0.5 if v.winner == 0 else float(v.winner == a_is))
+            return 0.5 if v.winner == 0 else float(v.winner == a_is)
         except LLMError as err:
             log.warning("judge verdict failed (%s): counted as a tie", err)
             if failures is not None:
                 failures.append(f"judge ({criterion}) on {question!r}: {err}; counted as a tie")
-            scores.append(0.5)
+            return 0.5
+
+    scores = await asyncio.gather(order(a, b, 1), order(b, a, 2))
     return sum(scores) / 2

@@ -102,8 +102,14 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
             for q in questions if text[(q, a)] is not None and text[(q, b)] is not None]
     progress("judgements", 0, len(jobs))
 
+    # as many judgements at once as the LLM takes calls (each is two calls, run together):
+    # all of them at once would queue every first call before any second one, and progress
+    # would stand at 0 for half the stage
+    running = asyncio.Semaphore(max(1, settings.concurrency))
+
     async def one(q: str, a: str, b: str, c: str) -> JSON:
-        s = await judge(llm, settings, q, c, text[(q, a)], text[(q, b)], failures)
+        async with running:
+            s = await judge(llm, settings, q, c, text[(q, a)], text[(q, b)], failures)
         progress("judgements", 1)
         return {"question": q, "a": a, "b": b, "criterion": c, "score": s}
 
