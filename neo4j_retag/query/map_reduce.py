@@ -222,9 +222,12 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")
 
-    # citations: only what the answer text cites (checked against real report ids); sources:
-    # the reports behind the points that went into the reduce context, never added to the text
-    text, cited = keep_valid_reports(text, set(by_id), trace)
+    # citations: only what the answer text cites, and only reports behind the points the
+    # reduce step was given (or ``citable``): a retrieved report no point rests on was never
+    # shown to it, so such an id is copied from the prompt's example or made up. Sources: the
+    # reports behind those points, never added to the text
+    support = dict.fromkeys(i for p in used_points for i in p.reports)
+    text, cited = keep_valid_reports(text, {*support, *(r.id for r in citable)}, trace)
     if not cited:
         trace.note("the answer cites no report: its sources are listed apart")
 
@@ -232,7 +235,6 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
                         cited_in_answer=i in cited)
 
-    support = dict.fromkeys(i for p in used_points for i in p.reports)
     for c in trace.context:
         c.cited = c.id in cited
     return Answer(answer=text, citations=[citation(i) for i in dict.fromkeys(cited)],

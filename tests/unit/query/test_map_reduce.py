@@ -104,6 +104,17 @@ def test_sources_line_in_the_terminal():
     assert sources_line(a) == "report 3 (Harbour); report 4 - not cited"
 
 
+def test_reduce_may_cite_only_reports_behind_its_points(dsettings, double):
+    # report 13 was retrieved but no map point rests on it: the reduce step never saw it, so a
+    # citation of it is copied or made up (a 1.5B model reused the prompt's "(2, 7)")
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan [Data: Reports (10)]", "score": 70, "reports": [10]}]})
+    double.script["reduce"] = lambda b: "The harbour plan [Data: Reports (10, 13)]."
+    a = _ask(dsettings, _reports(5))
+    assert a.answer == "The harbour plan [Data: Reports (10)]."
+    assert [c.id for c in a.citations] == [10] and a.trace.invalid_citations == ["13"]
+
+
 def test_empty_report_list_needs_no_llm(dsettings, double):
     a = _ask(dsettings, [])
     assert a.sources == [] and double.count() == 0
