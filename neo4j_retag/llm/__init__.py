@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from .. import tokens
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
-from .endpoint import ADAPTABLE, Capabilities, refused_param
+from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
     EMPTY,
     INVALID,
@@ -116,7 +116,7 @@ class LLM:
         out = dict(params)
         if self.caps.get("max_tokens_param") == "max_completion_tokens":
             out["max_completion_tokens"] = out.pop("max_tokens")
-        for name in ("temperature", "frequency_penalty"):
+        for name in DROPPABLE:
             if self.caps.get(name) is False:
                 out.pop(name, None)
         return out

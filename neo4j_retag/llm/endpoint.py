@@ -28,8 +28,9 @@ CAPS_FILE = "endpoint-capabilities.json"
 MAX_RETRY_AFTER = 60.0  # seconds: longer waits are capped (the call is retried anyway)
 _backoff = wait_exponential_jitter(initial=1, max=30)
 # request parameters an endpoint may refuse and the client can do without (reasoning models
-# refuse temperature and frequency_penalty; some servers want max_completion_tokens)
-ADAPTABLE = ("max_tokens", "temperature", "frequency_penalty")
+# refuse temperature and frequency_penalty: dropped; some servers want max_completion_tokens)
+DROPPABLE = ("temperature", "frequency_penalty")
+ADAPTABLE = ("max_tokens", *DROPPABLE)
 
 
 class Capabilities:
@@ -68,7 +69,7 @@ class Capabilities:
         if refused == "max_tokens" and self.get("max_tokens_param") != "max_completion_tokens":
             self.set("max_tokens_param", "max_completion_tokens")
             return True
-        if refused in ("temperature", "frequency_penalty") and self.get(refused) is not False:
+        if refused in DROPPABLE and self.get(refused) is not False:
             self.set(refused, False)
             return True
         return False
