@@ -28,12 +28,20 @@ class LevelError(RetagError):
 
 
 class LLMError(RetagError):
-    """An LLM call failed after its retries, or its output could not be used."""
+    """An LLM call failed after its retries, or its output could not be used.
+
+    ``reason`` names the kind of failure for counts and `Failure` records: ``llm_error`` by
+    default; the transport and reply checks set their own (``timeout``, ``truncated`` ...).
+    """
+
+    def __init__(self, message: str, reason: str = "llm_error") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class LLMParseError(LLMError):
     """The completion arrived but is not valid JSON for the expected shape."""
 
-    def __init__(self, message: str, raw: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, raw: str, reason: str = "unparseable") -> None:
+        super().__init__(message, reason)
         self.raw = raw

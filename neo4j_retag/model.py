@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
+from .errors import LLMError, RetagError
+
 log = logging.getLogger("neo4j_retag")
 
 JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
@@ -79,6 +81,39 @@ def timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
         yield
     finally:
         seconds[stage] = round(seconds.get(stage, 0) + time.perf_counter() - t0, 3)
+
+
+class Failure(BaseModel):
+    """One item that failed, in every stage alike (a text unit, an element summary, a community
+    report, a topic item, an eval answer or verdict): the next run retries it.
+
+    ``item`` names it (a text unit id, ``"report 12"``, ``"topic reduce"`` ...), ``reason`` is a
+    short code (an `LLMError` reason such as ``truncated`` or ``timeout``, ``llm_error``,
+    ``incomplete``, or the exception's class name for anything else), ``error`` the message,
+    cut to 300 characters.
+    """
+
+    item: str
+    reason: str = "llm_error"
+    error: str = ""
+
+    @classmethod
+    def of(cls, item: object, err: BaseException | str, reason: str | None = None) -> Failure:
+        """The failure of ``item`` by ``err``: the reason is ``reason``, else the error's own
+        ``reason`` field (`LLMError`), else ``incomplete`` for a message, else its class."""
+        if reason is None:
+            if isinstance(err, str):
+                reason = "incomplete"
+            elif isinstance(err, LLMError):
+                reason = err.reason
+            else:
+                reason = "llm_error" if isinstance(err, RetagError) else type(err).__name__
+        return cls(item=str(item), reason=reason, error=str(err)[:300])
+
+    def line(self) -> str:
+        """The one line a user reads: ``item (reason): error``."""
+        msg = self.error.removeprefix(f"{self.reason}: ")
+        return f"{self.item} ({self.reason}): {msg}"
 
 
 class ReportRow(BaseModel):
