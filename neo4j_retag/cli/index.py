@@ -102,6 +102,8 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
         ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"
                                             for lv in g["levels"]) or "-"),
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
+        ("report citations removed (ids not in the context)",
+         s["reports"].get("invalid_citations", 0)),
         ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
         ("LLM faults met (retried or repaired)", ", ".join(
             f"{k} {v}" for k, v in s["llm_faults"].items()) or "0"),

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, field_validator
 
+from ..citations import check, table_ids
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
@@ -81,6 +82,24 @@ class CommunityReport(BaseModel):
             "title": clean(self.title), "summary": clean(self.summary),
             "rating_explanation": clean(self.rating_explanation), "findings": findings})
         return report, changed
+
+    def checked_citations(self, context: str) -> tuple[CommunityReport, list[str]]:
+        """The report with every ``[Data: ...]`` marker of its text fields held to the ids of
+        ``context`` (its Entities, Relationships, Claims and sub-community Reports tables);
+        returns it and the invalid ids removed (``"Entities 42"``)."""
+        valid = table_ids(context)
+        invalid: list[str] = []
+
+        def fix(value: str) -> str:
+            checked = check(value, valid)
+            invalid.extend(checked.invalid)
+            return checked.text
+
+        update = {"summary": fix(self.summary),
+                  "rating_explanation": fix(self.rating_explanation)}
+        update["findings"] = [Finding(summary=fix(f.summary), explanation=fix(f.explanation))
+                              for f in self.findings]
+        return self.model_copy(update=update), invalid
 
     def markdown(self) -> str:
         return report_markdown(self.title, self.summary, self.rating, self.rating_explanation,
@@ -215,14 +234,16 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     next run retries it. A community with a sub-community whose report failed waits (its
     report would be written from an incomplete context): recorded as failed with the reason
     "waiting", retried with it. Returns counts ``{"ok", "failed",
-    "copied", "single", "waiting"}``: LLM reports, failures, reports copied from a
-    carried-down copy, single-entity reports (no LLM call), communities left for the next run.
+    "copied", "single", "waiting", "invalid_citations"}``: LLM reports, failures, reports
+    copied from a carried-down copy, single-entity reports (no LLM call), communities left for
+    the next run, ``[Data: ...]`` ids in report text that were not in its context (removed).
     LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
     task = "community reports"
     progress(task, 0, len(pending))
-    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0, "waiting": 0}
+    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0, "waiting": 0,
+            "invalid_citations": 0}
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.report_context_tokens
 
@@ -249,7 +270,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             report, changed = (await _report(llm, settings, context)).without_chatter()
             if changed and chatter is not None:
                 chatter["report"] += 1
-            props = report_props(report)
+            # a finding's "[Data: Entities (7)]" is read by map-reduce later: held to the
+            # context's ids here, the invalid ones counted and kept on the community
+            report, invalid = report.checked_citations(context)
+            done["invalid_citations"] += len(invalid)
+            props = report_props(report) | {"invalid_citations": invalid}
             done["ok"] += 1
         except LLMError as err:
             reason = getattr(err, "reason", "llm_error")

@@ -55,9 +55,10 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         return Answer(answer=no_answer(settings), trace=trace)
     sources = csv_table("Sources", ["id", "title", "text"], rows)
     text = await answer_from(llm, settings, query, sources, trace)
-    valid = {f"sources:{r[0]}": Citation(kind="text_unit", id=hits[r[0]]["chunk_id"],
+    valid = {f"Sources:{r[0]}": Citation(kind="text_unit", id=hits[r[0]]["chunk_id"],
                                          title=r[1]) for r in rows}
-    return Answer(answer=text, citations=cited_sources(text, valid, trace), trace=trace)
+    text, cited = cited_sources(text, valid, trace)
+    return Answer(answer=text, citations=cited, trace=trace)
 
 
 async def ask_ts(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:

@@ -1,48 +1,38 @@
-"""Citations in answer texts: GraphRAG's ``[Data: Reports (2, 7)]`` / ``[Data: Sources (3)]``
-markers, checked against the ids that were really in the context."""
+"""Citations in answer texts, checked against the ids that were really in the context: the
+markers are parsed by :mod:`neo4j_retag.citations` (every GraphRAG-style variant); invalid ids
+are removed from the text and listed in ``trace.invalid_citations`` as ``"Kind id"``."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Collection, Mapping
 
+from ..citations import check, parse
 from ..model import Citation, Trace
-
-REPORTS = re.compile(r"\[Data:\s*Reports\s*\(([^)]*)\)\]", re.I)
-SOURCES = re.compile(r"\[Data:\s*(Sources|Reports)\s*\(([^)]*)\)\]", re.I)
 
 
 def report_ids(text: str) -> list[int]:
-    """Every integer inside the ``[Data: Reports (...)]`` markers of ``text``, in order."""
-    return [int(x) for m in REPORTS.findall(text) for x in re.findall(r"\d+", m)]
+    """Every integer report id the markers of ``text`` cite, in order (unchecked)."""
+    return [i for k, i in parse(text) if k == "Reports" and isinstance(i, int)]
 
 
-def keep_valid_reports(text: str, valid: set[int], trace: Trace) -> tuple[str, list[int]]:
-    """``text`` with each marker reduced to its valid report ids (a marker with none removed),
-    and the valid ids cited, in order. Invalid ids are listed in ``trace.invalid_citations``."""
-    cited: list[int] = []
-
-    def sub(m: re.Match[str]) -> str:
-        ok = []
-        for tok in re.split(r"[,\s]+", m.group(1).strip()):
-            if tok.isdigit() and int(tok) in valid:
-                ok.append(int(tok))
-            elif tok and tok != "+more":
-                trace.invalid_citations.append(tok)
-        cited.extend(ok)
-        return f"[Data: Reports ({', '.join(map(str, ok))})]" if ok else ""
-
-    return REPORTS.sub(sub, text).strip(), cited
+def keep_valid_reports(text: str, valid: Collection[int], trace: Trace) -> tuple[str, list[int]]:
+    """``text`` with each marker reduced to its valid report ids (a marker with none removed,
+    the sentence tidied), and the valid ids cited, in order. Any other record type cited is
+    invalid here: the reduce step saw reports only."""
+    checked = check(text, {"Reports": set(valid)})
+    trace.invalid_citations += checked.invalid
+    return checked.text.strip(), [int(i) for i in checked.ids("Reports")]
 
 
-def cited_sources(text: str, valid: dict[str, Citation], trace: Trace) -> list[Citation]:
-    """The citations of ``valid`` (keyed ``"reports:<i>"`` / ``"sources:<i>"``) that ``text``
-    cites, in order of first mention; unknown ids go to ``trace.invalid_citations``."""
-    keys: list[str] = []
-    for kind, group in SOURCES.findall(text):
-        for tok in re.split(r"[,\s]+", group.strip()):
-            key = f"{kind.lower()}:{tok}"
-            if key in valid:
-                keys.append(key)
-            elif tok:
-                trace.invalid_citations.append(tok)
-    return [valid[k] for k in dict.fromkeys(keys)]
+def cited_sources(text: str, valid: Mapping[str, Citation], trace: Trace,
+                  ) -> tuple[str, list[Citation]]:
+    """``text`` with only valid ids left in its markers, and the citations of ``valid`` (keyed
+    ``"Reports:<i>"`` / ``"Sources:<i>"``) it cites, in order of first mention."""
+    by_kind: dict[str, set[int | str]] = {}
+    for key in valid:
+        kind, _, i = key.partition(":")
+        by_kind.setdefault(kind, set()).add(int(i) if i.isdigit() else i)
+    checked = check(text, by_kind)
+    trace.invalid_citations += checked.invalid
+    keys = [f"{k}:{i}" for k, i in checked.cited]
+    return checked.text.strip(), [valid[k] for k in dict.fromkeys(keys)]

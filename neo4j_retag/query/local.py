@@ -45,9 +45,10 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     parts.append(csv_table("Sources", ["id", "text"], source_rows))
     trace.reports_retrieved = len(reports)
     text = await answer_from(llm, settings, query, "\n".join(parts), trace)
-    valid = {f"reports:{i}": Citation(kind="report", id=i, title=r["title"] or "", level=level)
+    valid = {f"Reports:{i}": Citation(kind="report", id=i, title=r["title"] or "", level=level)
              for i, r in reports.items()}
     chunk_ids = list(chunks)
-    valid |= {f"sources:{r[0]}": Citation(kind="text_unit", id=chunk_ids[r[0]])
+    valid |= {f"Sources:{r[0]}": Citation(kind="text_unit", id=chunk_ids[r[0]])
               for r in source_rows}
-    return Answer(answer=text, citations=cited_sources(text, valid, trace), trace=trace)
+    text, cited = cited_sources(text, valid, trace)
+    return Answer(answer=text, citations=cited, trace=trace)

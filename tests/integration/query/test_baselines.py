@@ -18,7 +18,7 @@ def test_rag_cites_real_text_units(indexed, graph, double):
     chunk_ids = {r["id"] for r in graph.driver.execute_query(
         "MATCH (c:Chunk) RETURN c.id AS id").records}
     assert a.citations and all(c.id in chunk_ids for c in a.citations)
-    assert "99" in a.trace.invalid_citations  # the double cites a source that was not given
+    assert "Sources 99" in a.trace.invalid_citations  # the double cites a source that was not given
     empty = run(indexed, lambda llm: ask_rag(graph, llm, indexed, Query(question="???")))
     assert empty.trace.notes and not empty.citations
 

@@ -55,3 +55,16 @@ def test_report_batches_bound_communities_and_entities(monkeypatch):
     # larger than the limit goes alone
     assert reports._batches(rows) == [[0, 1, 2], [3], [4], [5], [6, 7]]
     assert reports._batches([]) == []
+
+
+def test_findings_citations_held_to_the_report_context():
+    ctx, _ = local_context(elements(3), 8000, "cl100k_base")
+    r = CommunityReport.model_validate({
+        "title": "T", "summary": "E0 leads [Data: Entities (0, 9)].",
+        "findings": [{"summary": "s", "explanation": "E1 follows E0 [Data: Relationships (0); "
+                      "Reports (4)]. It is covered in [Data: Claims (7)]."}]})
+    fixed, invalid = r.checked_citations(ctx)
+    assert fixed.summary == "E0 leads [Data: Entities (0)]."
+    assert fixed.findings[0].explanation == ("E1 follows E0 [Data: Relationships (0)]. "
+                                             "It is covered.")
+    assert invalid == ["Entities 9", "Reports 4", "Claims 7"]

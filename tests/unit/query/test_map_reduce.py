@@ -95,7 +95,7 @@ def test_reduce_citations_hold_only_what_the_text_cites(dsettings, double):
     assert [c.id for c in a.citations] == [11] and a.citations[0].cited_in_answer
     assert {s.id for s in a.sources} == {10, 11, 12}
     assert [s.id for s in a.sources if s.cited_in_answer] == [11]
-    assert a.trace.invalid_citations == ["99"] and a.trace.chatter_stripped >= 1
+    assert a.trace.invalid_citations == ["Reports 99"] and a.trace.chatter_stripped >= 1
 
 
 def test_sources_line_in_the_terminal():
@@ -112,7 +112,7 @@ def test_reduce_may_cite_only_reports_behind_its_points(dsettings, double):
     double.script["reduce"] = lambda b: "The harbour plan [Data: Reports (10, 13)]."
     a = _ask(dsettings, _reports(5))
     assert a.answer == "The harbour plan [Data: Reports (10)]."
-    assert [c.id for c in a.citations] == [10] and a.trace.invalid_citations == ["13"]
+    assert [c.id for c in a.citations] == [10] and a.trace.invalid_citations == ["Reports 13"]
 
 
 def test_empty_report_list_needs_no_llm(dsettings, double):
