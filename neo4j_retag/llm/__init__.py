@@ -27,6 +27,7 @@ from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
+    CONTENT_FILTER,
     EMPTY,
     INVALID,
     LOOP,
@@ -215,6 +216,8 @@ class LLM:
                                                                            err.raw)
                 self.usage.fault(fault.reason)
                 last = fault
+                if fault.reason == CONTENT_FILTER:
+                    break  # the same request meets the same filter: asking again only costs
                 if fault.reason == LOOP and self.caps.get("frequency_penalty") is not False:
                     # greedy decoding repeats the loop however much room it gets: penalise
                     # repeated tokens instead (0.5 ends SmolLM2's reduce loops)

@@ -26,7 +26,8 @@ EMPTY = "empty"                  # "" or only whitespace
 TRUNCATED = "truncated"          # finish_reason "length", or JSON cut mid-string/bracket
 UNPARSEABLE = "unparseable"      # no JSON object in a reply that must be one
 INVALID = "invalid"              # JSON of the wrong shape
-REFUSED = "refused"              # a refusal, or finish_reason "content_filter"
+REFUSED = "refused"              # the model declined ("I'm sorry, I cannot ...")
+CONTENT_FILTER = "content_filter"  # finish_reason "content_filter", or a 400 saying so
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
 # harmless defects, repaired and counted (the reply is used)
 REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
@@ -96,7 +97,8 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     finish = choice.get("finish_reason")
     finish = finish if isinstance(finish, str) else None
     if finish == "content_filter":
-        raise ReplyFault(REFUSED, "the endpoint's content filter stopped the reply", content)
+        raise ReplyFault(CONTENT_FILTER, "the answer was blocked by the endpoint's content "
+                         "filter", content)
     repairs: list[str] = []
     text = sanitise(content)
     if text != content:

@@ -73,6 +73,13 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
         st.failed += 1
         raise ConfigError(f"model {settings.openai_model!r} not found at the endpoint: check "
                           "OPENAI_MODEL") from err
+    except openai.BadRequestError as err:
+        st.failed += 1
+        if "content_filter" in str(err) or "content management policy" in str(err):
+            usage.fault("content_filter")  # Azure answers a filtered prompt with a 400
+            raise reasoned(LLMError(f"{stage}: the answer was blocked by the endpoint's "
+                                    "content filter"), "content_filter") from err
+        raise reasoned(LLMError(f"{stage}: LLM call failed: {err}"), "http400") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):
             usage.fault(transport_reason(err))

@@ -33,12 +33,12 @@ def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
 
 async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
                       trace: Trace) -> str:
-    """One answer call over a prepared context (``prompts/query/rag_answer.txt``)."""
+    """One answer call over a prepared context (``prompts/query/rag_answer.txt``). Raises
+    AnswerFailedError when it fails: the canned no-answer sentence is for an empty context."""
     msgs = render(settings.prompts_dir, "query/rag_answer", context=context,
                   question=query.question, response_type=query.response_type)
     with timed(trace.seconds, "answer"):
-        text = await complete_or_note(llm, msgs, "answer", trace)
-    return text or no_answer(settings)
+        return await complete_or_note(llm, msgs, "answer", trace, required=True)
 
 
 async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:

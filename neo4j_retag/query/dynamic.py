@@ -25,7 +25,7 @@ from ..model import GENERAL, Answer, Query, ReportRow, Trace, clamped, timed
 from ..prompts import render
 from ..tokens import truncate
 from .global_search import reports_at_level
-from .map_reduce import map_reduce
+from .map_reduce import AnswerFailedError, map_reduce
 from .retrieval import levels
 
 
@@ -98,6 +98,15 @@ async def ask_global_dynamic(graph: Graph, llm: LLM, settings: Settings, query: 
     not used, as in GraphRAG). Raises LevelError when the graph has no reports."""
     trace = Trace(method="global-dynamic", level=0)
     reports, ratings = await select_reports(graph, llm, settings, query.question, trace)
+    failed = trace.selection["failures"]
+    if failed and not reports:
+        # a failed rating is no "not relevant": nothing selected says nothing about the data
+        n = failed + trace.selection["rated"]
+        msg = f"{failed} of {n} rating calls failed" + (
+            "" if failed == n else " and no other report was rated relevant")
+        trace.note(msg)
+        raise AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
+                                "`neo4j-retag doctor`)", "rate_failed")
     if not reports:
         trace.note("no community report was rated relevant to the question")
     trace.level = max((r.level or 0 for r in reports), default=0)

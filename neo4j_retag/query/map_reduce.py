@@ -33,6 +33,24 @@ class MapFailedError(LLMError):
     answer, and the canned no-answer sentence would pretend the data has none."""
 
 
+class AnswerFailedError(LLMError):
+    """The step that writes the answer failed after its retries (blocked by a content filter,
+    refused, unusable) or every rating call of dynamic selection failed: exit non-zero with
+    the reason, never the canned no-answer sentence as if the data had no answer."""
+
+
+BLOCKED = "the answer was blocked by the endpoint's content filter"
+
+
+def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
+    """The error for an answer step that failed with ``err``, noted in the trace."""
+    msg = (BLOCKED if err.reason == "content_filter"
+           else f"the {stage} call failed ({err.reason}): {err}")
+    trace.note(msg)
+    return AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
+                             "`neo4j-retag doctor`)", err.reason)
+
+
 def no_answer(settings: Settings) -> str:
     """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
     return fragment(settings.prompts_dir, "query/no_answer")
@@ -85,12 +103,17 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
         [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
+async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
+                           *, required: bool = False) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
+    ``trace.chatter_stripped``), or "" with the failure noted in the trace. Raises
+    AnswerFailedError when the endpoint's content filter blocked it, or on any failure when
+    the call is ``required`` (the only answer call: no fallback would be an answer)."""
     try:
         text = str(await llm.complete(messages, stage=stage))
     except LLMError as err:
+        if required or err.reason == "content_filter":
+            raise failed_answer(stage, err, trace) from err
         trace.note(f"{stage} failed: {err}")
         return ""
     text, changed = strip_chatter(text)

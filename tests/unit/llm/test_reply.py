@@ -63,7 +63,8 @@ def test_lone_surrogates_are_dropped_and_text_is_nfc():
     ({"object": "chat.completion"}, "no_choices"),
     ({"choices": [{"index": 0}]}, "no_message"),
     ({"choices": [{"message": {"content": {"a": 1}}}]}, "bad_content"),
-    ({"choices": [{"message": {"content": "x"}, "finish_reason": "content_filter"}]}, "refused"),
+    ({"choices": [{"message": {"content": "x"}, "finish_reason": "content_filter"}]},
+     "content_filter"),
     (None, "no_choices"),
 ])
 def test_envelope_faults_have_named_reasons(raw, reason):
