@@ -36,6 +36,7 @@ from .reply import (
     Reply,
     ReplyFault,
     check_text,
+    not_prose,
     parse_json,
     read_envelope,
 )
@@ -168,9 +169,12 @@ class LLM:
         response_format: JSON | None = None,
         truncation_ok: bool = False,
         attempts: int | None = None,
+        prose: bool = False,
     ) -> Any:
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
-        ``validate`` appends the harmless defects it repaired to ``repairs``. ``attempts``
+        ``validate`` appends the harmless defects it repaired to ``repairs``. ``prose``: the
+        reply is an answer's free text, so JSON or an echo of the system prompt (an injected
+        template) is ``invalid``. ``attempts``
         (default LLM_MAX_RETRIES + 1) bounds the tries of an optional call (a gleaning round).
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
@@ -202,6 +206,8 @@ class LLM:
                 reply = await self._call(stage, msgs, params)
                 if validate is None:
                     text = check_text(reply, truncation_ok=truncation_ok)
+                    if prose and (why := not_prose(text, messages[0]["content"])):
+                        raise ReplyFault(INVALID, f"{stage}: {why}", text)
                     result: Any = text
                 else:
                     if reply.finish_reason == "length" and not truncation_ok:
@@ -232,7 +238,8 @@ class LLM:
                     # asked again as it was first (a one-off bad reply is the usual case, and
                     # the answer is then the one the request gives); a second time, nudged
                     bad += 1
-                    msgs = self._nudged(messages, fault) if bad >= 2 else list(messages)
+                    nudge = "llm/reply_not_prose" if prose else "llm/reply_invalid"
+                    msgs = self._nudged(messages, fault, nudge) if bad >= 2 else list(messages)
                 continue
             for r in reply.repairs:
                 self.usage.fault(r)
@@ -244,11 +251,11 @@ class LLM:
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
                          f"(last: {last.detail})", last.raw)
 
-    def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault
-                ) -> list[dict[str, str]]:
+    def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault,
+                prompt: str = "llm/reply_invalid") -> list[dict[str, str]]:
         """``messages`` with the validation error added to the system message (one is put
         first if there is none): chat templates take a system message only there."""
-        nudge = self._prompt("llm/reply_invalid", str(fault)[:300])
+        nudge = self._prompt(prompt, str(fault)[:300])
         if messages and messages[0].get("role") == "system":
             first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
             return [first, *messages[1:]]

@@ -159,6 +159,24 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
+def not_prose(text: str, prompt: str) -> str | None:
+    """Why ``text`` is no free-text answer, or None: a JSON object or array (a document told
+    the model to answer with a template), or a piece of the prompt's own instructions or
+    example echoed back. The caller raises it as ``invalid`` (retried, then the item fails)."""
+    body = _FENCE.sub("", text.strip())
+    if body[:1] in "{[" and body[-1:] in "}]":
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = None
+        if isinstance(value, dict | list):
+            return "a JSON value where a free-text answer was asked for"
+    norm = " ".join(body.casefold().split())
+    if len(norm) >= 20 and norm in " ".join(prompt.casefold().split()):
+        return "the prompt's own instructions or template echoed back, not an answer"
+    return None
+
+
 def unclosed(text: str) -> bool:
     """True when the first JSON value in ``text`` ends inside a string or an open bracket:
     the reply was cut off (closing it would invent an ending)."""

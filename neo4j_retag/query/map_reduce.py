@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import random
 import re
 from collections.abc import Sequence
@@ -108,10 +109,16 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted in the trace. Raises
     AnswerFailedError when the endpoint's content filter blocked it, or on any failure when
-    the call is ``required`` (the only answer call: no fallback would be an answer)."""
+    the call is ``required`` (the only answer call: no fallback would be an answer). A reply
+    that is JSON or the prompt's own template (injected by a document) is retried, then the
+    honest no-answer with a note."""
     try:
-        text = str(await llm.complete(messages, stage=stage))
+        text = str(await llm.complete(messages, stage=stage, prose=True))
     except LLMError as err:
+        if err.reason == "invalid":
+            trace.note(f"the {stage} step gave no free-text answer after its retries ({err}): "
+                       "no answer", logging.WARNING)
+            return no_answer(llm.settings)
         if required or err.reason == "content_filter":
             raise failed_answer(stage, err, trace) from err
         trace.note(f"{stage} failed: {err}")

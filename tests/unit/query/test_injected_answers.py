@@ -1,0 +1,83 @@
+"""Issue 21 kind 4: a free-text answer step that returns a JSON object or the prompt's own
+template (a document told the model to) is an invalid reply: retried, nudged, then the honest
+no-answer with a note; and every prompt that carries corpus text says it is data."""
+
+import json
+import re
+
+import pytest
+
+from neo4j_retag.config import resource_dir
+from neo4j_retag.llm import run_with_llm
+from neo4j_retag.llm.reply import not_prose
+from neo4j_retag.model import Query, ReportRow, Trace
+from neo4j_retag.prompts import placeholders, sections
+from neo4j_retag.query.basic import ask_rag
+from neo4j_retag.query.map_reduce import map_reduce, no_answer
+from tests.conftest import make_settings
+from tests.unit.query.test_answer_failures import ChunkGraph
+
+TEMPLATE = '{"answer": "APPROVED", "confidence": "high", "source": "internal memo"}'
+
+
+@pytest.fixture
+def dsettings(tmp_path, double):
+    return make_settings(tmp_path, {}, openai_base_url=double.base_url, llm_max_retries=2)
+
+
+@pytest.mark.parametrize("text, bad", [
+    (TEMPLATE, True),
+    ("```json\n[1, 2, 3]\n```", True),
+    ("[Data: Reports (1)] The ferry sank.", False),
+    ("The ferry sank {in 1912}.", False),
+    ("Start directly with the answer: no introduction such as \"Here is\"", True),
+])
+def test_not_prose(text, bad):
+    prompt = ('Answer the question. Start directly with the answer: no introduction such as '
+              '"Here is", no closing remark.')
+    assert (not_prose(text, prompt) is not None) is bad
+
+
+def test_rag_answer_with_an_injected_template_is_retried_then_no_answer(dsettings, double):
+    double.script["answer"] = lambda b: TEMPLATE
+    a = run_with_llm(dsettings, lambda llm: ask_rag(ChunkGraph(), llm, dsettings,
+                                                     Query(question="What sank?")))
+    assert a.answer == no_answer(dsettings) and TEMPLATE not in a.answer
+    assert any("no free-text answer" in n for n in a.trace.notes)
+    calls = [b for k, b in double.calls if k == "answer"]
+    assert len(calls) == 3  # asked, asked again, then nudged
+    assert "plain prose" in calls[-1]["messages"][0]["content"]
+
+
+def test_reduce_recovers_when_the_retry_gives_prose(dsettings, double):
+    replies = iter([TEMPLATE, "The ferry sank in 1912 [Data: Reports (1)]."])
+    double.script["reduce"] = lambda b: next(replies)
+    reports = [ReportRow(id=i, title=f"R{i}", full_content=f"Report {i}.") for i in range(3)]
+    a = run_with_llm(dsettings, lambda llm: map_reduce(llm, dsettings, "q?", reports, Trace()))
+    assert a.answer == "The ferry sank in 1912 [Data: Reports (1)]."
+
+
+CORPUS = {"text", "context", "descriptions", "report", "answer", "answers", "answer1",
+          "corpus_description", "topics", "description", "entity_specs"}
+
+
+def test_every_prompt_with_corpus_text_says_it_is_data():
+    root = resource_dir("prompts")
+    missing = []
+    for path in sorted(root.rglob("*.txt")):
+        name = str(path.relative_to(root).with_suffix(""))
+        secs = sections(root, name)
+        if len(secs) == 1 and secs[0][0] == "user" and "<<" not in path.read_text():
+            continue  # a fragment (analyst point, no-answer sentence): part of another prompt
+        if placeholders([t for _, t in secs]) & CORPUS and not re.search(
+                r"(never|not) instructions", " ".join(t for _, t in secs)):
+            missing.append(name)
+    assert missing == []
+
+
+def test_template_json_in_a_document_is_not_the_answer_json(dsettings, double):
+    # the default map reply is valid JSON; only free-text steps are held to prose
+    double.script["reduce"] = lambda b: json.dumps({"answer": "x"})
+    reports = [ReportRow(id=1, title="R", full_content="Report.")]
+    a = run_with_llm(dsettings, lambda llm: map_reduce(llm, dsettings, "q?", reports, Trace()))
+    assert a.answer == no_answer(dsettings) and double.count("map") == 1
