@@ -238,8 +238,7 @@ class LLM:
                     # asked again as it was first (a one-off bad reply is the usual case, and
                     # the answer is then the one the request gives); a second time, nudged
                     bad += 1
-                    nudge = "llm/reply_not_prose" if prose else "llm/reply_invalid"
-                    msgs = self._nudged(messages, fault, nudge) if bad >= 2 else list(messages)
+                    msgs = self._nudged(messages, fault, prose) if bad >= 2 else list(messages)
                 continue
             for r in reply.repairs:
                 self.usage.fault(r)
@@ -252,10 +251,11 @@ class LLM:
                          f"(last: {last.detail})", last.raw)
 
     def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault,
-                prompt: str = "llm/reply_invalid") -> list[dict[str, str]]:
+                prose: bool = False) -> list[dict[str, str]]:
         """``messages`` with the validation error added to the system message (one is put
         first if there is none): chat templates take a system message only there."""
-        nudge = self._prompt(prompt, str(fault)[:300])
+        nudge = self._prompt("llm/reply_not_prose" if prose else "llm/reply_invalid",
+                             str(fault)[:300])
         if messages and messages[0].get("role") == "system":
             first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
             return [first, *messages[1:]]
