@@ -26,6 +26,26 @@ RETRYABLE = (
 )
 
 
+def wrong_endpoint(settings: Settings, status: int, content_type: str, body: str) -> ConfigError:
+    """The one line for a reply that is no API's: a web page, a proxy's login page, an empty
+    body. Every later call would get the same, so the run stops at the first."""
+    snippet = " ".join(body.split())[:120]
+    what = f"{snippet!r}" if snippet else "an empty body"
+    return ConfigError(
+        f"the LLM endpoint {settings.llm_base_url} answered HTTP {status} "
+        f"{content_type or 'without a content type'}, not the API's JSON: {what}. Check "
+        "OPENAI_BASE_URL: it is the API root, for most servers ending in /v1 "
+        "(e.g. http://host:8000/v1), and a proxy may want you to log in first")
+
+
+def _not_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
 def reasoned(err: LLMError, reason: str) -> LLMError:
     err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
     return err
@@ -35,7 +55,8 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
                semaphore: asyncio.Semaphore, stage: str, messages: list[dict[str, str]],
                params: JSON) -> Any:
     """POST one chat completion (``params`` as the endpoint takes them) under ``semaphore``;
-    the decoded JSON body, or None when it is not JSON (``reply.read_envelope`` names that).
+    the decoded JSON body. Raises ConfigError when the body is not JSON (a web page, a login
+    page, nothing): the endpoint is wrong, and every other call would meet the same.
     Seconds at the endpoint, failures and transport faults are counted in ``usage``."""
     st = usage.stage(stage)
 
@@ -71,6 +92,9 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
         raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
     except openai.NotFoundError as err:
         st.failed += 1
+        if _not_json(err.response.text):  # a web server's 404 page: the path is wrong
+            raise wrong_endpoint(settings, 404, err.response.headers.get("content-type", ""),
+                                 err.response.text) from err
         raise ConfigError(f"model {settings.openai_model!r} not found at the endpoint: check "
                           "OPENAI_MODEL") from err
     except openai.BadRequestError as err:
@@ -93,6 +117,8 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
         if t0:
             st.seconds += time.perf_counter() - t0
     try:
-        return json.loads(raw.text)
+        return json.loads(raw.text)  # whatever the content type says (text/plain is common)
     except ValueError:
-        return None  # read_envelope names it
+        # a web page, a login page, an empty body: no retry, no other item, gets more
+        raise wrong_endpoint(settings, raw.status_code, raw.headers.get("content-type", ""),
+                             raw.text) from None
