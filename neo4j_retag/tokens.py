@@ -40,7 +40,7 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
                                  special_tokens=spec["special_tokens"])
     except Exception:  # noqa: BLE001 - no cache yet, or an unreadable one: build it again
         pass
-    enc = tiktoken.get_encoding(name)
+    enc = _fetch(name)
     try:
         spec = {"name": enc.name, "pat_str": enc._pat_str, "ranks": enc._mergeable_ranks,
                 "special_tokens": enc._special_tokens}
@@ -51,6 +51,22 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     except (OSError, AttributeError, ValueError) as err:
         log.debug("tokenizer cache not written: %s", err)
     return enc
+
+
+def _fetch(name: str) -> tiktoken.Encoding:
+    """tiktoken's encoding, which it downloads on first use (then keeps in its cache folder);
+    ConfigError naming the fix when it is unknown or cannot be downloaded."""
+    try:
+        return tiktoken.get_encoding(name)
+    except ValueError as err:  # an unknown name
+        raise ConfigError(f"ENCODING={name} is not a tiktoken encoding: use one of "
+                          f"{', '.join(sorted(tiktoken.list_encoding_names()))}") from err
+    except Exception as err:  # noqa: BLE001 - requests' and urllib's network errors alike
+        raise ConfigError(
+            f"the tokenizer ENCODING={name} is not available offline and could not be "
+            f"downloaded ({type(err).__name__}): set ENCODING=cl100k_base (bundled, works "
+            "offline), or run once with network access (tiktoken keeps it in "
+            "TIKTOKEN_CACHE_DIR)") from err
 
 
 def count(text: str, enc: str = "cl100k_base") -> int:

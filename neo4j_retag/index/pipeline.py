@@ -25,6 +25,7 @@ from ..model import GENERAL, Progress, no_progress, timed
 from .communities import Clusterer
 from .documents import Document, Skipped, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
+from .encoding import check_encoding
 from .extract import extract_chunk
 from .lock import holding_index_lock
 from .reports import build_reports
@@ -168,6 +169,7 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     """
     result = IngestResult()
     graph.ensure_schema()
+    check_encoding(graph, settings)
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)

@@ -1,3 +1,5 @@
+import pytest
+
 from neo4j_retag import tokens
 from neo4j_retag.errors import ConfigError
 
@@ -50,3 +52,21 @@ def test_cached_ranks_give_the_same_encoding(tmp_path, monkeypatch):
         assert tokens.encoding().encode("hello world") == first.encode("hello world")
     finally:
         tokens.encoding.cache_clear()
+
+
+def test_offline_tokenizer_is_one_line_naming_the_fix(tmp_path, monkeypatch):
+    # no network (a proxy that refuses), an empty tiktoken cache: o200k_base cannot be fetched
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.setenv(var, "http://127.0.0.1:9")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken"))
+    monkeypatch.setenv("NEO4J_RETAG_HOME", str(tmp_path))
+    tokens.encoding.cache_clear()
+    try:
+        with pytest.raises(ConfigError) as e:
+            tokens.count("hello", "o200k_base")
+        with pytest.raises(ConfigError, match="not a tiktoken encoding"):
+            tokens.count("hello", "o300k_nonsense")
+    finally:
+        tokens.encoding.cache_clear()
+    msg = str(e.value)
+    assert "ENCODING=o200k_base" in msg and "ENCODING=cl100k_base" in msg and "\n" not in msg
