@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
 
+    lock_timeout: float = Field(
+        0.0, description="seconds a writing run (ingest, topics build, import, documents "
+        "delete, reset) waits for another run's lock on the database before giving up; 0 = "
+        "give up at once (`ingest --wait` waits without a limit when this is 0)")
     progress_interval: float = Field(
         10.0, description="seconds between progress lines when stdout is not a terminal")
 

@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--quiet", is_flag=True,
               help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
+@click.option("--wait", is_flag=True,
+              help="queue behind a run that holds the database's lock (up to LOCK_TIMEOUT "
+                   "seconds when set, else until it finishes) instead of failing at once")
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
-           quiet: bool) -> None:
+           quiet: bool, wait: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
@@ -50,6 +53,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["glean"] = glean
     if no_claims:
         updates["extract_claims"] = False
+    if wait and not obj.settings.lock_timeout:
+        updates["lock_timeout"] = float("inf")
     settings = obj.settings.model_copy(update=updates)
     usage = Usage()
     seconds: dict[str, float] = {}

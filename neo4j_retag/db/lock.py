@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 HOST = socket.gethostname()
 OWNER = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # this process
 _depth: dict[str, int] = {}  # re-entrancy per database (uri + name)
+POLL_SECONDS = 1.0  # how often a waiting run looks at the lock again
 
 
 def _alive(pid: int) -> bool:
@@ -37,23 +39,45 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def acquire(graph: Graph, what: str) -> None:
-    """Take the lock or raise InputError("another ... is running ...")."""
+def _try(graph: Graph, what: str) -> dict | None:
+    """Take the lock if it is free or stale; else the holder's record."""
+    pid = os.getpid()
+    held = graph.run("db/lock_acquire", owner=OWNER, host=HOST, pid=pid, what=what)[0]
+    if held["owner"] == OWNER:
+        return None
+    stale = held["host"] == HOST and not _alive(int(held["pid"] or 0))
+    if stale and graph.run("db/lock_take_over", stale=held["owner"], owner=OWNER, host=HOST,
+                           pid=pid, what=what):
+        return None
+    return held
+
+
+def acquire(graph: Graph, what: str, wait: float | None = None) -> None:
+    """Take the lock; while another run holds it, wait up to ``wait`` seconds (default
+    LOCK_TIMEOUT; ``math.inf`` = until it is released), looking again every POLL_SECONDS;
+    then raise InputError("another ... is running ...")."""
     key = f"{graph.settings.bolt_uri}/{graph.database}"
     if _depth.get(key):
         _depth[key] += 1
         return
-    pid = os.getpid()
-    held = graph.run("db/lock_acquire", owner=OWNER, host=HOST, pid=pid, what=what)[0]
-    if held["owner"] != OWNER:
-        stale = held["host"] == HOST and not _alive(int(held["pid"] or 0))
-        if not (stale and graph.run("db/lock_take_over", stale=held["owner"], owner=OWNER,
-                                    host=HOST, pid=pid, what=what)):
+    wait = graph.settings.lock_timeout if wait is None else wait
+    deadline = time.monotonic() + wait
+    waited = False
+    while (held := _try(graph, what)) is not None:
+        if time.monotonic() >= deadline:
             where = "this host" if held["host"] == HOST else f"host {held['host']}"
             raise InputError(
                 f"another {held['what']} is running on this database (pid {held['pid']} on "
-                f"{where}, since {held['since']}): wait for it to finish; if it was killed "
-                "on another host, remove its lock with MATCH (l:Meta {id: 'lock'}) DELETE l")
+                f"{where}, since {held['since']})"
+                + (f" and held it for the {wait:g} s waited" if waited else "")
+                + ": wait for it to finish (`ingest --wait`, or LOCK_TIMEOUT seconds); if it "
+                "was killed on another host, remove its lock with "
+                "MATCH (l:Meta {id: 'lock'}) DELETE l")
+        if not waited:
+            log.warning("another %s is running on this database (pid %s): waiting for it to "
+                        "finish", held["what"], held["pid"])
+            waited = True
+        time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
     _depth[key] = 1
 
 
