@@ -98,7 +98,7 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
          f"{len(s['text_units_failed'])})"),
-        ("extraction records dropped", ", ".join(
+        ("extraction records dropped (or kept changed)", ", ".join(
             f"{k} {v}" for k, v in sorted(s["dropped_records"].items())) or "0"),
         ("element summaries (updated / failed)",
          f"{s['elements_summarized']} / {len(s['summaries_failed'])}"),

@@ -25,8 +25,9 @@ from ..config import Settings
 from ..db import Record
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import MAX_KEY_CHARS, clamped, entity_key
+from ..model import MAX_KEY_CHARS, clamped, entity_key, name_capped
 from ..prompts import Message, fragment, render
+from .tuples import from_text, from_tuple
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,11 @@ NO_NAME = "entity without a name"
 NO_ENDPOINT = "relationship without a source or target"
 NO_SUBJECT = "claim without a subject"
 WRONG_FIELDS = "record with wrong field types"
+SELF_LOOP = "relationship of an entity to itself"
+UNGROUNDED = "claim the text does not support"
+# records kept, but changed: counted beside the dropped ones
+TUPLE_SALVAGED = "record salvaged from GraphRAG's tuple format (kept)"
+NAME_CAPPED = f"entity name over {MAX_KEY_CHARS} characters capped with a hash (kept)"
 
 
 def _name_like(v: Any) -> bool:
@@ -129,6 +135,25 @@ class GraphExtraction(BaseModel):
         dropped: dict[str, int] = dict(data.get("dropped") or {})
         models = {"entities": ExtractedEntity, "relationships": ExtractedRelationship,
                   "claims": ExtractedClaim}
+        salvaged: dict[str, list[Any]] = {k: [] for k in models}
+        for kind in models:  # GraphRAG tuples written as strings in our lists
+            items = data.get(kind)
+            if isinstance(items, str) and (found := from_text(items)):
+                data[kind] = []
+                for k, recs in found.items():
+                    salvaged[k] += recs
+            elif isinstance(items, list):
+                rest = []
+                for item in items:
+                    if (hit := from_tuple(item)) is not None:
+                        salvaged[hit[0]].append(hit[1])
+                    else:
+                        rest.append(item)
+                data[kind] = rest
+        for kind, recs in salvaged.items():
+            if recs and kind in cls.model_fields:
+                data[kind] = [*(data.get(kind) or []), *recs]
+                dropped[TUPLE_SALVAGED] = dropped.get(TUPLE_SALVAGED, 0) + len(recs)
         for kind, model in models.items():
             if kind not in cls.model_fields or kind not in data:
                 continue
@@ -152,6 +177,13 @@ class GraphExtraction(BaseModel):
             data[kind] = keep
         data["dropped"] = dropped
         return data
+
+    @classmethod
+    def from_text(cls, text: str) -> dict[str, Any] | None:
+        """A reply written wholly in GraphRAG's tuple format, as the JSON it stands for (the
+        LLM layer asks before parsing JSON); None for anything else."""
+        found = from_text(text)
+        return {k: v for k, v in found.items() if k in cls.model_fields} if found else None
 
 
 class GraphClaimsExtraction(GraphExtraction):
@@ -274,7 +306,9 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
                   text=text)
     out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
     kept = [c for c in out.claims if grounded(c, text)]
-    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept])
+    gone = len(out.claims) - len(kept)
+    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept],
+                                 dropped={UNGROUNDED: gone} if gone else {})
 
 
 def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
@@ -283,6 +317,7 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
     create endpoints that relationships name but the entity list lacks (type "unknown")."""
     types = {t.casefold() for t in entity_types}
     entities: dict[str, Record] = {}
+    extra: list[str] = []  # records dropped (or capped) here, one reason each
 
     def add_entity(name: str, etype: str = "unknown", description: str = "") -> str:
         key = entity_key(name)
@@ -292,7 +327,11 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
         etype = etype if etype in types else "unknown"
         cur = entities.get(key)
         if cur is None:
-            entities[key] = {"key": key, "name": " ".join(name.split())[:MAX_KEY_CHARS],
+            if (capped := name_capped(name)) is not None:
+                log.warning("text unit %s: an entity name of %d characters capped to %d, with "
+                            "a hash of the full name", chunk_id, len(name), len(capped))
+                extra.append(NAME_CAPPED)
+            entities[key] = {"key": key, "name": capped or " ".join(name.split()),
                              "type": etype, "description": description.strip(),
                              "context": _sentence(text, name)}
         else:
@@ -309,7 +348,11 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
     for res in results:
         for r in res.relationships:
             a, b = add_entity(r.source), add_entity(r.target)
-            if not a or not b or a == b:  # self-loops stay out of the graph and its clustering
+            if not a or not b:
+                extra.append(NO_ENDPOINT)
+                continue
+            if a == b:  # self-loops stay out of the graph and its clustering
+                extra.append(SELF_LOOP)
                 continue
             a, b = sorted((a, b))
             cur = relationships.get((a, b))
@@ -317,15 +360,19 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
                 relationships[(a, b)] = {"source_key": a, "target_key": b,
                                          "description": r.description.strip(),
                                          "strength": r.strength}
-            elif r.description.strip() and r.description.strip() not in cur["description"]:
+                continue
+            cur["strength"] = max(cur["strength"], r.strength)  # the same pair said twice
+            if r.description.strip() and r.description.strip() not in cur["description"]:
                 cur["description"] += "\n" + r.description.strip()
     claims: list[Record] = []
     for res in results:
         for c in getattr(res, "claims", []):
             if not grounded(c, text):
+                extra.append(UNGROUNDED)
                 continue
             subject = add_entity(c.subject)
             if not subject:
+                extra.append(NO_SUBJECT)
                 continue
             props = c.model_dump()
             cid = hashlib.sha256(f"{chunk_id}|{subject}|{c.description}|{c.type}".encode())
@@ -333,7 +380,7 @@ def assemble(chunk_id: str, text: str, results: list[GraphExtraction],
                            "props": {**props, "chunk_id": chunk_id}})
     unique_claims = list({c["id"]: c for c in claims}.values())
     dropped = [reason for res in results for reason, n in sorted(res.dropped.items())
-               for _ in range(n)]
+               for _ in range(n)] + extra
     return ChunkExtraction(chunk_id=chunk_id, entities=list(entities.values()),
                            relationships=list(relationships.values()), claims=unique_claims,
                            dropped=dropped)

@@ -279,8 +279,13 @@ class LLM:
         a tolerant parser otherwise (harmless defects repaired, truncation refused). Raises
         ReplyFault (an LLMParseError) when no attempt gave valid output."""
 
+        salvage = getattr(model, "from_text", None)  # another format the model may answer in
+
         def validate(text: str, repairs: list[str]) -> M:
             try:
+                if salvage is not None and (data := salvage(text)) is not None:
+                    repairs.append("tuples")
+                    return model.model_validate(data)
                 return model.model_validate(parse_json(text, repairs))
             except ValidationError as err:
                 raise ReplyFault(INVALID, f"{stage}: wrong shape ({first_error(err)})",

@@ -30,7 +30,8 @@ REFUSED = "refused"              # the model declined ("I'm sorry, I cannot ..."
 CONTENT_FILTER = "content_filter"  # finish_reason "content_filter", or a 400 saying so
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
 # harmless defects, repaired and counted (the reply is used)
-REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
+REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok",
+           "tuples")
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
