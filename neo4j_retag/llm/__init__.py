@@ -43,8 +43,10 @@ from .reply import (
 from .schema import (
     FALLBACK,
     JSON,
+    Shape,
     bound_schema,
     bounded,
+    conform,
     first_error,
     response_format,
     schema_of,
@@ -280,23 +282,28 @@ class LLM:
         ReplyFault (an LLMParseError) when no attempt gave valid output."""
 
         salvage = getattr(model, "from_text", None)  # another format the model may answer in
+        schema = schema_of(model)
+        small = bounded(model, self.settings.llm_schema_max_items,
+                        self.settings.llm_schema_max_chars)
+        sent = schema
 
         def validate(text: str, repairs: list[str]) -> M:
             try:
                 if salvage is not None and (data := salvage(text)) is not None:
                     repairs.append("tuples")
-                    return model.model_validate(data)
-                return model.model_validate(parse_json(text, repairs))
+                else:
+                    data = parse_json(text, repairs)
+                # held to the schema sent: wrong field names are invalid, overlong text cut
+                return model.model_validate(conform(data, sent, repairs))
+            except Shape as err:
+                raise ReplyFault(INVALID, f"{stage}: wrong shape ({err})", text) from err
             except ValidationError as err:
                 raise ReplyFault(INVALID, f"{stage}: wrong shape ({first_error(err)})",
                                  text) from err
 
-        schema = schema_of(model)
-        small = bounded(model, self.settings.llm_schema_max_items,
-                        self.settings.llm_schema_max_chars)
         while True:
-            fmt = response_format(self.json_mode, model.__name__,
-                                  small if self.json_mode == "json_object" else schema)
+            sent = small if self.json_mode == "json_object" else schema
+            fmt = response_format(self.json_mode, model.__name__, sent)
             try:
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
                                            validate=validate, response_format=fmt,
@@ -309,5 +316,7 @@ class LLM:
                 log.warning("the endpoint refuses response_format %s: using %s (remembered "
                             "in %s)", self.json_mode, nxt, self.caps.path)
                 self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
+                # remembered with its reason: `doctor` says why JSON mode is what it is
+                self.caps.set("json_mode_why", f"{self.json_mode} refused: {err}"[:300])
                 self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
                 self.caps.set("json_mode", nxt)

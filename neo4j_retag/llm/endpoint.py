@@ -80,7 +80,10 @@ class Capabilities:
                 f"temperature {'refused' if self.get('temperature') is False else 'accepted'}"
                 + (", frequency_penalty refused" if self.get("frequency_penalty") is False
                    else "")
-                + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else ""))
+                + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else "")
+                + (f" (since {self.get('json_mode_why')}; remembered in {self.path}: remove "
+                   "it, or set LLM_JSON_MODE, to try again)" if self.get("json_mode_why")
+                   else ""))
 
 
 def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:

@@ -31,7 +31,7 @@ CONTENT_FILTER = "content_filter"  # finish_reason "content_filter", or a 400 sa
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
 # harmless defects, repaired and counted (the reply is used)
 REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok",
-           "tuples")
+           "tuples", "over_items", "over_length", "extra_field")
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)

@@ -83,7 +83,10 @@ async def _llm(settings: Settings) -> list[Check]:
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
             detail += f"; the endpoint takes: {llm.caps.describe()}"
-            out.append(Check("JSON-schema output", True, detail))
+            # JSON mode switched off by an endpoint's 400s is no pass: say so, with the why
+            out.append(Check("JSON-schema output", llm.json_mode != "off"
+                             or not llm.caps.get("json_mode_why"), detail,
+                             "the endpoint refused our schemas: check its message above"))
         except LLMError as err:
             out.append(Check("JSON-schema output", False, str(err)[:200],
                              "set LLM_JSON_MODE=off, or use a model that can produce JSON"))
