@@ -218,6 +218,7 @@ class Trace(BaseModel):
     points_kept: int = 0
     points_in_reduce: int = 0
     invalid_citations: list[str] = Field(default_factory=list)
+    stale_reports: int = 0  # reports left out: their members changed (documents deleted)
     chatter_stripped: int = 0  # free-text outputs (map points, answers) with chatter removed
     refinement: list[RefinementRound] = Field(default_factory=list)
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map

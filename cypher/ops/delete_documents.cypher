@@ -4,6 +4,13 @@
 // description is marked dirty (re-summarised by the next ingest) only when the set of
 // descriptions changed, so unchanged summaries cost no LLM call. Communities, reports and
 // topics are marked stale.
+// Every community (of any scope) with a member these text units mention changes: its report
+// is marked 'stale', so no query reads it until the next ingest rebuilds the communities.
+MATCH (d:Document)<-[:PART_OF]-(c:Chunk)-[:MENTIONS]->(:Entity)-[:IN_COMMUNITY]->(k:Community)
+WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
+  AND k.report_status = 'ok'
+SET k.report_status = 'stale',
+    k.report_error = 'stale: its members changed (documents deleted); rebuilt by the next ingest';
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)
 WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
 WITH collect(c.id) AS gone

@@ -8,4 +8,5 @@ RETURN COUNT { (:Document) } AS documents,
        COUNT { (:Community {scope: 'general'}) } AS communities,
        COUNT { (c:Community {scope: 'general'}) WHERE c.report_status = 'ok' } AS community_reports,
        COUNT { (c:Community) WHERE c.report_status = 'failed' } AS failed_reports,
+       COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
        COUNT { (:Topic) } AS topics

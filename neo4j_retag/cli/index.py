@@ -159,6 +159,10 @@ def stats(obj: Ctx, as_json: bool) -> None:
         table.add_row(f"topic {t['name']}", f"{t['entities']} entities, {t['communities']} "
                                             f"communities, {t['reports']} reports")
     console.print(table)
+    if data.get("stale_reports"):
+        console.print(f"[yellow]{data['stale_reports']} community reports are stale (documents "
+                      "deleted since they were built) and left out of every answer: run "
+                      "`neo4j-retag ingest --resume`[/yellow]")
     usage = Table("stage", "calls", "cached", "prompt tokens", "completion tokens")
     for u in data["llm_usage"]:
         usage.add_row(u["stage"], str(u["calls"]), str(u["cached"]), str(u["prompt_tokens"]),

@@ -181,7 +181,17 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
             graph, llm, settings, progress, failed=result.summaries_failed,
             chatter=result.chatter_stripped)
     if not graph.run("index/graph_counts", label="Entity")[0]["nodes"]:
-        result.outcomes.append("no entities extracted: communities, reports and topics skipped")
+        if not graph.run("index/graph_counts", label="Community")[0]["nodes"]:
+            result.outcomes.append("no entities extracted: communities, reports and topics "
+                                   "skipped")
+            return result
+        # an empty graph has no communities, reports or topics (every document deleted: the
+        # old ones would answer from content that is gone)
+        graph.run_script("index/clear_topics")
+        graph.run_script("index/clear_communities", scope=GENERAL)
+        graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": False})
+        result.communities_rebuilt = True
+        result.outcomes.append("no entities left: communities, reports and topics removed")
         return result
     with timed(result.seconds, "communities"):
         if graph.run("index/index_meta")[0]["graph_dirty"] is not False:

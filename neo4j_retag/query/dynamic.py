@@ -26,7 +26,7 @@ from ..prompts import render
 from ..tokens import truncate
 from .global_search import reports_at_level
 from .map_reduce import AnswerFailedError, map_reduce
-from .retrieval import levels
+from .retrieval import levels, note_stale
 
 
 class Rating(BaseModel):
@@ -98,6 +98,7 @@ async def ask_global_dynamic(graph: Graph, llm: LLM, settings: Settings, query: 
     not used, as in GraphRAG). Raises LevelError when the graph has no reports."""
     trace = Trace(method="global-dynamic", level=0)
     reports, ratings = await select_reports(graph, llm, settings, query.question, trace)
+    note_stale(graph, GENERAL, trace)
     failed = trace.selection["failures"]
     if failed and not reports:
         # a failed rating is no "not relevant": nothing selected says nothing about the data

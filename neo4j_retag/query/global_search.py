@@ -8,7 +8,7 @@ from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Trace
 from .map_reduce import map_reduce
-from .retrieval import check_level, query_level
+from .retrieval import check_level, note_stale, query_level
 
 
 def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
@@ -24,6 +24,7 @@ async def global_answer(graph: Graph, llm: LLM, settings: Settings, question: st
     """Map-reduce over every report of ``scope`` at ``level`` (used by topic mining too)."""
     reports = reports_at_level(graph, scope, level)
     trace = Trace(method="global", level=level, scope=scope)
+    note_stale(graph, scope, trace)
     return await map_reduce(llm, settings, question, reports, trace, response_type)
 
 

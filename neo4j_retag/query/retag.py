@@ -14,7 +14,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace, timed
 from ..prompts import render
 from .map_reduce import map_reduce
-from .retrieval import check_level, expand_keywords, query_level, retrieve
+from .retrieval import check_level, expand_keywords, note_stale, query_level, retrieve
 
 
 async def classify_topic(llm: LLM, settings: Settings, question: str,
@@ -67,6 +67,7 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
 
     with timed(trace.seconds, "retrieve"):
         trace.level = check_level(graph, scope, level)
+        note_stale(graph, scope, trace)
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
         reports = retrieve(graph, scope, trace.level, question, trace.keywords, top_p)

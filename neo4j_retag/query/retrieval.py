@@ -3,6 +3,7 @@ BM25 over community reports through the Neo4j full-text index (Lucene; queries p
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -15,6 +16,8 @@ from ..llm import LLM
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
 
+REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete ... --rebuild`)"
+           " to rebuild them")
 LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 MAX_QUERY_CHARS = 4000  # Lucene's default clause limit is far above this many terms
 
@@ -49,6 +52,17 @@ def levels(graph: Graph, scope: str) -> list[int]:
     return [r["level"] for r in graph.run("query/scope_levels", scope=scope) if r["reports"]]
 
 
+def note_stale(graph: Graph, scope: str, trace: Trace) -> int:
+    """Count the reports of ``scope`` left out because documents were deleted since they were
+    built (``report_status: 'stale'``: no query reads them), in the trace with a warning."""
+    n = sum(r["stale"] for r in graph.run("query/scope_levels", scope=scope))
+    if n:
+        trace.stale_reports = n
+        trace.note(f"{n} community reports left out: their members changed since they were "
+                   f"built (documents deleted); {REBUILD}", logging.WARNING)
+    return n
+
+
 def default_level(graph: Graph, preferred: int) -> int:
     """``preferred`` (QUERY_LEVEL), or the deepest level there is when the graph is shallower
     (a small corpus may have only level 0)."""
@@ -66,7 +80,12 @@ def check_level(graph: Graph, scope: str, level: int) -> int:
 
     Raises LevelError naming the command to run when the general graph has no such level.
     """
-    have = levels(graph, scope)
+    rows = graph.run("query/scope_levels", scope=scope)
+    have = [r["level"] for r in rows if r["reports"]]
+    stale = {r["level"] for r in rows if r["stale"]}
+    if stale and (not have or (level not in have and level in stale and scope == GENERAL)):
+        raise LevelError(f"every community report {'' if not have else f'of level {level} '}"
+                         f"is stale: documents were deleted since it was built; {REBUILD}")
     if not have:
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest PATH` first"
                          if scope == GENERAL else f"topic scope {scope} has no reports: run "

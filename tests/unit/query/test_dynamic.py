@@ -24,7 +24,7 @@ class TreeGraph:
             return {"id": i, "level": lv, "parent": parent, "title": title,
                     "full_content": f"About {title}.", "rank": 1.0}
         if name == "query/scope_levels":
-            return [{"level": lv, "communities": 1, "reports": 1}
+            return [{"level": lv, "communities": 1, "reports": 1, "stale": 0}
                     for lv in sorted({v[0] for v in TREE.values()})]
         if name == "query/reports_at_level":
             return [row(i) for i in TREE if TREE[i][0] == p["level"]]
