@@ -10,6 +10,7 @@ GLEAN=0: fakellm answers a gleaning prompt in GraphRAG's tuple format whatever J
 for, so every gleaning round would be an (uninjected) unparseable reply.
 
     .venv/bin/python benchmarks/faults.py [--articles 20] [--faults SPEC] [--seed 1]
+                                          [--fakellm-port PORT]
 
 Uses the benchmark Neo4j (RETAG_BENCH_BOLT_PORT / RETAG_BENCH_HTTP_PORT, default 7689/7476),
 which it EMPTIES. Writes bench-results/faults.json.
@@ -103,9 +104,12 @@ def per_level(snap: dict[str, list[str]]) -> dict[str, int]:
     return dict(sorted(c.items()))
 
 
+FAKELLM_PORT: list[int | None] = [None]  # --fakellm-port: one fixed port, else a free one
+
+
 @contextmanager
 def fakellm(faults: str | None, seed: int):
-    port = free_port()
+    port = FAKELLM_PORT[0] or free_port()
     cmd = [sys.executable, str(FAKELLM), str(port), "--quiet"]
     if faults:
         cmd += ["--faults", faults, "--fault-seed", str(seed), "--timeout-s", str(TIMEOUT_S)]
@@ -277,7 +281,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-runs", type=int, default=30)
     ap.add_argument("--out", type=Path, default=RESULTS / "faults.json")
+    ap.add_argument("--fakellm-port", type=int, default=None,
+                    help="fakellm's port (one instance at a time); default a free one")
     args = ap.parse_args()
+    FAKELLM_PORT[0] = args.fakellm_port
     work = Path(tempfile.mkdtemp(prefix="retag-faults-"))
     try:
         n = copy_articles(work / "corpus", args.articles)

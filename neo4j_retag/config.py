@@ -117,6 +117,9 @@ class Settings(BaseSettings):
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
 
+    neo4j_retry_seconds: float = Field(
+        30.0, description="how long the Neo4j driver retries a transaction whose server went "
+        "away (then the run stops with one line; a rerun resumes)")
     lock_timeout: float = Field(
         0.0, description="seconds a writing run (ingest, topics build, import, documents "
         "delete, reset) waits for another run's lock on the database before giving up; 0 = "

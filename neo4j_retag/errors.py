@@ -15,6 +15,10 @@ class ConfigError(RetagError):
     """A setting is wrong or a service is unreachable; the message names what to fix."""
 
 
+class DatabaseUnreachable(ConfigError):
+    """Neo4j went away during a run and stayed away through the driver's retries."""
+
+
 class InputError(RetagError):
     """Bad input from the user: a missing path, an unknown topic, method or mode."""
 

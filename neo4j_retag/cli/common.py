@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
-from ..errors import ConfigError, RetagError
+from ..errors import ConfigError, DatabaseUnreachable, RetagError
 from .progress import ProgressLines
 
 # The heavy modules (the openai and neo4j clients, pydantic, rich, and the library behind
@@ -109,6 +109,8 @@ def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: S
             finally:
                 try:
                     record_usage(graph, usage)
+                except DatabaseUnreachable as err:  # the run's own error says so
+                    log.info("could not record LLM usage in the graph: %s", err)
                 except Exception as err:  # noqa: BLE001 - accounting must never mask the real error
                     log.warning("could not record LLM usage in the graph: %s", err)
 

@@ -6,6 +6,7 @@ import logging
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,10 @@ def _import_driver() -> None:
 
 _import_driver()
 from neo4j import Driver, GraphDatabase, Query  # noqa: E402
-from neo4j.exceptions import AuthError, ServiceUnavailable  # noqa: E402
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired  # noqa: E402
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError  # noqa: E402
+from ..errors import ConfigError, DatabaseUnreachable  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
@@ -92,7 +93,9 @@ class Graph:
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
-                settings.bolt_uri, auth=auth, notifications_min_severity="OFF")
+                settings.bolt_uri, auth=auth, notifications_min_severity="OFF",
+                max_transaction_retry_time=settings.neo4j_retry_seconds,
+                connection_acquisition_timeout=max(5.0, settings.neo4j_retry_seconds))
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
@@ -106,6 +109,14 @@ class Graph:
     def close(self) -> None:
         self.driver.close()
 
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        # the server went away and the driver's retries are spent: one error a user reads
+        try:
+            yield
+        except (ServiceUnavailable, SessionExpired) as err:
+            raise DatabaseUnreachable(f"Neo4j at {self.settings.bolt_uri} unreachable") from err
+
     def __enter__(self) -> Graph:
         return self
 
@@ -117,14 +128,15 @@ class Graph:
 
     def run(self, name: str, /, **params: Any) -> list[Record]:
         """Run ``cypher/<name>.cypher`` with ``params``; rows as dicts."""
-        records, _, _ = self.driver.execute_query(
-            Query(self.cypher(name)), params, database_=self.database
-        )
+        with self._reachable():
+            records, _, _ = self.driver.execute_query(
+                Query(self.cypher(name)), params, database_=self.database
+            )
         return [r.data() for r in records]
 
     def run_script(self, name: str, /, **params: Any) -> None:
         """Run each statement of a multi-statement file (schema, clean-ups) in order."""
-        with self.driver.session(database=self.database) as session:
+        with self._reachable(), self.driver.session(database=self.database) as session:
             for stmt in statements(self.cypher(name)):
                 session.run(Query(stmt), params).consume()
 
@@ -141,7 +153,7 @@ class Graph:
                     if isinstance(value, int) and not isinstance(value, bool):
                         totals[key] = totals.get(key, 0) + value
 
-        with self.driver.session(database=self.database) as session:
+        with self._reachable(), self.driver.session(database=self.database) as session:
             session.execute_write(work)
         return totals
 
@@ -159,7 +171,7 @@ class Graph:
             for name, params in parts:
                 tx.run(self.cypher(name), params).consume()
 
-        with self.driver.session(database=self.database) as session:
+        with self._reachable(), self.driver.session(database=self.database) as session:
             session.execute_write(work)
 
     def ensure_schema(self) -> None:

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..errors import InputError
+from ..errors import DatabaseUnreachable, InputError
 from . import Graph
 
 log = logging.getLogger(__name__)
@@ -90,6 +90,8 @@ def release(graph: Graph) -> None:
         _depth.pop(key, None)
         try:
             graph.run("db/lock_release", owner=OWNER)
+        except DatabaseUnreachable as err:  # the run's own error says so: no second line
+            log.info("could not release the index lock: %s", err)
         except Exception as err:  # noqa: BLE001
             log.warning("could not release the index lock: %s", err)
 

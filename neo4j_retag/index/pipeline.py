@@ -19,7 +19,7 @@ from typing import Any
 from .. import tokens
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import ConfigError, InputError, RetagError
+from ..errors import ConfigError, DatabaseUnreachable, InputError, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Progress, no_progress, timed
 from .communities import Clusterer
@@ -43,6 +43,8 @@ class IngestResult:
     text_units_new: int = 0
     text_units_extracted: int = 0
     text_units_failed: list[dict[str, str]] = field(default_factory=list)  # id, reason, error
+    text_units_total: int = 0  # in the graph when extraction began
+    text_units_pending: int = 0  # of those, not extracted yet
     dropped_records: dict[str, int] = field(default_factory=dict)  # reason -> records dropped
     elements_summarized: int = 0
     summaries_failed: list[str] = field(default_factory=list)  # elements kept dirty
@@ -111,6 +113,8 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
                           progress: Progress) -> None:
     """Extract every text unit not yet extracted; a failing one is recorded and skipped."""
     pending = graph.run("index/pending_chunks")
+    result.text_units_total = graph.run("index/graph_counts", label="Chunk")[0]["nodes"]
+    result.text_units_pending = len(pending)
     task = "text units extracted"
     progress(task, 0, len(pending))
     # twice as many text units in flight as LLM calls: each finishes extracting before more
@@ -168,6 +172,21 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     Raises InputError for a missing path or an unknown topic mode, ConfigError for services.
     """
     result = IngestResult()
+    try:
+        return await _ingest(settings, paths, llm, graph, result, progress, text_field, topics,
+                             topic_mode)
+    except DatabaseUnreachable as err:
+        # each text unit is marked extracted in the transaction holding its writes: what was
+        # committed is whole, the rest is pending, and a rerun goes on from there
+        saved = result.text_units_total - result.text_units_pending + result.text_units_extracted
+        total = result.text_units_total or result.text_units_new
+        raise DatabaseUnreachable(f"{err}: {saved} of {total} text units saved; rerun "
+                                  "resumes") from err
+
+
+async def _ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph,
+                  result: IngestResult, progress: Progress, text_field: str | None,
+                  topics: bool, topic_mode: str) -> IngestResult:
     graph.ensure_schema()
     check_encoding(graph, settings)
     with timed(result.seconds, "load"):
