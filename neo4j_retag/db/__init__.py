@@ -33,7 +33,12 @@ def _import_driver() -> None:
 
 _import_driver()
 from neo4j import Driver, GraphDatabase, Query  # noqa: E402
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired  # noqa: E402
+from neo4j.exceptions import (  # noqa: E402
+    AuthError,
+    DatabaseUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from ..config import Settings  # noqa: E402
 from ..errors import ConfigError, DatabaseUnreachable  # noqa: E402
@@ -59,6 +64,22 @@ class _TransientRetries(logging.Filter):
 
 
 logging.getLogger("neo4j.session").addFilter(_TransientRetries())
+
+
+class _LostConnections(logging.Filter):
+    """A server that goes away makes the driver log each dead connection as an ERROR; the
+    run's own error (DatabaseUnreachable, after the retries) says it once, so these are INFO
+    lines (shown with --debug)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and "defunct connection" in record.getMessage():
+            log.info("Neo4j connection lost: %s", record.getMessage()[:200])
+            return False
+        return True
+
+
+for _name in ("neo4j.io", "neo4j.pool"):
+    logging.getLogger(_name).addFilter(_LostConnections())
 
 
 @lru_cache(maxsize=256)
@@ -114,7 +135,8 @@ class Graph:
         # the server went away and the driver's retries are spent: one error a user reads
         try:
             yield
-        except (ServiceUnavailable, SessionExpired) as err:
+        except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as err:
+            # DatabaseUnavailable: a server shutting down answers so until it is gone
             raise DatabaseUnreachable(f"Neo4j at {self.settings.bolt_uri} unreachable") from err
 
     def __enter__(self) -> Graph:

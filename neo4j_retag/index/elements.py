@@ -67,6 +67,9 @@ class ExtractionWriter:
 
     async def write(self, ex: ChunkExtraction) -> None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # a writer cancelled meanwhile (the run is stopping) never awaits its future: its
+        # error is the run's own, not one more "exception was never retrieved" on stderr
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
         self.pending.append((ex, done))
         async with self.turn:
             batch = self.pending[:self.max_units]

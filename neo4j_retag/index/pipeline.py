@@ -177,11 +177,12 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
                              topic_mode)
     except DatabaseUnreachable as err:
         # each text unit is marked extracted in the transaction holding its writes: what was
-        # committed is whole, the rest is pending, and a rerun goes on from there
+        # committed is whole, the rest is pending, and a rerun goes on from there. "At least":
+        # a commit whose answer was lost with the server may have gone through
         saved = result.text_units_total - result.text_units_pending + result.text_units_extracted
         total = result.text_units_total or result.text_units_new
-        raise DatabaseUnreachable(f"{err}: {saved} of {total} text units saved; rerun "
-                                  "resumes") from err
+        raise DatabaseUnreachable(f"{err}: at least {saved} of {total} text units saved; "
+                                  "rerun resumes") from err
 
 
 async def _ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph,

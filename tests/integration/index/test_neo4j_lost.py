@@ -1,7 +1,8 @@
 """Issue 21 kind 7: the database goes away mid-ingest. The test stops its own test Neo4j
 server while a CLI `ingest` runs: after the driver's retries (NEO4J_RETRY_SECONDS) it ends
-with one line - "Neo4j at ... unreachable: N of M text units saved; rerun resumes" - and exit
-2; every text unit marked extracted has its writes; the rerun finishes the rest."""
+with one line - "Neo4j at ... unreachable: at least N of M text units saved; rerun
+resumes" - and exit 2; every text unit marked extracted has its writes; the rerun finishes
+the rest."""
 
 import os
 import re
@@ -48,8 +49,8 @@ def test_neo4j_stopped_mid_ingest(settings, graph, double, tmp_path, neo4j_env):
         neo4j_local.start(server)
     assert proc.returncode == 2, (out, err)
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    m = re.fullmatch(r"error: Neo4j at bolt://\S+ unreachable: (\d+) of (\d+) text units "
+    assert len(lines) == 1 and "Traceback" not in err, "\n".join(lines[:3] + lines[-40:])
+    m = re.fullmatch(r"error: Neo4j at bolt://\S+ unreachable: at least (\d+) of (\d+) text units "
                      r"saved; rerun resumes", lines[0])
     assert m, lines[0]
     saved, total = int(m.group(1)), int(m.group(2))
@@ -59,7 +60,9 @@ def test_neo4j_stopped_mid_ingest(settings, graph, double, tmp_path, neo4j_env):
         done = q("MATCH (c:Chunk {extracted: true}) RETURN count(c) AS n").records[0]["n"]
         bare = q("MATCH (c:Chunk {extracted: true}) WHERE NOT (c)-[:MENTIONS]->() "
                  "RETURN count(c) AS n").records[0]["n"]
-        assert done == saved and bare == 0  # each saved text unit whole, none marked without
+        # each saved text unit whole, none marked without its writes; a commit whose answer
+        # was lost with the server counts as saved only in the graph
+        assert done >= saved and bare == 0
         assert q("MATCH (c:Chunk) RETURN count(c) AS n").records[0]["n"] == total
         rerun = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True,
                                timeout=600)
