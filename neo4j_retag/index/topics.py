@@ -137,7 +137,7 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, lev
         return ""
     tr = a.trace
     if tr.map_parse_failures or tr.map_failures or any(
-            n.startswith("reduce failed") for n in tr.notes):
+            n.startswith("reduce failed") or "no free-text answer" in n for n in tr.notes):
         _failure(failed, item, f"{tr.map_parse_failures + tr.map_failures} of "
                                f"{tr.map_batches} map batches failed; notes: {tr.notes}")
     return a.answer
