@@ -18,6 +18,9 @@ from ..model import JSON
 from .endpoint import transport_reason, wait
 from .usage import Usage
 
+# every request names its pipeline stage (usage's key): a proxy, a log or a test double can
+# tell the calls apart without reading the prompt; not part of the response-cache key
+STAGE_HEADER = "X-Retag-Stage"
 RETRYABLE = (
     openai.RateLimitError,
     openai.APITimeoutError,
@@ -56,7 +59,8 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             async for attempt in retrying:
                 with attempt:
                     raw = await client.chat.completions.with_raw_response.create(
-                        model=settings.openai_model, messages=messages, **params)
+                        model=settings.openai_model, messages=messages,
+                        extra_headers={STAGE_HEADER: stage}, **params)
     except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
         st.failed += 1
         usage.fault("timeout")
