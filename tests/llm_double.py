@@ -268,14 +268,6 @@ class ScriptedLLM:
                     if kind not in double.script:
                         raise Fail(400, {"error": {"message": f"llm_double: stage {stage!r} "
                                                               f"(kind {kind!r}) has no reply"}})
-                    import os  # AUDIT-TEMP
-                    if os.environ.get("RETAG_DOUBLE_AUDIT"):  # AUDIT-TEMP
-                        import sys  # AUDIT-TEMP
-                        sys.path.insert(0, "/tmp")  # AUDIT-TEMP
-                        import i17_old_double  # AUDIT-TEMP
-                        old = i17_old_double.kind_of(body)  # AUDIT-TEMP
-                        with open(os.environ["RETAG_DOUBLE_AUDIT"], "a") as f:  # AUDIT-TEMP
-                            f.write(f"{stage}\t{kind}\t{old}\n")  # AUDIT-TEMP
                     with double.lock:
                         double.calls.append((kind, body))
                     text = double.script[kind](body)

@@ -230,3 +230,17 @@ def test_text_completion_repairs_are_counted(tmp_path, double):
     out, llm = run(settings_for(tmp_path, double),
                    lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="text"))
     assert out == "Fine." and llm.usage.faults == {"think": 1, "nousage": 1}
+
+
+def test_the_stage_is_sent_as_a_header_outside_the_cache_key(tmp_path, double):
+    # the double routes on the X-Retag-Stage header: stage "a" reaches the handler "a"; the
+    # same request under stage "b" (which the double would refuse) is the same cache entry
+    double.script["a"] = answers("the answer")
+    msgs = [{"role": "user", "content": "x"}]
+
+    async def twice(llm):
+        return [await llm.complete(msgs, stage="a"), await llm.complete(msgs, stage="b")]
+    out, llm = run(settings_for(tmp_path, double), twice)
+    assert out == ["the answer", "the answer"] and double.count() == 1
+    assert llm.usage.stage("a").calls == 1 and llm.usage.stage("b").cached == 1
+    assert llm.usage.stage("b").calls == 0
