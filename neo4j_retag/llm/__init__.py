@@ -5,8 +5,8 @@ timeouts (``transport``), replies checked before use (``reply``: envelope, sanit
 truncation, loops, repair), unusable replies retried (with more room, a frequency penalty or a
 nudge, by what was wrong), parameters the endpoint refuses adapted once
 (``endpoint``), token accounting by pipeline stage, fault counts by reason, and a disk cache
-of responses (keyed by model, messages and parameters - never the key or base URL) that
-stores only responses that were accepted.
+of responses (keyed by model, messages and parameters - never the key, the base URL or the
+stage header each request carries) that stores only responses that were accepted.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from .. import tokens
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
+from ..prompts import fragment
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
     EMPTY,
@@ -245,16 +246,11 @@ class LLM:
                 ) -> list[dict[str, str]]:
         """``messages`` with the validation error added to the system message (one is put
         first if there is none): chat templates take a system message only there."""
-        nudge = self._prompt("llm/reply_invalid", str(fault)[:300])
+        nudge = fragment(self.settings.prompts_dir, "llm/reply_invalid", error=str(fault)[:300])
         if messages and messages[0].get("role") == "system":
             first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
             return [first, *messages[1:]]
         return [{"role": "system", "content": nudge}, *messages]
-
-    def _prompt(self, name: str, error: str) -> str:
-        # prompts.render sits beside this module, not below it: its one {error} by hand
-        text = (self.settings.prompts_dir / f"{name}.txt").read_text().strip()
-        return text.replace("{error}", error)
 
     async def structured(
         self,

@@ -16,8 +16,10 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer
 LAYERS = [{"errors"}, {"config", "model", "tokens", "text"}, {"llm", "db", "prompts", "server"},
           {"index", "query", "interop", "ops"}, {"cli"}]
-# the one cross-arrow inside a layer: ReTAG mines topics with global search (index/topics.py)
-CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval")}
+# the cross-arrows inside a layer: ReTAG mines topics with global search (index/topics.py);
+# the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt
+CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval"),
+         ("llm", "prompts")}
 
 
 def _modules() -> dict[str, Path]:

@@ -93,6 +93,7 @@ def test_nudge_names_the_error_and_cache_serves_the_first_request(tmp_path, doub
     assert double.calls[1][1]["messages"] == double.calls[0][1]["messages"]  # first: as it was
     retry = double.calls[2][1]["messages"]
     assert retry[0]["role"] == "system" and "unparseable" in retry[0]["content"]
+    assert "error}" not in retry[0]["content"]  # prompts/llm/reply_invalid filled strictly
     assert retry[1:] == double.calls[0][1]["messages"] == [{"role": "user", "content": "x"}]
     out, llm = run(s, ask)
     assert out.a == 3 and llm.usage.stage("text").cached == 1 and double.count() == 3
