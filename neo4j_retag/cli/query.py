@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.markup import escape
 
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
@@ -172,9 +171,11 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     comprehensiveness and diversity (Edge et al. 2025), cost; writes questions, answers,
     scores.json and PNG charts to --out. QUESTIONS_FILE: questions.json or one question per
     line. Exits 3 when some answer, claim extraction or verdict failed (listed)."""
-    from ..llm import Usage
+    from rich.markup import escape
+
     from ..eval.questions import read_questions
     from ..eval.run import run_eval
+    from ..llm import Usage
     from .eval_view import print_scores
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     if len(chosen) < 2 or any(m not in _methods() for m in chosen):

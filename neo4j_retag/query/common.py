@@ -75,12 +75,17 @@ def words(text: str) -> list[str]:
 
 
 def bm25_order(query: str, texts: Sequence[str]) -> list[int]:
-    """The positions of ``texts``, best BM25 (Okapi) match for ``query`` first; ties keep
-    their order. For a candidate set already in hand (a few text units, claims): the Neo4j
-    full-text index ranks the whole graph, this ranks what one query gathered."""
+    """The positions of ``texts``, best BM25 match for ``query`` first; ties keep their
+    order. For a candidate set already in hand (a few text units or claims): the Neo4j
+    full-text index ranks the whole graph, this ranks what one query gathered.
+
+    BM25+ (rank_bm25's ``BM25Plus``): its idf, ``log((N + 1) / n)``, stays positive as
+    Lucene's does, where Okapi's gives 0 to a term in half of a small set and less to one in
+    more, so that a unit sharing a common query word would rank below one sharing nothing.
+    """
     docs = [words(t) for t in texts]
     if not any(docs):  # rank_bm25 divides by the mean length
         return list(range(len(texts)))
-    from rank_bm25 import BM25Okapi  # lazy: numpy behind it
-    scores = BM25Okapi(docs).get_scores(words(query))
+    from rank_bm25 import BM25Plus  # lazy: numpy behind it
+    scores = BM25Plus(docs).get_scores(words(query))
     return sorted(range(len(texts)), key=lambda i: -scores[i])

@@ -5,10 +5,10 @@ import asyncio
 
 import pytest
 
+from neo4j_retag.eval.claims import claim_metrics, extract_claims
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import ReportRow, Trace
 from neo4j_retag.query.dynamic import rate
-from neo4j_retag.query.eval_claims import claim_metrics, extract_claims
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
