@@ -51,10 +51,13 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
+DEFAULT_METHOD = "retag"
+
+
 def method_help() -> str:
-    """Every registered method with its one-line help, the default first."""
+    """Every registered method with its one-line help."""
     from ..query import METHODS
-    return "; ".join(f"{name}{' (default)' if name == 'retag' else ''}: {m.help}"
+    return "; ".join(f"{name}{' (default)' if name == DEFAULT_METHOD else ''}: {m.help}"
                      for name, m in METHODS.items())
 
 
@@ -66,7 +69,7 @@ def refine_help() -> str:
 
 @click.command()
 @click.argument("question")
-@click.option("--method", type=MethodChoice(), default="retag", cls=LazyHelpOption,
+@click.option("--method", type=MethodChoice(), default=DEFAULT_METHOD, cls=LazyHelpOption,
               help_fn=method_help)
 @click.option("--level", type=int, default=None,
               help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
