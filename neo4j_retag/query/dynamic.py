@@ -24,7 +24,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, clamped, timed
 from ..prompts import render
 from ..tokens import truncate
-from .global_search import reports_at_level
+from .common import reports_at_level
 from .map_reduce import map_reduce
 from .retrieval import levels
 

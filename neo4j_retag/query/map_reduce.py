@@ -22,20 +22,16 @@ from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import Message, csv_table, fragment, render
+from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
+from .common import complete_or_note, no_answer
 
 
 class MapFailedError(LLMError):
     """Every map batch failed (unparseable after retries, or the call failed): there is no
     answer, and the canned no-answer sentence would pretend the data has none."""
-
-
-def no_answer(settings: Settings) -> str:
-    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
-    return fragment(settings.prompts_dir, "query/no_answer")
 
 
 class MapPoint(BaseModel):
@@ -83,19 +79,6 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
                                "minItems": 1})))
     return create_model("MapResult", __base__=MapResult, points=(list[point], Field(  # type: ignore[valid-type]
         [], json_schema_extra={"minItems": min_points(len(ids))})))
-
-
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
-    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
-    try:
-        text = str(await llm.complete(messages, stage=stage))
-    except LLMError as err:
-        trace.note(f"{stage} failed: {err}")
-        return ""
-    text, changed = strip_chatter(text)
-    trace.chatter_stripped += changed
-    return text
 
 
 def _report_table(reports: list[ReportRow]) -> str:

@@ -11,7 +11,8 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
-from .map_reduce import map_reduce, no_answer
+from .common import no_answer
+from .map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 
 DRAFT_ID = -1  # the draft answer joins map-reduce as a pseudo-report with this id

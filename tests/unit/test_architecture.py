@@ -13,9 +13,11 @@ from neo4j_retag.config import resource_dir
 from neo4j_retag.prompts import placeholders, sections
 
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
-# layers, lowest first: a module imports only from its own top package or a lower layer
+# layers, lowest first: a module imports only from its own top package or a lower layer;
+# eval asks the query methods, so it sits above them and below the CLI
 LAYERS = [{"errors"}, {"config", "model", "tokens", "text"}, {"llm", "db", "prompts", "server"},
-          {"index", "query", "interop", "ops"}, {"cli"}]
+          {"index", "query", "interop", "ops"}, {"eval"}, {"cli"}]
+MAX_LINES = 300
 # the cross-arrows inside a layer: ReTAG mines topics with global search (index/topics.py);
 # the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt
 CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval"),
@@ -85,9 +87,19 @@ def test_imports_point_one_way_and_have_no_cycle():
             visit(m, [m])
 
 
+def test_query_methods_share_helpers_through_common_not_each_other():
+    from neo4j_retag.query import METHODS
+    modules = _modules()
+    methods = {m.run.__module__.removeprefix("neo4j_retag.") for m in METHODS.values()}
+    assert len(methods) >= 5, methods
+    borrowed = {f"{m} -> {d}" for m in methods for d in _imports(m, modules[m], modules)
+                if d in methods}
+    assert not borrowed, borrowed
+
+
 def test_no_module_is_too_long():
     long = {m: n for m, p in _modules().items()
-            if (n := len(p.read_text().splitlines())) > 400 and not m.startswith("server")}
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, long
 
 
