@@ -21,7 +21,16 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
+from ..model import (
+    Answer,
+    Citation,
+    ContextReport,
+    Failure,
+    ReportRow,
+    Trace,
+    clamped,
+    timed,
+)
 from ..prompts import Message, csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
@@ -87,11 +96,13 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
+    ``trace.chatter_stripped``), or "" with the failure noted and recorded in
+    ``trace.failures`` (item ``stage``; never raises)."""
     try:
         text = str(await llm.complete(messages, stage=stage))
     except LLMError as err:
         trace.note(f"{stage} failed: {err}")
+        trace.failures.append(Failure.of(stage, err))
         return ""
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed
