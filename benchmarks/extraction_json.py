@@ -34,7 +34,8 @@ from pydantic import ValidationError
 
 from neo4j_retag.config import LOCAL_LLM_BUDGETS, Settings
 from neo4j_retag.errors import LLMError
-from neo4j_retag.index.extract import GraphExtraction, messages
+from neo4j_retag.index.extract import messages
+from neo4j_retag.index.extract_records import GraphExtraction
 from neo4j_retag.llm import LLM, Usage, bound_schema, parse_json, response_format
 
 PASSAGES = [

@@ -38,10 +38,10 @@ from neo4j_retag import tokens
 from neo4j_retag.config import LOCAL_LLM_BUDGETS, Settings
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.elements import summarize_texts
-from neo4j_retag.index.extract import ChunkExtraction, extract_chunk
+from neo4j_retag.index.extract import TextUnitExtraction, extract_text_unit
 from neo4j_retag.index.reports import _report, local_context
 from neo4j_retag.llm import LLM, Usage, parse_json
-from neo4j_retag.model import Query, ReportRow, Trace
+from neo4j_retag.model import Query, ReportRow, TextUnit, Trace
 from neo4j_retag.query import map_reduce as mr
 from neo4j_retag.query.common import answer_from
 from neo4j_retag.text import strip_chatter
@@ -126,11 +126,12 @@ def raw_claims(outputs: list[tuple[str, str]], stage: str,
 
 
 async def extract_all(llm: RecordingLLM, settings: Settings, units: list[tuple[str, str]],
-                      failures: Counter[str], label: str) -> list[ChunkExtraction | None]:
-    out: list[ChunkExtraction | None] = []
+                      failures: Counter[str], label: str) -> list[TextUnitExtraction | None]:
+    out: list[TextUnitExtraction | None] = []
     for cid, text in units:
         try:
-            out.append(await extract_chunk(llm, settings, cid, text, glean=0, claims=True))
+            out.append(await extract_text_unit(llm, settings, TextUnit(id=cid, text=text),
+                                               glean=0, claims=True))
         except LLMError as err:
             failures[label] += 1
             print(f"  {label} {cid} failed: {str(err)[:120]}", file=sys.stderr)

@@ -161,7 +161,7 @@ The Ghost of Christmas Past took Scrooge to see Fezziwig. Belle left Scrooge for
 
 def ingest(settings: Settings, graph: Graph, paths: list[Path], usage: Usage | None = None):
     """run_ingest with a fresh LLM client, quietly."""
-    return run_with_llm(settings, lambda llm: run_ingest(settings, paths, llm, graph,
+    return run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings, paths,
                                                          topics=False), usage)
 
 

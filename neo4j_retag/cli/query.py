@@ -132,9 +132,9 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
     if tr.selection:
         sel = tr.selection
-        console.print(f"[dim]dynamic selection: rated {sel['rated']} reports, "
-                      f"{sel['relevant']} relevant (threshold {sel['threshold']}) | rating calls "
-                      f"{sel['calls']}, prompt tokens {sel['prompt_tokens']}[/dim]")
+        console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "
+                      f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
+                      f"{sel.calls}, prompt tokens {sel.prompt_tokens}[/dim]")
     if tr.context:
         console.print(context_table(tr.context))
     for note in tr.notes:

@@ -44,8 +44,7 @@ class ReplyFault(LLMParseError):
     """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
 
     def __init__(self, reason: str, message: str, raw: str = "") -> None:
-        super().__init__(f"{reason}: {message}", raw)
-        self.reason = reason
+        super().__init__(f"{reason}: {message}", raw, reason)
         self.detail = message
 
 

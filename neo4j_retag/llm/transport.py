@@ -29,11 +29,6 @@ RETRYABLE = (
 )
 
 
-def reasoned(err: LLMError, reason: str) -> LLMError:
-    err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
-    return err
-
-
 async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
                semaphore: asyncio.Semaphore, stage: str, messages: list[dict[str, str]],
                params: JSON) -> Any:
@@ -64,8 +59,8 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
     except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
         st.failed += 1
         usage.fault("timeout")
-        raise reasoned(LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
-                                f"(LLM_TIMEOUT {settings.llm_timeout:g} s)"), "timeout") from err
+        raise LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
+                       f"(LLM_TIMEOUT {settings.llm_timeout:g} s)", "timeout") from err
     except openai.APIConnectionError as err:
         st.failed += 1
         hint = "run `neo4j-retag llm start`" if settings.local_llm else "check OPENAI_BASE_URL"
@@ -85,7 +80,7 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             err, openai.RateLimitError | openai.InternalServerError) else
             f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
             else "llm_error")
-        raise reasoned(LLMError(f"{stage}: LLM call failed: {err}"), reason) from err
+        raise LLMError(f"{stage}: LLM call failed: {err}", reason) from err
     finally:
         if t0:
             st.seconds += time.perf_counter() - t0

@@ -12,7 +12,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import Query, ReportRow, Trace, timed
+from ..model import Failure, Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..text import strip_chatter
 from ..tokens import count
@@ -28,11 +28,13 @@ def no_answer(settings: Settings) -> str:
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
+    ``trace.chatter_stripped``), or "" with the failure noted and recorded in
+    ``trace.failures`` (item ``stage``; never raises)."""
     try:
         text = str(await llm.complete(messages, stage=stage))
     except LLMError as err:
         trace.note(f"{stage} failed: {err}")
+        trace.failures.append(Failure.of(stage, err))
         return ""
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed

@@ -21,7 +21,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, ReportRow, Trace, clamped, timed
+from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, clamped, timed
 from ..prompts import render
 from ..tokens import truncate
 from .common import reports_at_level
@@ -51,9 +51,8 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                          trace: Trace, scope: str = GENERAL) -> tuple[list[ReportRow],
                                                                       dict[int, float]]:
     """The relevant reports (rating >= DYNAMIC_THRESHOLD, children replacing parents) and the
-    rating of every report rated. Fills ``trace.selection`` with ``threshold``, ``rated``,
-    ``relevant``, ``failures``, ``calls``, ``prompt_tokens``, ``completion_tokens`` (the
-    rating calls only). Raises LevelError when level 0 has no reports."""
+    rating of every report rated. Sets ``trace.selection`` (`model.Selection`: the rating
+    calls only). Raises LevelError when level 0 has no reports."""
     stage = llm.usage.stage("rate")
     before = (stage.calls + stage.cached, stage.prompt_tokens, stage.completion_tokens)
     threshold = settings.dynamic_threshold
@@ -84,11 +83,11 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             if not queue and not relevant and level in have and level <= settings.dynamic_max_level:
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
-    trace.selection = {
-        "threshold": threshold, "rated": len(ratings), "relevant": len(relevant),
-        "failures": failures, "calls": stage.calls + stage.cached - before[0],
-        "prompt_tokens": stage.prompt_tokens - before[1],
-        "completion_tokens": stage.completion_tokens - before[2]}
+    trace.selection = Selection(
+        threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
+        calls=stage.calls + stage.cached - before[0],
+        prompt_tokens=stage.prompt_tokens - before[1],
+        completion_tokens=stage.completion_tokens - before[2])
     return list(relevant.values()), ratings
 
 

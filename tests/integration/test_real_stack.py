@@ -41,7 +41,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     path = carol_slice(tmp_path)
     usage = Usage()
     result = run(settings, usage, lambda llm: run_ingest(
-        settings, [path], llm, real_graph, topics=False))
+        real_graph, llm, settings, [path], topics=False))
     s = collect(real_graph)
     assert s["text_units"] >= 2 and result.text_units_extracted + len(
         result.text_units_failed) == s["text_units"]
@@ -70,7 +70,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert s["community_reports"] >= 1
 
     topics = run(settings, usage, lambda llm: build_topics(real_graph, llm, settings))
-    assert topics["corpus_description"]
+    assert topics.corpus_description
     assert usage.stage("map").calls >= 1  # mining ran global queries
 
     ids = {r["id"] for r in real_graph.driver.execute_query(
@@ -105,6 +105,6 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
 
     # a rerun of the ingest is free: every LLM answer comes from the cache or is not needed
     before = usage.total.calls
-    run(settings, usage, lambda llm: run_ingest(settings, [path], llm, real_graph,
+    run(settings, usage, lambda llm: run_ingest(real_graph, llm, settings, [path],
                                                 topics=False))
     assert usage.total.calls == before

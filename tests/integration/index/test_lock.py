@@ -95,8 +95,9 @@ def test_stale_lock_taken_over_foreign_lock_named(graph):
 
 @pytest.mark.integration
 def test_import_delete_and_reset_refuse_while_another_run_writes(settings, graph, tmp_path):
+    from neo4j_retag.index.delete import delete_documents
     from neo4j_retag.interop.graphrag.importer import import_graphrag
-    from neo4j_retag.ops.documents import delete_documents, reset
+    from neo4j_retag.ops.documents import reset
     q = graph.driver.execute_query
     q("MATCH (n) DETACH DELETE n")
     q("CREATE (:Document {id: 'doc0123456789', title: 'kept'})")

@@ -18,18 +18,18 @@ pytestmark = pytest.mark.integration
 
 def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
     out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
-    names = [t["name"] for t in out["topics"]]
+    names = [t.name for t in out.topics]
     assert "Ghosts and spirits" in names
-    assert out["corpus_description"]
-    counts = {c["name"]: c for c in out["counts"]}
+    assert out.corpus_description
+    counts = {c.name: c for c in out.counts}
     ghosts = counts["Ghosts and spirits"]
-    assert ghosts["entities"] > 0 and ghosts["communities"] > 0
-    assert ghosts["reports"] == ghosts["communities"]
+    assert ghosts.entities > 0 and ghosts.communities > 0
+    assert ghosts.reports == ghosts.communities
     # topic communities live beside the general ones, linked to their topic
     n = graph.driver.execute_query(
         "MATCH (c:Community)-[:OF_TOPIC]->(t:Topic {name: 'Ghosts and spirits'}) "
         "RETURN count(c) AS n").records[0]["n"]
-    assert n == ghosts["communities"]
+    assert n == ghosts.communities
     # the global queries ran at every level
     assert double.count("map") >= 2
 
@@ -93,16 +93,16 @@ def test_duplicate_and_empty_topics_and_coverage(indexed, graph, double):
         "-[:IN_COMMUNITY]->(:Community {id: 987654, scope: 'general', level: 0, size: 1, "
         "title: 'Orphan alone', report_status: 'ok', full_content: '# Orphan alone'})")
     out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
-    assert [t["name"] for t in out["topics"]] == ["Ghosts and spirits"]
-    assert out["dropped_topics"] == ["Railway timetables"]
-    assert [c["name"] for c in out["counts"]] == ["Ghosts and spirits"]
+    assert [t.name for t in out.topics] == ["Ghosts and spirits"]
+    assert out.dropped_topics == ["Railway timetables"]
+    assert [c.name for c in out.counts] == ["Ghosts and spirits"]
     # the classifier is offered only topics with a subgraph
     offered = [t["name"] for t in graph.run("query/topics")]
     assert offered == ["Ghosts and spirits"]
     body = next(b for k, b in reversed(double.calls) if k == "assign")
     assert "Railway timetables" in body["messages"][0]["content"]  # it was offered to assign
-    uncovered = out["uncovered_root_communities"]
-    assert [r["id"] for r in uncovered] == [987654] and uncovered[0]["title"] == "Orphan alone"
+    uncovered = out.uncovered_root_communities
+    assert [r.id for r in uncovered] == [987654] and uncovered[0].title == "Orphan alone"
 
 
 def test_topics_build_cli_reports_coverage(indexed, graph, double):

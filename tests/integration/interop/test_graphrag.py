@@ -78,7 +78,7 @@ def test_topics_build_and_retag_over_an_import(settings, graph, double, tmp_path
 
     import_graphrag(graph, settings, write_fixture(tmp_path / "out"))
     out = run(settings, lambda llm: build_topics(graph, llm, settings))
-    assert out["topics"]
+    assert out.topics
     topic_ids = [r["id"] for r in graph.driver.execute_query(
         "MATCH (c:Community) WHERE c.scope <> 'general' RETURN c.id AS id").records]
     assert topic_ids and min(topic_ids) > 3  # topic communities never take GraphRAG's ids

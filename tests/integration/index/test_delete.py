@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from neo4j_retag.cli import main
 from neo4j_retag.errors import InputError
-from neo4j_retag.ops.documents import delete_documents, list_documents, reset
+from neo4j_retag.index.delete import delete_documents, list_documents
+from neo4j_retag.ops.documents import reset
 from neo4j_retag.ops.stats import collect
 from tests.conftest import ingest
 from tests.llm_double import _text_block, names_in
