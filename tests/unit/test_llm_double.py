@@ -10,9 +10,9 @@ import pytest
 
 from neo4j_retag.config import resource_dir
 from neo4j_retag.index.elements import summarize_texts
-from neo4j_retag.index.extract import extract_chunk
+from neo4j_retag.index.extract import extract_text_unit
 from neo4j_retag.llm import LLM, run_with_llm
-from neo4j_retag.model import ReportRow, Trace
+from neo4j_retag.model import ReportRow, TextUnit, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.map_reduce import map_reduce
 from tests.conftest import make_settings
@@ -56,7 +56,8 @@ def test_reworded_index_prompts_still_reach_their_handlers(rsettings, double):
     double.script["loop"] = lambda b: "YES"
 
     async def go(llm):
-        ex = await extract_chunk(llm, rsettings, "c1", TEXT, glean=2, claims=True)
+        ex = await extract_text_unit(llm, rsettings, TextUnit(id="u1", text=TEXT), glean=2,
+                                     claims=True)
         desc = await summarize_texts(llm, rsettings, "Scrooge", ["A miser.", "Old."], [])
         return ex, desc
     ex, desc = run_with_llm(rsettings, go)
