@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
-from neo4j_retag.index.extract import ExtractedClaim, grounded
+from neo4j_retag.index.extract_records import ExtractedClaim, grounded
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage, run_with_llm
