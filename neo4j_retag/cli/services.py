@@ -100,10 +100,10 @@ def neo4j_install(obj: Ctx) -> None:
 def up(obj: Ctx) -> None:
     """Start whatever local services the settings need (Neo4j + GDS, the LLM)."""
     from ..server import llm_local, neo4j_local
-    if obj.settings.local_neo4j:
+    if obj.settings.neo4j.local:
         info = neo4j_local.start(obj.settings)
         console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
-    if obj.settings.local_llm:
+    if obj.settings.llm.local:
         info = llm_local.start(obj.settings)
         console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
 

@@ -29,7 +29,7 @@ def holding_index_lock(what: str) -> Callable[[Callable[..., Awaitable[T]]],
                 return await fn(*args, **kwargs)
             settings = next((a for a in (*args, *kwargs.values()) if isinstance(a, Settings)),
                             graph.settings)
-            if settings.gds_mode == "sessions":
+            if settings.gds.mode == "sessions":
                 sessions_requirements(settings)
             with index_lock(graph, what):
                 return await fn(*args, **kwargs)

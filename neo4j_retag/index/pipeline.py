@@ -62,7 +62,7 @@ class IngestResult:
 
 
 def chunk_rows(doc: Document, settings: Settings) -> list[Record]:
-    units = tokens.split(doc.text, settings.chunk_size, settings.chunk_overlap, settings.encoding)
+    units = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap, settings.encoding)
     rows = []
     for i, text in enumerate(units):
         cid = f"{doc.id[:24]}-{i:05d}"
@@ -114,7 +114,7 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     progress(task, 0, len(pending))
     # twice as many text units in flight as LLM calls: each finishes extracting before more
     # start, instead of every first extraction queueing ahead of every gleaning round
-    in_flight = asyncio.Semaphore(2 * settings.concurrency)
+    in_flight = asyncio.Semaphore(2 * settings.llm.parallel)
     # extractions are merged in batched transactions spanning many text units (group commit)
     writer = ExtractionWriter(graph)
 
@@ -122,7 +122,7 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         try:
             async with in_flight:
                 ex = await extract_chunk(llm, settings, row["id"], row["text"],
-                                         glean=settings.glean, claims=settings.extract_claims)
+                                         glean=settings.index.glean, claims=settings.index.extract_claims)
             await writer.write(ex)
             result.text_units_extracted += 1
             for reason in ex.dropped:

@@ -149,8 +149,8 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     Items that failed (a global answer, the topic list, the corpus summary) are appended to
     ``failed`` ({item, reason, error}); what the others gave is still used."""
     failed = [] if failed is None else failed
-    q_topics = fragment(settings.prompts_dir, "index/topics_question")
-    q_corpus = fragment(settings.prompts_dir, "index/corpus_question")
+    q_topics = fragment("index/topics_question")
+    q_corpus = fragment("index/corpus_question")
     topic_answers, descriptions = [], []
     for level in levels(graph, GENERAL):
         topic_answers.append(await _global(
@@ -161,7 +161,7 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     joined = "\n\n".join(topic_answers)
     try:
         listed = (await llm.structured(
-            render(settings.prompts_dir, "index/topics_list", answers=joined,
+            render("index/topics_list", answers=joined,
                    max_topics=max_topics), TopicList, stage="topics")).topics
     except LLMError as err:
         _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
@@ -185,7 +185,7 @@ async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list
     rows: list[Record] = []
 
     async def one(chunk: Record) -> None:
-        msgs = render(settings.prompts_dir, "index/assign_topics", topics=listing,
+        msgs = render("index/assign_topics", topics=listing,
                       text=chunk["text"])
         try:
             labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)

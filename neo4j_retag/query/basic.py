@@ -34,7 +34,7 @@ def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
 async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
                       trace: Trace) -> str:
     """One answer call over a prepared context (``prompts/query/rag_answer.txt``)."""
-    msgs = render(settings.prompts_dir, "query/rag_answer", context=context,
+    msgs = render("query/rag_answer", context=context,
                   question=query.question, response_type=query.response_type)
     with timed(trace.seconds, "answer"):
         text = await complete_or_note(llm, msgs, "answer", trace)
@@ -48,7 +48,7 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         q = lucene_query(query.question)
         hits = graph.run("query/search_chunks", query=q, k=RAG_K) if q else []
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],
-                   settings.reduce_context_tokens, settings.encoding)
+                   settings.query.reduce_context_tokens, settings.encoding)
     trace.reports_retrieved = len(rows)
     if not rows:
         trace.note("BM25 retrieved no text unit for the question")

@@ -49,7 +49,7 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, answer: st
     """The answer's unique factual claims (``prompts/query/eval_claims.txt``, stage
     ``eval_claims``). Raises LLMError (LLMParseError) when the LLM fails or its output cannot
     be parsed - the caller fails that answer's metrics, not the run."""
-    msgs = render(settings.prompts_dir, "query/eval_claims", question=question, answer=answer)
+    msgs = render("query/eval_claims", question=question, answer=answer)
     result = await llm.structured(msgs, Claims, stage="eval_claims")
     return unique_claims(result.claims)
 

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 def criteria(settings: Settings) -> dict[str, str]:
     """The judge's criteria and their definitions (``prompts/query/eval_criteria.txt``)."""
-    return entries(settings.prompts_dir, "query/eval_criteria")
+    return entries("query/eval_criteria")
 
 
 class Verdict(BaseModel):
@@ -42,7 +42,7 @@ async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: 
     (or disagreement between the orders, or a failed verdict), 0 loss; so one of 0, 0.25, 0.5,
     0.75, 1. A failed verdict counts as a tie, is logged, and is appended to ``failures``."""
     async def order(first: str, second: str, a_is: int) -> float:
-        msgs = render(settings.prompts_dir, "query/eval_judge", criterion=criterion,
+        msgs = render("query/eval_judge", criterion=criterion,
                       definition=criteria(settings)[criterion], question=question, answer1=first,
                       answer2=second)
         try:

@@ -30,7 +30,7 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         return Answer(answer=no_answer(settings), trace=trace)
     reports = {r["id"]: r for f in found for r in f["reports"]}
     chunks = {c["id"]: c for f in found for c in f["chunks"]}
-    budget = settings.reduce_context_tokens // TABLES
+    budget = settings.query.reduce_context_tokens // TABLES
     enc = settings.encoding
     parts = [
         csv_table("Entities", ["entity", "type", "description"], fit(

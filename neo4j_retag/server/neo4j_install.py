@@ -146,21 +146,21 @@ def install(settings: Settings) -> Path:
         try:
             with tempfile.TemporaryDirectory(prefix="mvn-build-", dir=settings.home) as build:
                 _run_mvn(MAVEN_DIR / "neo4j" / "pom.xml", {
-                    "neo4j.version": settings.neo4j_version, "browser.version": BROWSER_VERSION,
+                    "neo4j.version": settings.serve.neo4j_version, "browser.version": BROWSER_VERSION,
                     "lib.dir": str(staging / "lib"), "build.dir": f"{build}/neo4j",
-                }, f"Neo4j {settings.neo4j_version}")
+                }, f"Neo4j {settings.serve.neo4j_version}")
                 _run_mvn(MAVEN_DIR / "gds" / "pom.xml", {
-                    "gds.version": settings.gds_version,
-                    "plugin.jar": str(staging / "plugins" / f"open-gds-{settings.gds_version}.jar"),
+                    "gds.version": settings.serve.gds_version,
+                    "plugin.jar": str(staging / "plugins" / f"open-gds-{settings.serve.gds_version}.jar"),
                     "build.dir": f"{build}/gds",
-                }, f"OpenGDS {settings.gds_version}")
+                }, f"OpenGDS {settings.serve.gds_version}")
             check_jars(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         jars = list(staging.glob("*/*.jar"))
         (staging / MARKER).write_text(json.dumps({
-            "neo4j_version": settings.neo4j_version, "gds_version": settings.gds_version,
+            "neo4j_version": settings.serve.neo4j_version, "gds_version": settings.serve.gds_version,
             "browser_version": BROWSER_VERSION, "jars": len(jars),
             "jar_bytes": sum(j.stat().st_size for j in jars),
             "install_seconds": round(time.monotonic() - started, 1),

@@ -181,7 +181,7 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
     for i, d in enumerate(docs):
         p = d["props"]
         text = p.get("text") or join_chunks([text_of.get(c, "") for c in d["chunk_ids"]],
-                                           settings.chunk_overlap, settings.encoding)
+                                           settings.index.chunk_overlap, settings.encoding)
         meta = json.loads(p["graphrag_metadata"]) if p.get("graphrag_metadata") else {
             k: v for k, v in p.items() if k not in DOC_KEYS}
         metas.append(meta or None)

@@ -109,7 +109,7 @@ def test_a_copy_shares_no_group_with_its_original():
 
 def test_an_old_attribute_names_its_new_place():
     with pytest.raises(AttributeError, match=r"Settings\.llm\.model"):
-        _ = Settings().openai_model  # type: ignore[attr-defined]
+        _ = Settings().llm.model  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("case", sorted(MASKED))
