@@ -166,8 +166,8 @@ async def map_points(llm: RecordingLLM, settings: Settings, reports: list[Report
             answer = await mr.map_reduce(llm, settings, QUESTION, reports, trace)
         else:
             answer = None
-            groups = mr.batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
-                                settings.encoding)
+            groups = mr.batches(reports, settings.query.map_context_tokens,
+                                settings.query.shuffle_seed, settings.encoding)
             trace.map_batches = len(groups)
             for g in groups:
                 await mr._map(llm, settings, QUESTION, g, trace)

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..config import FLAT
 from ..errors import ConfigError
 from .common import Ctx, Table, console, friendly
 
@@ -38,7 +39,8 @@ def _service_group(name: str, doc: str, module: str, remote_setting: str) -> cli
     @friendly
     def start(obj: Ctx) -> None:
         """Start it (fetching what it needs first) and wait until it answers."""
-        remote = getattr(obj.settings, remote_setting.lower())
+        group, field = FLAT[remote_setting.lower()]  # the setting by its environment name
+        remote = getattr(getattr(obj.settings, str(group)), field)
         if remote:
             raise ConfigError(f"{remote_setting} is set ({remote}): nothing to start")
         console.print_json(data=service().start(obj.settings), default=str)

@@ -115,7 +115,8 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
                   descriptions=listing,
                   max_words=int(settings.index.summary_max_tokens * WORDS_PER_TOKEN))
     try:
-        text = await llm.complete(msgs, stage="summarize", max_tokens=settings.index.summary_max_tokens)
+        text = await llm.complete(msgs, stage="summarize",
+                                  max_tokens=settings.index.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
         if failures is not None:

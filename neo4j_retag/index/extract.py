@@ -206,7 +206,7 @@ def messages(settings: Settings, text: str, claims: bool, focus: str = "") -> li
         "index/extract_graph",
         entity_types=", ".join(settings.index.entity_types),
         claims_instruction=fragment("index/extract_claims" if claims
-                                    else "index/extract_no_claims"),
+                                 else "index/extract_no_claims"),
         claims_shape=fragment("index/extract_claims_shape") if claims else "",
         focus=fragment("index/extract_focus", focus=focus) if focus else "",
         text=text,

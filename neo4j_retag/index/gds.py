@@ -74,8 +74,9 @@ class Gds:
                                     arrow=False, show_progress=False)
         except GdsNotFound as err:
             raise ConfigError(
-                f"Neo4j at {self.settings.neo4j.bolt_uri} has no Graph Data Science plugin: install "
-                "it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics") from err
+                f"Neo4j at {self.settings.neo4j.bolt_uri} has no Graph Data Science plugin: "
+                "install it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics"
+            ) from err
 
     def _session(self) -> Any:  # pragma: no cover - needs an Aura account (README)
         from datetime import timedelta
@@ -86,20 +87,20 @@ class Gds:
             DbmsConnectionInfo,
             GdsSessions,
         )
-        s = self.settings
-        secret = s.gds.aura_api_client_secret.get_secret_value() if s.gds.aura_api_client_secret else ""
-        sessions = GdsSessions(AuraAPICredentials(s.gds.aura_api_client_id or "", secret,
-                                                  s.gds.aura_api_project_id))
+        s, g = self.settings, self.settings.gds
+        secret = g.aura_api_client_secret.get_secret_value() if g.aura_api_client_secret else ""
+        sessions = GdsSessions(AuraAPICredentials(g.aura_api_client_id or "", secret,
+                                                  g.aura_api_project_id))
         user, password = s.neo4j_auth()
         db = DbmsConnectionInfo(uri=s.neo4j.uri, username=user, password=password,
-                                database=s.neo4j.database, aura_instance_id=s.gds.aura_instance_id)
+                                database=s.neo4j.database, aura_instance_id=g.aura_instance_id)
         location = None
-        if s.gds.session_location and not s.gds.aura_instance_id:
-            provider, region = s.gds.session_location.split("/", 1)
+        if g.session_location and not g.aura_instance_id:
+            provider, region = g.session_location.split("/", 1)
             location = CloudLocation(provider, region)
         client = sessions.get_or_create(
-            s.gds.session_name, memory=s.gds.session_memory, db_connection=db,
-            ttl=timedelta(minutes=s.gds.session_ttl), cloud_location=location,
+            g.session_name, memory=g.session_memory, db_connection=db,
+            ttl=timedelta(minutes=g.session_ttl), cloud_location=location,
             show_progress=False)
         # its connections close with the process; the session itself lives on for the TTL
         atexit.register(client.close)

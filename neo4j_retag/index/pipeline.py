@@ -62,7 +62,8 @@ class IngestResult:
 
 
 def chunk_rows(doc: Document, settings: Settings) -> list[Record]:
-    units = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap, settings.encoding)
+    units = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap,
+                         settings.encoding)
     rows = []
     for i, text in enumerate(units):
         cid = f"{doc.id[:24]}-{i:05d}"
@@ -122,7 +123,8 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         try:
             async with in_flight:
                 ex = await extract_chunk(llm, settings, row["id"], row["text"],
-                                         glean=settings.index.glean, claims=settings.index.extract_claims)
+                                         glean=settings.index.glean,
+                                         claims=settings.index.extract_claims)
             await writer.write(ex)
             result.text_units_extracted += 1
             for reason in ex.dropped:

@@ -23,7 +23,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from .. import tokens
-from ..config import Settings
+from ..config import Settings, resource_dir
 from ..errors import LLMError, LLMParseError
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
@@ -252,8 +252,9 @@ class LLM:
         return [{"role": "system", "content": nudge}, *messages]
 
     def _prompt(self, name: str, error: str) -> str:
-        # prompts.render sits beside this module, not below it: its one {error} by hand
-        text = (self.settings.prompts_dir / f"{name}.txt").read_text().strip()
+        # prompts.render sits beside this module, not below it: its one {error} by hand, from
+        # the folder prompts.FOLDER is resolved from
+        text = (resource_dir("prompts") / f"{name}.txt").read_text().strip()
         return text.replace("{error}", error)
 
     async def structured(

@@ -36,7 +36,8 @@ def _neo4j(settings: Settings) -> list[Check]:
     with graph:
         comp = graph.run("ops/doctor_components")[0]
         out = [Check("Neo4j reachable", True,
-                     f"{settings.neo4j.bolt_uri}: {comp['name']} {comp['version']} {comp['edition']}, "
+                     f"{settings.neo4j.bolt_uri}: {comp['name']} {comp['version']} "
+                     f"{comp['edition']}, "
                      f"database {settings.neo4j.database}")]
         if settings.gds.mode == "sessions":  # GDS runs in Aura sessions, not in this database
             problem = settings.gds_sessions_problem()
@@ -98,9 +99,10 @@ async def _llm(settings: Settings) -> list[Check]:
 
 def _model(settings: Settings) -> Check:
     """Which model answers, with which context, and the token budgets that follow from it."""
-    budgets = (f"budgets: map {settings.query.map_context_tokens}, reduce "
-               f"{settings.query.reduce_context_tokens}, report {settings.index.report_context_tokens} "
-               f"context tokens, {settings.llm.max_tokens} completion tokens")
+    q = settings.query
+    budgets = (f"budgets: map {q.map_context_tokens}, reduce {q.reduce_context_tokens}, report "
+               f"{settings.index.report_context_tokens} context tokens, "
+               f"{settings.llm.max_tokens} completion tokens")
     if not settings.llm.local:
         return Check("LLM model", True, f"{settings.llm.model!r} at {settings.llm.endpoint}; "
                      f"{budgets}")

@@ -81,7 +81,8 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             parent.update({c["id"]: c["parent"] for c in rows})
             queue = [ReportRow.from_record(c) for c in rows]
             level += 1
-            if not queue and not relevant and level in have and level <= settings.query.dynamic_max_level:
+            if (not queue and not relevant and level in have
+                    and level <= settings.query.dynamic_max_level):
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
     trace.selection = {

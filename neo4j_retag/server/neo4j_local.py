@@ -212,7 +212,8 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
             java = java_executable()
             write_conf(settings)
             _ensure_password(settings, java)
-            cmd = [java, f"-Xms{settings.serve.neo4j_heap}", f"-Xmx{settings.serve.neo4j_heap}", *JVM_FLAGS,
+            heap = settings.serve.neo4j_heap
+            cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_FLAGS,
                    "-cp", classpath(home), ENTRY_POINT, f"--home-dir={home}",
                    f"--config-dir={_conf_dir(settings)}", "--console-mode"]
             process.spawn(cmd, pid_file, log_file, env=_env(settings), cwd=home)

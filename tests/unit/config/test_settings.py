@@ -108,8 +108,9 @@ def test_a_copy_shares_no_group_with_its_original():
 
 
 def test_an_old_attribute_names_its_new_place():
+    old: object = Settings()  # not typed Settings: the codemod leaves this flat name alone
     with pytest.raises(AttributeError, match=r"Settings\.llm\.model"):
-        _ = Settings().llm.model  # type: ignore[attr-defined]
+        getattr(old, "openai_model")  # noqa: B009
 
 
 @pytest.mark.parametrize("case", sorted(MASKED))
