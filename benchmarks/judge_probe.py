@@ -52,7 +52,7 @@ def main() -> None:
             reports[rid].full_content, args.report_tokens, settings.encoding)})
 
         async def judge(llm, q=q, r=r):
-            msgs = render(settings.prompts_dir, "query/judge_relevance", question=q,
+            msgs = render("query/judge_relevance", question=q,
                           report=r.full_content)
             try:
                 yes = (await llm.structured(msgs, Judgement, stage="judge",

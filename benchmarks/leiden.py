@@ -125,7 +125,7 @@ def run(settings, args) -> dict:
         "graph_elements_written": elements, "write_seconds": round(write_s, 2),
         "write_rate_elements_per_s": round(elements / write_s),
         "communities": communities, "levels": levels,
-        "max_cluster_size": settings.max_cluster_size,
+        "max_cluster_size": settings.index.max_cluster_size,
         "communities_seconds": [round(s, 2) for s in runs],
         "communities_seconds_median": round(statistics.median(runs), 2),
         "machine": machine(),

@@ -71,7 +71,7 @@ def llm_judged(graph: Graph, settings, level: int, questions: dict[str, str],
         text = r["full_content"] or ""
         if report_tokens:
             text = truncate(text, report_tokens, settings.encoding)
-        msgs = render(settings.prompts_dir, "query/judge_relevance", question=q, report=text)
+        msgs = render("query/judge_relevance", question=q, report=text)
         try:
             return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
         except LLMError:

@@ -122,8 +122,8 @@ def reset(obj: Ctx, yes: bool) -> None:
     from ..ops.documents import reset as reset_graph
     settings = obj.settings
     if not yes:
-        click.confirm(f"Delete everything in database {settings.neo4j_database!r} at "
-                      f"{settings.bolt_uri}?", abort=True)
+        click.confirm(f"Delete everything in database {settings.neo4j.database!r} at "
+                      f"{settings.neo4j.bolt_uri}?", abort=True)
     with Graph(settings) as graph:
         before = reset_graph(graph)
     console.print(f"emptied: {before['documents']} documents, {before['text_units']} text "

@@ -103,7 +103,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     # as many judgements at once as the LLM takes calls (each is two calls, run together):
     # all of them at once would queue every first call before any second one, and progress
     # would stand at 0 for half the stage
-    running = asyncio.Semaphore(max(1, settings.concurrency))
+    running = asyncio.Semaphore(max(1, settings.llm.parallel))
 
     async def one(q: str, a: str, b: str, c: str) -> Judgement:
         async with running:

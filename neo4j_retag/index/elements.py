@@ -119,13 +119,14 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
             chatter["description"] += 1
         return text
     listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
-                       settings.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
+                       settings.index.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
                        settings.encoding)
-    msgs = render(settings.prompts_dir, "index/summarize_descriptions", name=name,
+    msgs = render("index/summarize_descriptions", name=name,
                   descriptions=listing,
-                  max_words=int(settings.summary_max_tokens * WORDS_PER_TOKEN))
+                  max_words=int(settings.index.summary_max_tokens * WORDS_PER_TOKEN))
     try:
-        text = await llm.complete(msgs, stage="summarize", max_tokens=settings.summary_max_tokens)
+        text = await llm.complete(msgs, stage="summarize",
+                                  max_tokens=settings.index.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
         if failures is not None:
@@ -135,7 +136,7 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
     if changed and chatter is not None:
         chatter["summarize"] += 1
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
-    return text or truncate(" ".join(unique), settings.summary_max_tokens, settings.encoding)
+    return text or truncate(" ".join(unique), settings.index.summary_max_tokens, settings.encoding)
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,

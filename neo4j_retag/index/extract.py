@@ -50,14 +50,13 @@ def _sentence(text: str, name: str) -> str:
 
 def messages(settings: Settings, text: str, claims: bool, focus: str = "") -> list[Message]:
     """The extraction prompt (``prompts/index/extract_graph.txt`` and its claim pieces)."""
-    d = settings.prompts_dir
     return render(
-        d, "index/extract_graph",
-        entity_types=", ".join(settings.entity_types),
-        claims_instruction=fragment(d, "index/extract_claims" if claims
-                                    else "index/extract_no_claims"),
-        claims_shape=fragment(d, "index/extract_claims_shape") if claims else "",
-        focus=fragment(d, "index/extract_focus", focus=focus) if focus else "",
+        "index/extract_graph",
+        entity_types=", ".join(settings.index.entity_types),
+        claims_instruction=fragment("index/extract_claims" if claims
+                                 else "index/extract_no_claims"),
+        claims_shape=fragment("index/extract_claims_shape") if claims else "",
+        focus=fragment("index/extract_focus", focus=focus) if focus else "",
         text=text,
     )
 
@@ -70,7 +69,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
     Raises LLMError / LLMParseError when the first extraction fails; a failed gleaning round
     only ends gleaning (what was extracted is kept).
     """
-    separate = claims and settings.claims_call == "separate"
+    separate = claims and settings.index.claims_call == "separate"
     combined = claims and not separate
     model = GraphClaimsExtraction if combined else GraphExtraction
     text = unit.text
@@ -81,7 +80,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
     for round_ in range(glean):
         try:  # gleaning is optional: an unusable reply ends it instead of costing retries
             more = await llm.structured(
-                history + render(settings.prompts_dir, "index/extract_glean"), model,
+                history + render("index/extract_glean"), model,
                 stage="glean", attempts=1)
         except LLMError as err:
             log.info("gleaning round %d ended: %s", round_ + 1, err)
@@ -89,10 +88,10 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
         if not more.entities and not more.relationships:
             break
         results.append(more)
-        history += render(settings.prompts_dir, "index/extract_glean") + [
+        history += render("index/extract_glean") + [
             {"role": "assistant", "content": more.model_dump_json()}]
         if round_ < glean - 1:
-            loop = render(settings.prompts_dir, "index/extract_loop")
+            loop = render("index/extract_loop")
             try:
                 answer = await llm.complete(history + loop, stage="glean", max_tokens=3,
                                             truncation_ok=True, attempts=1)  # "YES, ..."
@@ -115,11 +114,11 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
 
     Raises LLMError / LLMParseError: the text unit then fails and is retried by the next run
     (its graph extraction comes from the response cache)."""
-    spec = ", ".join(settings.entity_types)
+    spec = ", ".join(settings.index.entity_types)
     found = list(dict.fromkeys(n for n in names if n.strip()))[:30]
     if found:
         spec += f"; in this text: {', '.join(found)}"
-    msgs = render(settings.prompts_dir, "index/extract_claims_only", entity_specs=spec,
+    msgs = render("index/extract_claims_only", entity_specs=spec,
                   text=text)
     out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
     kept = [c for c in out.claims if grounded(c, text)]

@@ -85,7 +85,7 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     progress(task, 0, len(pending))
     # twice as many text units in flight as LLM calls: each finishes extracting before more
     # start, instead of every first extraction queueing ahead of every gleaning round
-    in_flight = asyncio.Semaphore(2 * settings.concurrency)
+    in_flight = asyncio.Semaphore(2 * settings.llm.parallel)
     # extractions are merged in batched transactions spanning many text units (group commit)
     writer = ExtractionWriter(graph)
 

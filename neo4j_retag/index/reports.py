@@ -184,9 +184,9 @@ def mixed_context(elements: Record, children: list[Record],
 
 async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
     # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
-    msgs = render(settings.prompts_dir, "index/community_report", context=context)
+    msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
-                                max_tokens=settings.report_max_tokens)
+                                max_tokens=settings.index.report_max_tokens)
 
 
 def single_entity_report(elements: Record) -> CommunityReport:
@@ -225,7 +225,7 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     progress(task, 0, len(pending))
     done = ReportCounts()
     levels = sorted({r["level"] for r in pending}, reverse=True)
-    enc, budget = settings.encoding, settings.report_context_tokens
+    enc, budget = settings.encoding, settings.index.report_context_tokens
 
     async def one(cid: int, elements: Record,
                   children: list[Record]) -> Record:

@@ -71,8 +71,8 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     Items that failed (a global answer, the topic list, the corpus summary) are appended to
     ``failed``; what the others gave is still used."""
     failed = [] if failed is None else failed
-    q_topics = fragment(settings.prompts_dir, "index/topics_question")
-    q_corpus = fragment(settings.prompts_dir, "index/corpus_question")
+    q_topics = fragment("index/topics_question")
+    q_corpus = fragment("index/corpus_question")
     topic_answers, descriptions = [], []
     for level in levels(graph, GENERAL):
         topic_answers.append(await _global(
@@ -83,7 +83,7 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     joined = "\n\n".join(topic_answers)
     try:
         listed = (await llm.structured(
-            render(settings.prompts_dir, "index/topics_list", answers=joined,
+            render("index/topics_list", answers=joined,
                    max_topics=max_topics), TopicList, stage="topics")).topics
     except LLMError as err:
         _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)

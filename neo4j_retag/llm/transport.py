@@ -43,10 +43,10 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
 
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(RETRYABLE),
-        stop=stop_after_attempt(settings.llm_max_retries + 1),
+        stop=stop_after_attempt(settings.llm.max_retries + 1),
         wait=wait, before_sleep=count_retry, reraise=True,
     )
-    attempts = settings.llm_max_retries + 1
+    attempts = settings.llm.max_retries + 1
     t0 = 0.0
     try:
         async with semaphore:
@@ -63,14 +63,14 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
                        f"(LLM_TIMEOUT {settings.llm_timeout:g} s)", "timeout") from err
     except openai.APIConnectionError as err:
         st.failed += 1
-        hint = "run `neo4j-retag llm start`" if settings.local_llm else "check OPENAI_BASE_URL"
-        raise ConfigError(f"cannot reach the LLM at {settings.llm_base_url}: {hint}") from err
+        hint = "run `neo4j-retag llm start`" if settings.llm.local else "check OPENAI_BASE_URL"
+        raise ConfigError(f"cannot reach the LLM at {settings.llm.endpoint}: {hint}") from err
     except openai.AuthenticationError as err:
         st.failed += 1
         raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
     except openai.NotFoundError as err:
         st.failed += 1
-        raise ConfigError(f"model {settings.openai_model!r} not found at the endpoint: check "
+        raise ConfigError(f"model {settings.llm.model!r} not found at the endpoint: check "
                           "OPENAI_MODEL") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):

@@ -68,7 +68,7 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     if refine_rounds <= 0 or not METHODS[method].refinable:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
-                                 rounds=refine_rounds, top_p=query.top_p or settings.top_p,
+                                 rounds=refine_rounds, top_p=query.top_p or settings.query.top_p,
                                  response_type=query.response_type)
     final.trace.refinement = rounds
     return final

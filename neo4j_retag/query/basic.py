@@ -24,7 +24,7 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         q = lucene_query(query.question)
         hits = graph.run("query/search_text_units", query=q, k=RAG_K) if q else []
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],
-                   settings.reduce_context_tokens, settings.encoding)
+                   settings.query.reduce_context_tokens, settings.encoding)
     trace.reports_retrieved = len(rows)
     if not rows:
         trace.note("BM25 retrieved no text unit for the question")

@@ -37,8 +37,8 @@ class Rating(BaseModel):
 async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
                trace: Trace) -> float | None:
     """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails."""
-    msgs = render(settings.prompts_dir, "query/rate_relevance", question=question,
-                  report=truncate(report.full_content, settings.map_context_tokens,
+    msgs = render("query/rate_relevance", question=question,
+                  report=truncate(report.full_content, settings.query.map_context_tokens,
                                   settings.encoding))
     try:
         return (await llm.structured(msgs, Rating, stage="rate", max_tokens=80)).rating
@@ -55,7 +55,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     calls only). Raises LevelError when level 0 has no reports."""
     stage = llm.usage.stage("rate")
     before = (stage.calls + stage.cached, stage.prompt_tokens, stage.completion_tokens)
-    threshold = settings.dynamic_threshold
+    threshold = settings.query.dynamic_threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
     ratings: dict[int, float] = {}
@@ -80,7 +80,8 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             parent.update({c["id"]: c["parent"] for c in rows})
             queue = [ReportRow.from_record(c) for c in rows]
             level += 1
-            if not queue and not relevant and level in have and level <= settings.dynamic_max_level:
+            if (not queue and not relevant and level in have
+                    and level <= settings.query.dynamic_max_level):
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
     trace.selection = Selection(

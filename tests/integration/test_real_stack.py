@@ -90,11 +90,11 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert r.trace.method == "retag" and r.trace.keywords is not None
 
     # the CLI on the same graph: --json trace is complete
-    env = {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-           "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+    env = {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+           "NEO4J_HTTP_PORT": str(settings.neo4j.http_port),
            "NEO4J_DATA": str(settings.neo4j_data_dir), "LLM_CACHE_DIR": str(settings.cache_dir)}
-    if settings.neo4j_uri:
-        env = {"NEO4J_URI": settings.neo4j_uri,
+    if settings.neo4j.uri:
+        env = {"NEO4J_URI": settings.neo4j.uri,
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
     out = CliRunner().invoke(main, ["ask", q, "--level", "0", "--json"], env=env)
     assert out.exit_code == 0, out.output

@@ -139,15 +139,15 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
     problems = []
     for path, fn, node, keys in _calls():
         where = f"{path.relative_to(PKG)}:{node.lineno}"
-        if fn in ("render", "fragment", "entries") and len(node.args) >= 2:
-            for name in _names(node.args[1]):
+        if fn in ("render", "fragment", "entries") and node.args:  # the prompt's name first
+            for name in _names(node.args[0]):
                 if not (prompts / f"{name}.txt").exists():
                     problems.append(f"{where}: no prompt {name}")
                     continue
                 checked["prompt"] += 1
                 if fn == "entries":
                     continue
-                wanted = placeholders([t for _, t in sections(prompts, name)])
+                wanted = placeholders([t for _, t in sections(name)])
                 if fn == "fragment":
                     wanted = placeholders([(prompts / f"{name}.txt").read_text()])
                 if wanted != keys:
@@ -173,9 +173,7 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
 def test_every_prompt_and_cypher_file_is_used():
     used = set()
     for _, fn, node, _ in _calls():
-        target = node if fn == "tx" else (node.args[1] if fn in ("render", "fragment", "entries")
-                                          and len(node.args) >= 2 else
-                                          node.args[0] if getattr(node, "args", None) else None)
+        target = node if fn == "tx" else (node.args[0] if getattr(node, "args", None) else None)
         if target is not None:
             used.update(_names(target))
     files = {str(p.relative_to(d).with_suffix("")) for d in (resource_dir("prompts"),

@@ -124,8 +124,8 @@ def test_sessions_mode_without_its_settings_is_one_line(settings, graph, double,
     (tmp_path / "a.txt").write_text("Scrooge met Marley.")
     env = {"OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double", "GDS_MODE": "sessions",
            "AURA_API_CLIENT_ID": "", "LLM_CACHE_DIR": str(tmp_path / "cache")}
-    env |= ({"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-            if settings.neo4j_uri else {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+    env |= ({"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+            if settings.neo4j.uri else {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
                                         "NEO4J_DATA": str(settings.neo4j_data_dir)})
     out = CliRunner().invoke(main, ["ingest", str(tmp_path / "a.txt"), "--no-topics"], env=env)
     assert out.exit_code == 2, out.output

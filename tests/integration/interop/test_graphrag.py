@@ -211,7 +211,7 @@ def test_cli_import_export_browse(settings, graph, tmp_path):
     out = cli.invoke(main, ["browse"], env=env)
     assert out.exit_code == 0, out.output
     assert "explore/community.cypher" in out.output and ":param community" in out.output
-    if not settings.neo4j_uri:
-        assert f"http://127.0.0.1:{settings.neo4j_http_port}/browser/" in out.output
+    if not settings.neo4j.uri:
+        assert f"http://127.0.0.1:{settings.neo4j.http_port}/browser/" in out.output
         assert settings.password_file.read_text().strip() in out.output
 

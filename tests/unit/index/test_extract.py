@@ -103,7 +103,7 @@ def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dset
 
 
 def test_combined_mode_makes_one_call(dsettings, double):
-    assert dsettings.claims_call == "combined"
+    assert dsettings.index.claims_call == "combined"
     ex = _extract(dsettings)
     assert double.count("claims") == 0 and double.count("extract") == 1
     assert ex.claims  # the double's combined claim, grounded in the text

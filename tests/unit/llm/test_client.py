@@ -195,7 +195,7 @@ def test_max_tokens_refused_switches_to_max_completion_tokens_once(tmp_path, dou
     s = settings_for(tmp_path, double)
     out, llm = run(s, ask)
     assert out.a == 1 and llm.json_mode == "json_schema"  # JSON mode untouched
-    assert double.calls[-1][1]["max_completion_tokens"] == s.llm_max_tokens
+    assert double.calls[-1][1]["max_completion_tokens"] == s.llm.max_tokens
     remembered = json.loads((tmp_path / "cache" / "endpoint-capabilities.json").read_text())
     assert remembered[f"{double.base_url}|double"]["max_tokens_param"] == "max_completion_tokens"
     n = double.count()
