@@ -52,7 +52,7 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, answer: st
     """The answer's unique factual claims (``prompts/eval/claims.txt``, stage
     ``eval_claims``). Raises LLMError (LLMParseError) when the LLM fails or its output cannot
     be parsed - the caller fails that answer's metrics, not the run."""
-    msgs = render(settings.prompts_dir, "eval/claims", question=question, answer=answer)
+    msgs = render("eval/claims", question=question, answer=answer)
     result = await llm.structured(msgs, Claims, stage="eval_claims")
     return unique_claims(result.claims)
 

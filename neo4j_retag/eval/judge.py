@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def criteria(settings: Settings) -> dict[str, str]:
     """The judge's criteria and their definitions (``prompts/eval/criteria.txt``)."""
-    return entries(settings.prompts_dir, "eval/criteria")
+    return entries("eval/criteria")
 
 
 class Verdict(BaseModel):
@@ -43,7 +43,7 @@ async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: 
     (or disagreement between the orders, or a failed verdict), 0 loss; so one of 0, 0.25, 0.5,
     0.75, 1. A failed verdict counts as a tie, is logged, and is appended to ``failures``."""
     async def order(first: str, second: str, a_is: int) -> float:
-        msgs = render(settings.prompts_dir, "eval/judge", criterion=criterion,
+        msgs = render("eval/judge", criterion=criterion,
                       definition=criteria(settings)[criterion], question=question, answer1=first,
                       answer2=second)
         try:

@@ -76,7 +76,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     Raises LLMError when no persona or no question at all could be generated.
     """
     desc = corpus_description or "(no description)"
-    msgs = render(settings.prompts_dir, "eval/personas", corpus_description=desc,
+    msgs = render("eval/personas", corpus_description=desc,
                   k=personas)
     reply = await llm.structured(msgs, _list_of("personas", personas), stage="eval_questions")
     people = _unique(reply.personas, personas)  # type: ignore[attr-defined]
@@ -85,7 +85,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     failures: list[Failure] = []
 
     async def tasks_of(persona: str) -> list[str]:
-        msgs = render(settings.prompts_dir, "eval/tasks", corpus_description=desc,
+        msgs = render("eval/tasks", corpus_description=desc,
                       persona=persona, n=tasks)
         try:
             reply = await llm.structured(msgs, _list_of("tasks", tasks), stage="eval_questions")
@@ -98,7 +98,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
         return got
 
     async def questions_of(persona: str, task: str) -> list[EvalQuestion]:
-        msgs = render(settings.prompts_dir, "eval/questions", corpus_description=desc,
+        msgs = render("eval/questions", corpus_description=desc,
                       persona=persona, task=task, n=questions)
         try:
             reply = await llm.structured(msgs, _list_of("questions", questions),

@@ -103,7 +103,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
     if separate:
         names = [e.name for r in results for e in r.entities]
         results.append(await extract_claims(llm, settings, text, names))
-    return assemble(unit.id, text, results, settings.entity_types)
+    return assemble(unit.id, text, results, settings.index.entity_types)
 
 
 async def extract_claims(llm: LLM, settings: Settings, text: str,

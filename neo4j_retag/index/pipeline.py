@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 def text_units(doc: Document, settings: Settings) -> list[TextUnit]:
     """The document split into text units of ``chunk_size`` tokens (``chunk_overlap``
     shared), ids ``<doc id prefix>-<index>``."""
-    texts = tokens.split(doc.text, settings.chunk_size, settings.chunk_overlap, settings.encoding)
+    texts = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap,
+                         settings.encoding)
     return [TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
                      n_tokens=tokens.count(text, settings.encoding),
                      prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None)
@@ -92,8 +93,8 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
     async def one(unit: TextUnit) -> None:
         try:
             async with in_flight:
-                ex = await extract_text_unit(llm, settings, unit, glean=settings.glean,
-                                             claims=settings.extract_claims)
+                ex = await extract_text_unit(llm, settings, unit, glean=settings.index.glean,
+                                             claims=settings.index.extract_claims)
             await writer.write(ex)
             result.text_units_extracted += 1
             for reason in ex.dropped:
@@ -135,7 +136,7 @@ async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence
     Raises InputError for a missing path or an unknown topic mode, ConfigError for services
     (a missing GDS_MODE=sessions setting before any LLM call: communities need it).
     """
-    if settings.gds_mode == "sessions":
+    if settings.gds.mode == "sessions":
         sessions_requirements(settings)
     result = IngestResult()
     graph.ensure_schema()

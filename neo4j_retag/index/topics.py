@@ -108,7 +108,7 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
     rows: list[Record] = []
 
     async def one(unit: TextUnit) -> None:
-        msgs = render(settings.prompts_dir, "index/assign_topics", topics=listing,
+        msgs = render("index/assign_topics", topics=listing,
                       text=unit.text)
         try:
             labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)
@@ -169,7 +169,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     A GDS_MODE=sessions setting that is missing is a ConfigError before any LLM call."""
     if mode not in ("assign", "reextract"):
         raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
-    if settings.gds_mode == "sessions":
+    if settings.gds.mode == "sessions":
         sessions_requirements(settings)
     if not levels(graph, GENERAL):
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")

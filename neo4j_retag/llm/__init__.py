@@ -23,7 +23,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from .. import tokens
-from ..config import Settings, resource_dir
+from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..prompts import fragment
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
@@ -246,7 +246,7 @@ class LLM:
                 ) -> list[dict[str, str]]:
         """``messages`` with the validation error added to the system message (one is put
         first if there is none): chat templates take a system message only there."""
-        nudge = fragment(self.settings.prompts_dir, "llm/reply_invalid", error=str(fault)[:300])
+        nudge = fragment("llm/reply_invalid", error=str(fault)[:300])
         if messages and messages[0].get("role") == "system":
             first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
             return [first, *messages[1:]]

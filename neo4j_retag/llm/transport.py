@@ -54,13 +54,13 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             async for attempt in retrying:
                 with attempt:
                     raw = await client.chat.completions.with_raw_response.create(
-                        model=settings.openai_model, messages=messages,
+                        model=settings.llm.model, messages=messages,
                         extra_headers={STAGE_HEADER: stage}, **params)
     except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
         st.failed += 1
         usage.fault("timeout")
         raise LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
-                       f"(LLM_TIMEOUT {settings.llm_timeout:g} s)", "timeout") from err
+                       f"(LLM_TIMEOUT {settings.llm.timeout:g} s)", "timeout") from err
     except openai.APIConnectionError as err:
         st.failed += 1
         hint = "run `neo4j-retag llm start`" if settings.llm.local else "check OPENAI_BASE_URL"

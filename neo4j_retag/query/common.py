@@ -23,7 +23,7 @@ WORD = re.compile(r"\w+")
 
 def no_answer(settings: Settings) -> str:
     """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
-    return fragment(settings.prompts_dir, "query/no_answer")
+    return fragment("query/no_answer")
 
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
@@ -57,7 +57,7 @@ async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
                       trace: Trace) -> str:
     """One answer call over a prepared context (``prompts/query/rag_answer.txt``); the
     no-answer sentence when the call fails (noted in the trace)."""
-    msgs = render(settings.prompts_dir, "query/rag_answer", context=context,
+    msgs = render("query/rag_answer", context=context,
                   question=query.question, response_type=query.response_type)
     with timed(trace.seconds, "answer"):
         text = await complete_or_note(llm, msgs, "answer", trace)

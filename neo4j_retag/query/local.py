@@ -32,7 +32,7 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     reports = {r["id"]: r for f in found for r in f["reports"]}
     units = list({u["id"]: u for f in found for u in f["text_units"]}.values())
     units = [units[i] for i in bm25_order(query.question, [u["text"] for u in units])]
-    budget = settings.reduce_context_tokens // TABLES
+    budget = settings.query.reduce_context_tokens // TABLES
     enc = settings.encoding
     parts = [
         csv_table("Entities", ["entity", "type", "description"], fit(

@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 
+from neo4j_retag import prompts
 from neo4j_retag.config import resource_dir
 from neo4j_retag.index.elements import summarize_texts
 from neo4j_retag.index.extract import extract_text_unit
@@ -36,13 +37,13 @@ def reworded(tmp_path):
 
 
 @pytest.fixture
-def rsettings(tmp_path, double):
+def rsettings(tmp_path, double, monkeypatch):
     s = make_settings(tmp_path, {}, openai_base_url=double.base_url, claims_call="separate",
                       map_context_tokens=300)
-    original = render(s.prompts_dir, "index/extract_graph", entity_types="x",
+    original = render("index/extract_graph", entity_types="x",
                       claims_instruction="", claims_shape="", focus="", text=TEXT)
-    s.__dict__["prompts_dir"] = reworded(tmp_path)  # Settings.prompts_dir is a cached property
-    again = render(s.prompts_dir, "index/extract_graph", entity_types="x",
+    monkeypatch.setattr(prompts, "FOLDER", reworded(tmp_path))
+    again = render("index/extract_graph", entity_types="x",
                    claims_instruction="", claims_shape="", focus="", text=TEXT)
     assert [m["role"] for m in again] == [m["role"] for m in original]
     assert all(a["content"] != o["content"] for a, o in zip(again, original, strict=True))

@@ -91,7 +91,7 @@ def export_graphrag(graph: Graph, settings: Settings, folder: Path) -> ExportRep
     :mod:`.export_plan` for the mapping)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    plan = plan_export(read_export(graph), overlap=settings.chunk_overlap,
+    plan = plan_export(read_export(graph), overlap=settings.index.chunk_overlap,
                        encoding=settings.encoding, today=date.today().isoformat())
     return ExportReport(folder=str(folder), files=write_tables(folder, plan), notes=plan.notes)
 
