@@ -110,22 +110,22 @@ class Graph:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.database = settings.neo4j_database
+        self.database = settings.neo4j.database
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
-                settings.bolt_uri, auth=auth, notifications_min_severity="OFF",
-                max_transaction_retry_time=settings.neo4j_retry_seconds,
-                connection_acquisition_timeout=max(5.0, settings.neo4j_retry_seconds))
+                settings.neo4j.bolt_uri, auth=auth, notifications_min_severity="OFF",
+                max_transaction_retry_time=settings.neo4j.retry_seconds,
+                connection_acquisition_timeout=max(5.0, settings.neo4j.retry_seconds))
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
-                f"Neo4j at {settings.bolt_uri} rejected the credentials: "
+                f"Neo4j at {settings.neo4j.bolt_uri} rejected the credentials: "
                 "check NEO4J_USERNAME / NEO4J_PASSWORD"
             ) from err
         except (ServiceUnavailable, ValueError, OSError) as err:
-            hint = "run `neo4j-retag neo4j start`" if settings.local_neo4j else "check NEO4J_URI"
-            raise ConfigError(f"cannot reach Neo4j at {settings.bolt_uri}: {hint}") from err
+            hint = "run `neo4j-retag neo4j start`" if settings.neo4j.local else "check NEO4J_URI"
+            raise ConfigError(f"cannot reach Neo4j at {settings.neo4j.bolt_uri}: {hint}") from err
 
     def close(self) -> None:
         self.driver.close()
@@ -137,7 +137,8 @@ class Graph:
             yield
         except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as err:
             # DatabaseUnavailable: a server shutting down answers so until it is gone
-            raise DatabaseUnreachable(f"Neo4j at {self.settings.bolt_uri} unreachable") from err
+            raise DatabaseUnreachable(
+                f"Neo4j at {self.settings.neo4j.bolt_uri} unreachable") from err
 
     def __enter__(self) -> Graph:
         return self
@@ -182,7 +183,7 @@ class Graph:
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
         n = 0
-        for batch in _batches(rows, self.settings.write_batch_size):
+        for batch in _batches(rows, self.settings.neo4j.write_batch_size):
             self.run(name, rows=batch, **params)
             n += len(batch)
         return n

@@ -56,11 +56,11 @@ def acquire(graph: Graph, what: str, wait: float | None = None) -> None:
     """Take the lock; while another run holds it, wait up to ``wait`` seconds (default
     LOCK_TIMEOUT; ``math.inf`` = until it is released), looking again every POLL_SECONDS;
     then raise InputError("another ... is running ...")."""
-    key = f"{graph.settings.bolt_uri}/{graph.database}"
+    key = f"{graph.settings.neo4j.bolt_uri}/{graph.database}"
     if _depth.get(key):
         _depth[key] += 1
         return
-    wait = graph.settings.lock_timeout if wait is None else wait
+    wait = graph.settings.neo4j.lock_timeout if wait is None else wait
     deadline = time.monotonic() + wait
     waited = False
     while (held := _try(graph, what)) is not None:
@@ -84,7 +84,7 @@ def acquire(graph: Graph, what: str, wait: float | None = None) -> None:
 def release(graph: Graph) -> None:
     """Give the lock back (at the outermost level); never raises: a failed release must not
     mask the error that ended the run (the next run on this host takes a stale lock over)."""
-    key = f"{graph.settings.bolt_uri}/{graph.database}"
+    key = f"{graph.settings.neo4j.bolt_uri}/{graph.database}"
     _depth[key] = _depth.get(key, 1) - 1
     if _depth[key] <= 0:
         _depth.pop(key, None)

@@ -29,9 +29,9 @@ INVALID = "invalid"              # JSON of the wrong shape
 REFUSED = "refused"              # the model declined ("I'm sorry, I cannot ...")
 CONTENT_FILTER = "content_filter"  # finish_reason "content_filter", or a 400 saying so
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
-# harmless defects, repaired and counted (the reply is used)
-REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok",
-           "tuples", "over_items", "over_length", "extra_field")
+# harmless defects are repaired and counted under their own names (think, fence, prose,
+# chatter, nousage, sanitised, truncated_ok, tuples, over_items, over_length, extra_field)
+# beside the reasons above: the reply is used
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
@@ -46,8 +46,7 @@ class ReplyFault(LLMParseError):
     """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
 
     def __init__(self, reason: str, message: str, raw: str = "") -> None:
-        super().__init__(f"{reason}: {message}", raw)
-        self.reason = reason
+        super().__init__(f"{reason}: {message}", raw, reason)
         self.detail = message
 
 
@@ -101,7 +100,7 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
         raise ReplyFault(CONTENT_FILTER, "the answer was blocked by the endpoint's content "
                          "filter", content)
     repairs: list[str] = []
-    text = sanitise(content)
+    text = clean(content)
     if text != content:
         repairs.append("sanitised")
     if (m := _THINK.match(text)) is not None:
@@ -112,19 +111,15 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
                  repairs=repairs)
 
 
-def sanitise(text: str) -> str:
-    """NFC, no lone surrogates or control characters (model.clean): safe for any write."""
-    return clean(text)
-
-
 def sanitise_value(value: Any) -> Any:
-    """Every string of a parsed JSON value (keys too) through :func:`sanitise`."""
+    """Every string of a parsed JSON value (keys too) through ``model.clean`` (NFC, no lone
+    surrogates or control characters): safe for any write."""
     if isinstance(value, str):
-        return sanitise(value)
+        return clean(value)
     if isinstance(value, list):
         return [sanitise_value(v) for v in value]
     if isinstance(value, dict):
-        return {sanitise(str(k)): sanitise_value(v) for k, v in value.items()}
+        return {clean(str(k)): sanitise_value(v) for k, v in value.items()}
     return value
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import random
 import re
 from collections.abc import Sequence
@@ -23,38 +22,16 @@ from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import Message, csv_table, fragment, render
+from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
+from .common import complete_or_note, no_answer
 
 
 class MapFailedError(LLMError):
     """Every map batch failed (unparseable after retries, or the call failed): there is no
     answer, and the canned no-answer sentence would pretend the data has none."""
-
-
-class AnswerFailedError(LLMError):
-    """The step that writes the answer failed after its retries (blocked by a content filter,
-    refused, unusable) or every rating call of dynamic selection failed: exit non-zero with
-    the reason, never the canned no-answer sentence as if the data had no answer."""
-
-
-BLOCKED = "the answer was blocked by the endpoint's content filter"
-
-
-def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
-    """The error for an answer step that failed with ``err``, noted in the trace."""
-    msg = (BLOCKED if err.reason == "content_filter"
-           else f"the {stage} call failed ({err.reason}): {err}")
-    trace.note(msg)
-    return AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
-                             "`neo4j-retag doctor`)", err.reason)
-
-
-def no_answer(settings: Settings) -> str:
-    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
-    return fragment(settings.prompts_dir, "query/no_answer")
 
 
 class MapPoint(BaseModel):
@@ -104,30 +81,6 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
         [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
-                           *, required: bool = False) -> str:
-    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace. Raises
-    AnswerFailedError when the endpoint's content filter blocked it, or on any failure when
-    the call is ``required`` (the only answer call: no fallback would be an answer). A reply
-    that is JSON or the prompt's own template (injected by a document) is retried, then the
-    honest no-answer with a note."""
-    try:
-        text = str(await llm.complete(messages, stage=stage, prose=True))
-    except LLMError as err:
-        if err.reason == "invalid":
-            trace.note(f"the {stage} step gave no free-text answer after its retries ({err}): "
-                       "no answer", logging.WARNING)
-            return no_answer(llm.settings)
-        if required or err.reason == "content_filter":
-            raise failed_answer(stage, err, trace) from err
-        trace.note(f"{stage} failed: {err}")
-        return ""
-    text, changed = strip_chatter(text)
-    trace.chatter_stripped += changed
-    return text
-
-
 def _report_table(reports: list[ReportRow]) -> str:
     return csv_table("Reports", ["id", "title", "content"],
                      [[r.id, r.title, r.full_content] for r in reports])
@@ -163,7 +116,7 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
                trace: Trace) -> list[MapPoint]:
     """One map call: the batch's key points, each citing only ids of this batch."""
     ids = tuple(sorted(r.id for r in batch))
-    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
+    msgs = render("query/map", context=_report_table(batch),
                   question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
     try:
@@ -193,9 +146,9 @@ def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list
     parts: list[str] = []
     used: list[MapPoint] = []
     for i, p in enumerate(kept):
-        text = fragment(settings.prompts_dir, "query/analyst", n=i + 1, score=f"{p.score:g}",
+        text = fragment("query/analyst", n=i + 1, score=f"{p.score:g}",
                         description=p.description) + "\n"
-        if count("".join(parts) + text, settings.encoding) > settings.reduce_context_tokens:
+        if count("".join(parts) + text, settings.encoding) > settings.query.reduce_context_tokens:
             break
         parts.append(text)
         used.append(p)
@@ -221,7 +174,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
     with timed(trace.seconds, "map"):
-        groups = batches(reports, settings.map_context_tokens, settings.shuffle_seed,
+        groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
         trace.map_batches = len(groups)
         point_lists = await asyncio.gather(*(_map(llm, settings, question, b, trace)
@@ -245,7 +198,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     with timed(trace.seconds, "reduce"):
         context, used_points = _reduce_context(settings, kept)
         trace.points_in_reduce = len(used_points)
-        msgs = render(settings.prompts_dir, "query/reduce", context=context, question=question,
+        msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         text = await complete_or_note(llm, msgs, "reduce", trace)
     if not text:

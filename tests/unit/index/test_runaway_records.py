@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from neo4j_retag.index.extract import (
+from neo4j_retag.index.extract import assemble, extract_text_unit
+from neo4j_retag.index.extract_records import (
     NAME_CAPPED,
     NOT_A_RECORD,
     SELF_LOOP,
@@ -16,11 +17,9 @@ from neo4j_retag.index.extract import (
     UNGROUNDED,
     GraphClaimsExtraction,
     GraphExtraction,
-    assemble,
-    extract_chunk,
 )
 from neo4j_retag.llm import run_with_llm
-from neo4j_retag.model import MAX_KEY_CHARS, entity_key
+from neo4j_retag.model import MAX_KEY_CHARS, TextUnit, entity_key
 from tests.conftest import make_settings
 
 TEXT = "The Vale Trust funds the old pier. The harbour master rebuilt the pier in 1990."
@@ -84,8 +83,9 @@ def dsettings(tmp_path, double):
 
 def test_a_whole_reply_in_tuple_format_keeps_its_text_unit(dsettings, double):
     double.script["extract"] = lambda b: TUPLES
-    ex = run_with_llm(dsettings, lambda llm: extract_chunk(llm, dsettings, "u1", TEXT,
-                                                          glean=0, claims=False))
+    unit = TextUnit(id="u1", text=TEXT)
+    ex = run_with_llm(dsettings, lambda llm: extract_text_unit(llm, dsettings, unit,
+                                                              glean=0, claims=False))
     assert {e["key"] for e in ex.entities} == {"vale trust", "pier"}
     assert ex.relationships[0]["strength"] == 8 and double.count("extract") == 1
     assert json.loads(json.dumps(ex.dropped)) == []

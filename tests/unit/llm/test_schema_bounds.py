@@ -9,10 +9,12 @@ import json
 import pytest
 
 from neo4j_retag.errors import LLMError
-from neo4j_retag.index.extract import GraphClaimsExtraction, GraphExtraction, extract_chunk
+from neo4j_retag.index.extract import extract_text_unit
+from neo4j_retag.index.extract_records import GraphClaimsExtraction, GraphExtraction
 from neo4j_retag.index.reports import CommunityReport
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.llm.schema import MAX_FIELD_CHARS, schema_of
+from neo4j_retag.model import TextUnit
 from neo4j_retag.ops.doctor import _llm
 from neo4j_retag.query.map_reduce import map_model
 from tests.conftest import make_settings
@@ -27,8 +29,9 @@ def _settings(tmp_path, double, **kw):
 
 
 def _extract(settings, usage=None):
-    return run_with_llm(settings, lambda llm: extract_chunk(llm, settings, "u1", TEXT, glean=0,
-                                                            claims=False), usage)
+    unit = TextUnit(id="u1", text=TEXT)
+    return run_with_llm(settings, lambda llm: extract_text_unit(llm, settings, unit, glean=0,
+                                                                claims=False), usage)
 
 
 @pytest.mark.parametrize("reply, field", [
@@ -53,8 +56,8 @@ def test_overlong_lists_and_text_cut_at_the_bounds_sent_and_counted(tmp_path, do
     ex = _extract(settings, usage)
     sent = next(b for k, b in double.calls if k == "extract")["response_format"]["schema"]
     cap_items = sent["properties"]["entities"]["maxItems"]
-    assert cap_items == settings.llm_schema_max_items == len(ex.entities)
-    assert {len(e["description"]) for e in ex.entities} == {settings.llm_schema_max_chars}
+    assert cap_items == settings.llm.schema_max_items == len(ex.entities)
+    assert {len(e["description"]) for e in ex.entities} == {settings.llm.schema_max_chars}
     assert usage.faults["over_items"] == 1 and usage.faults["over_length"] == cap_items
 
 

@@ -9,8 +9,9 @@ import pytest
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query, ReportRow, Trace
 from neo4j_retag.query.basic import ask_rag
+from neo4j_retag.query.common import AnswerFailedError, no_answer
 from neo4j_retag.query.dynamic import ask_global_dynamic
-from neo4j_retag.query.map_reduce import AnswerFailedError, map_reduce, no_answer
+from neo4j_retag.query.map_reduce import map_reduce
 from tests.conftest import make_settings
 from tests.llm_double import Fail, Reply
 from tests.unit.query.test_dynamic import TreeGraph
@@ -22,8 +23,8 @@ AZURE_400 = {"error": {"code": "content_filter", "status": 400, "message": (
 
 class ChunkGraph:
     def run(self, name, **p):
-        assert name == "query/search_chunks"
-        return [{"chunk_id": "c-1", "title": "Harbour", "text": "The ferry sank in 1912."}]
+        assert name == "query/search_text_units"
+        return [{"text_unit_id": "c-1", "title": "Harbour", "text": "The ferry sank in 1912."}]
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from neo4j_retag.llm.reply import not_prose
 from neo4j_retag.model import Query, ReportRow, Trace
 from neo4j_retag.prompts import placeholders, sections
 from neo4j_retag.query.basic import ask_rag
-from neo4j_retag.query.map_reduce import map_reduce, no_answer
+from neo4j_retag.query.common import no_answer
+from neo4j_retag.query.map_reduce import map_reduce
 from tests.conftest import make_settings
 from tests.unit.query.test_answer_failures import ChunkGraph
 
@@ -66,7 +67,7 @@ def test_every_prompt_with_corpus_text_says_it_is_data():
     missing = []
     for path in sorted(root.rglob("*.txt")):
         name = str(path.relative_to(root).with_suffix(""))
-        secs = sections(root, name)
+        secs = sections(name)
         if len(secs) == 1 and secs[0][0] == "user" and "<<" not in path.read_text():
             continue  # a fragment (analyst point, no-answer sentence): part of another prompt
         if placeholders([t for _, t in secs]) & CORPUS and not re.search(

@@ -1,0 +1,40 @@
+"""A structured reply held to the schema we sent, on our side: servers accept a schema without
+enforcing it (issue 21 kind 2). The text is read as JSON (or, for a model that has one, in
+another format it may answer in: GraphRAG's tuples), conformed to the schema sent (wrong field
+names are invalid; lists and strings over their bounds cut, counted as repairs), then
+validated by the pydantic model. Anything else is an ``invalid`` ReplyFault: retried with the
+error, then the item fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .reply import INVALID, ReplyFault, parse_json
+from .schema import JSON, Shape, conform, first_error
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validator(model: type[M], stage: str, sent: JSON) -> Callable[[str, list[str]], M]:
+    """The ``validate`` `LLM.complete` takes for replies of ``model`` to a request that sent
+    the schema ``sent``; it appends the harmless defects it repaired to ``repairs``."""
+    salvage = getattr(model, "from_text", None)  # another format the model may answer in
+
+    def validate(text: str, repairs: list[str]) -> M:
+        try:
+            if salvage is not None and (data := salvage(text)) is not None:
+                repairs.append("tuples")
+            else:
+                data = parse_json(text, repairs)
+            # held to the schema sent: wrong field names are invalid, overlong text cut
+            return model.model_validate(conform(data, sent, repairs))
+        except Shape as err:
+            raise ReplyFault(INVALID, f"{stage}: wrong shape ({err})", text) from err
+        except ValidationError as err:
+            raise ReplyFault(INVALID, f"{stage}: wrong shape ({first_error(err)})",
+                             text) from err
+
+    return validate

@@ -1,0 +1,123 @@
+"""What every query method shares, so that no method file borrows from another: the no-answer
+sentence, one LLM call with its failure noted, the context budget, one answer call over a
+prepared context, a level's reports, and BM25 over an in-memory candidate set."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..config import Settings
+from ..db import Graph
+from ..errors import LLMError
+from ..llm import LLM
+from ..model import Failure, Query, ReportRow, Trace, timed
+from ..prompts import Message, fragment, render
+from ..text import strip_chatter
+from ..tokens import count
+from .retrieval import check_level
+
+WORD = re.compile(r"\w+")
+
+
+def no_answer(settings: Settings) -> str:
+    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
+    return fragment("query/no_answer")
+
+
+class AnswerFailedError(LLMError):
+    """The step that writes the answer failed after its retries (blocked by a content filter,
+    refused, unusable) or every rating call of dynamic selection failed: exit non-zero with
+    the reason, never the canned no-answer sentence as if the data had no answer."""
+
+
+BLOCKED = "the answer was blocked by the endpoint's content filter"
+
+
+def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
+    """The error for an answer step that failed with ``err``, noted in the trace."""
+    msg = (BLOCKED if err.reason == "content_filter"
+           else f"the {stage} call failed ({err.reason}): {err}")
+    trace.note(msg)
+    trace.failures.append(Failure.of(stage, err))
+    return AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
+                             "`neo4j-retag doctor`)", err.reason)
+
+
+async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
+                           *, required: bool = False) -> str:
+    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
+    ``trace.chatter_stripped``), or "" with the failure noted and recorded in
+    ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
+    filter blocked it, or on any failure when the call is ``required`` (the only answer call:
+    no fallback would be an answer). A reply that is JSON or the prompt's own template
+    (injected by a document) is retried, then the honest no-answer with a note."""
+    try:
+        text = str(await llm.complete(messages, stage=stage, prose=True))
+    except LLMError as err:
+        if err.reason == "invalid":
+            trace.note(f"the {stage} step gave no free-text answer after its retries ({err}): "
+                       "no answer", logging.WARNING)
+            trace.failures.append(Failure.of(stage, err))
+            return no_answer(llm.settings)
+        if required or err.reason == "content_filter":
+            raise failed_answer(stage, err, trace) from err
+        trace.note(f"{stage} failed: {err}")
+        trace.failures.append(Failure.of(stage, err))
+        return ""
+    text, changed = strip_chatter(text)
+    trace.chatter_stripped += changed
+    return text
+
+
+def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
+    """The leading rows whose CSV lines fit ``budget`` tokens."""
+    out, used = [], 0
+    for r in rows:
+        n = count(",".join(str(x) for x in r), enc) + 2
+        if used + n > budget:
+            break
+        out.append(r)
+        used += n
+    return out
+
+
+async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
+                      trace: Trace) -> str:
+    """One answer call over a prepared context (``prompts/query/rag_answer.txt``). Raises
+    AnswerFailedError when it fails: the canned no-answer sentence is for an empty context."""
+    msgs = render("query/rag_answer", context=context,
+                  question=query.question, response_type=query.response_type)
+    with timed(trace.seconds, "answer"):
+        return await complete_or_note(llm, msgs, "answer", trace, required=True)
+
+
+def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
+    """Every report of ``scope`` at ``level``. Raises LevelError when there is none."""
+    check_level(graph, scope, level)
+    return [ReportRow.from_record(r)
+            for r in graph.run("query/reports_at_level", scope=scope, level=level)]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, for BM25 over texts held in memory."""
+    return WORD.findall(text.casefold())
+
+
+def bm25_order(query: str, texts: Sequence[str]) -> list[int]:
+    """The positions of ``texts``, best BM25 match for ``query`` first; ties keep their
+    order. For a candidate set already in hand (a few text units or claims): the Neo4j
+    full-text index ranks the whole graph, this ranks what one query gathered.
+
+    BM25+ (rank_bm25's ``BM25Plus``): its idf, ``log((N + 1) / n)``, stays positive as
+    Lucene's does, where Okapi's gives 0 to a term in half of a small set and less to one in
+    more, so that a unit sharing a common query word would rank below one sharing nothing.
+    """
+    docs = [words(t) for t in texts]
+    if not any(docs):  # rank_bm25 divides by the mean length
+        return list(range(len(texts)))
+    from rank_bm25 import BM25Plus  # lazy: numpy behind it
+    scores = BM25Plus(docs).get_scores(words(query))
+    return sorted(range(len(texts)), key=lambda i: -scores[i])
