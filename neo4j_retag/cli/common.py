@@ -93,6 +93,17 @@ def friendly(fn: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+WAIT_HELP = ("queue behind a run that holds the database's lock (up to LOCK_TIMEOUT seconds "
+             "when set, else until it finishes) instead of failing at once")
+
+
+def waiting(settings: Settings, wait: bool) -> Settings:
+    """``settings`` for a writing command's ``--wait``: without a LOCK_TIMEOUT, no limit."""
+    if wait and not settings.neo4j.lock_timeout:
+        return settings.model_copy(update={"lock_timeout": float("inf")})  # LOCK_TIMEOUT
+    return settings
+
+
 def dumps(data: Any) -> str:
     """``--json`` output: library results (pydantic models, `Failure` records) as JSON."""
     from pydantic_core import to_jsonable_python

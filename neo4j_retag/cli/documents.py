@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .common import (
+    WAIT_HELP,
     Ctx,
     ProgressBars,
     Table,
@@ -17,6 +18,7 @@ from .common import (
     friendly,
     print_failures,
     run_with_services,
+    waiting,
 )
 
 if TYPE_CHECKING:
@@ -57,10 +59,11 @@ def documents_list(obj: Ctx, as_json: bool) -> None:
                    "topics now (otherwise the next `ingest` does)")
 @click.option("--quiet", is_flag=True, help="no progress output")
 @click.option("--json", "as_json", is_flag=True, help="print the outcome as JSON")
+@click.option("--wait", is_flag=True, help=WAIT_HELP)
 @click.pass_obj
 @friendly
 def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool,
-                     as_json: bool) -> None:
+                     as_json: bool, wait: bool) -> None:
     """Delete documents (by id, id prefix of 8+ characters, path or folder) with their text
     units, mentions and claims, and every entity and relationship no other document supports.
     Shared ones keep the remaining evidence (weights recomputed now, descriptions re-summarised
@@ -69,7 +72,7 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
     from ..db import Graph
     from ..index.delete import delete_and_rebuild, delete_documents
     from ..llm import Usage
-    settings = obj.settings
+    settings = waiting(obj.settings, wait)  # the lock reads the graph's settings
     failed = False
     if rebuild:
         async def work(llm: Any, graph: Graph) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .common import (
+    WAIT_HELP,
     Ctx,
     ProgressBars,
     Table,
@@ -19,6 +20,7 @@ from .common import (
     print_failures,
     run_with_services,
     usage_table,
+    waiting,
 )
 
 if TYPE_CHECKING:
@@ -39,9 +41,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--quiet", is_flag=True,
               help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
-@click.option("--wait", is_flag=True,
-              help="queue behind a run that holds the database's lock (up to LOCK_TIMEOUT "
-                   "seconds when set, else until it finishes) instead of failing at once")
+@click.option("--wait", is_flag=True, help=WAIT_HELP)
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
@@ -64,9 +64,7 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["glean"] = glean
     if no_claims:
         updates["extract_claims"] = False
-    if wait and not obj.settings.neo4j.lock_timeout:
-        updates["lock_timeout"] = float("inf")
-    settings = obj.settings.model_copy(update=updates)
+    settings = waiting(obj.settings, wait).model_copy(update=updates)
     usage = Usage()
     seconds: dict[str, float] = {}
 

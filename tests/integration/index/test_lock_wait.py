@@ -51,3 +51,39 @@ def test_ingest_wait_queues_behind_a_running_ingest(settings, graph, double, tmp
     docs = q("MATCH (d:Document) RETURN d.path AS p").records
     assert sorted(os.path.basename(os.path.dirname(r["p"])) for r in docs) == ["a"] * 3 + ["b"] * 3
     assert q("MATCH (l:Meta {id: 'lock'}) RETURN count(l) AS n").records[0]["n"] == 0
+
+
+def test_documents_delete_wait_queues_behind_another_runs_lock(settings, graph, double,
+                                                               tmp_path):
+    # delete_and_rebuild (index/delete.py) takes the lock once for the delete and the ingest
+    # after it: --wait queues the whole of it behind a run on another host, then finishes
+    env = {**os.environ, **double_vars(settings), **neo4j_vars(settings),
+           "LLM_CACHE_DIR": str(tmp_path / "cache"), "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20",
+           "GLEAN": "0"}
+    q = graph.driver.execute_query
+    folder = _folder(tmp_path, "a", 0)
+    done = subprocess.run([sys.executable, "-m", "neo4j_retag.cli", "ingest", str(folder),
+                           "--no-topics", "--quiet"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    q("CREATE (:Meta {id: 'lock', owner: 'y', host: 'elsewhere', pid: 1, what: 'ingest', "
+      "since: datetime()})")
+    gone = str(folder / "a0.txt")
+    refused = subprocess.run([sys.executable, "-m", "neo4j_retag.cli", "documents", "delete",
+                              gone, "--rebuild", "--quiet"], env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert refused.returncode == 1 and "--wait" in refused.stderr, refused.stderr
+    waiting = subprocess.Popen([sys.executable, "-m", "neo4j_retag.cli", "documents", "delete",
+                                gone, "--rebuild", "--wait", "--quiet"], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(3)
+    assert waiting.poll() is None  # still queued behind the foreign lock
+    assert q("MATCH (d:Document) RETURN count(d) AS n").records[0]["n"] == 3
+    q("MATCH (l:Meta {id: 'lock', owner: 'y'}) DELETE l")  # the other run finished
+    out, err = waiting.communicate(timeout=600)
+    assert waiting.returncode == 0, err
+    assert "waiting for it to finish" in err and "Traceback" not in err
+    assert "communities rebuilt" in out
+    docs = q("MATCH (d:Document) RETURN d.path AS p").records
+    assert sorted(os.path.basename(r["p"]) for r in docs) == ["a1.txt", "a2.txt"]
+    assert q("MATCH (l:Meta {id: 'lock'}) RETURN count(l) AS n").records[0]["n"] == 0

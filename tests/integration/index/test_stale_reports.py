@@ -8,7 +8,7 @@ import pytest
 from neo4j_retag.errors import LevelError
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query
-from neo4j_retag.ops.documents import delete_documents
+from neo4j_retag.index.delete import delete_documents
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.query import METHODS
 from tests.conftest import ingest
