@@ -28,7 +28,7 @@ from ..model import entity_key
 MAX_CONCEPTS = 15  # per text unit: 105 co-occurrence pairs at most
 MAX_PHRASE_WORDS = 3
 
-STOPWORDS = frozenset("""
+_STOP_TEXT = """
 a about above after again against ago all almost also although always am among an and another
 any anyone anything are around as at away back be became because become been before being
 below best better between both but by can cannot could did do does doing done down during each
@@ -48,7 +48,8 @@ nine ten lot lots part including include includes according around expected set 
 comes look looked looking show shows showed believe believed believes tell telling asked
 monday tuesday wednesday thursday friday saturday sunday january february march april june
 july august september october november december
-""".split())
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
 JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
 # words, and the punctuation that ends a name or phrase run (a list "Chelsea, Celtic")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’&.\-]*[A-Za-z0-9]|[A-Za-z]|&|[,()\"“”—–/]")
