@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     leiden_seed: int = 42
     report_context_tokens: int = 8000
     report_max_tokens: int = 1500
+    index_method: Literal["full", "lazy"] = Field(
+        "full", description="full = LLM-extracted entities and reports (GraphRAG); lazy = "
+        "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")
 
     # --- query (Edge et al. §3.1.6, ReTAG §3.2-3.4) --------------------------------------
     map_context_tokens: int = 8000
@@ -147,6 +150,8 @@ class Settings(BaseSettings):
     dynamic_threshold: float = Field(
         1, description="dynamic community selection: a report rated at least this (0-5) is "
         "relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    lazy_budget: int = Field(
+        100, description="ask --method lazy: relevance tests per question (`--budget`)")
     dynamic_max_level: int = Field(
         2, description="dynamic community selection: when nothing is relevant, rate every "
         "report of the next level, down to this level (GraphRAG's max_level)")

@@ -26,6 +26,7 @@ from .communities import Clusterer
 from .documents import Document, Skipped, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .extract import extract_chunk
+from .lazy import build_lazy, use_lazy
 from .lock import holding_index_lock
 from .reports import build_reports
 from .topics import build_topics
@@ -168,10 +169,16 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     """
     result = IngestResult()
     graph.ensure_schema()
+    lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
         progress("documents loaded", result.documents_read, result.documents_read)
+    if lazy:  # concepts and their communities, no LLM call (index/lazy.py)
+        with timed(result.seconds, "concepts"):
+            result.text_units_extracted, result.communities_rebuilt = build_lazy(
+                graph, settings, progress, result.outcomes)
+        return result
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
