@@ -156,6 +156,7 @@ class Query(BaseModel):
     level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
+    budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
     response_type: str = "multiple paragraphs"
 
 

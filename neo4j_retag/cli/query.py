@@ -41,7 +41,8 @@ class MethodChoice(click.Choice):
 @click.argument("question")
 @click.option("--method", type=MethodChoice(),
               default="retag", help="retag (default), global (GraphRAG), or the baselines: "
-              "local search, rag (BM25 over text units), ts (map-reduce over text units)")
+              "local search, rag (BM25 over text units), ts (map-reduce over text units), lazy "
+              "(LazyGraphRAG: relevance tests under --budget, text-unit citations)")
 @click.option("--level", type=int, default=None,
               help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
 @click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
@@ -51,12 +52,14 @@ class MethodChoice(click.Choice):
               help="iterative refinement rounds (KGiRAG-style; retag and global)")
 @click.option("--dynamic", is_flag=True, help="with --method global: GraphRAG's dynamic "
               "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
+@click.option("--budget", type=click.IntRange(1), default=None,
+              help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
-        as_json: bool) -> None:
+        budget: int | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
     from ..llm import Usage
@@ -71,7 +74,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     usage = Usage()
     seconds: dict[str, float] = {}
     query = Query(question=question, level=level, top_p=top_p, topic=topic,
-                  response_type=response_type)
+                  response_type=response_type, budget=budget)
     with timed(seconds, "total"):
         answer: Answer = run_with_services(
             lambda llm, graph: answer_by(method, graph, llm, settings, query,
@@ -101,7 +104,15 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
-    if tr.selection:
+    if tr.selection and tr.method == "lazy":
+        sel = tr.selection
+        console.print(f"[dim]lazy search: {sel['tests']} of {sel['budget']} relevance tests "
+                      f"({sel['failed_tests']} failed), {sel['relevant']} text units relevant, "
+                      f"{sel['communities_tested']} communities tested, "
+                      f"{sel['communities_pruned']} pruned | claim calls "
+                      f"{sel.get('claim_calls', 0)} ({sel.get('claim_failures', 0)} failed)"
+                      "[/dim]")
+    elif tr.selection:
         sel = tr.selection
         console.print(f"[dim]dynamic selection: rated {sel['rated']} reports, "
                       f"{sel['relevant']} relevant (threshold {sel['threshold']}) | rating calls "

@@ -5,7 +5,8 @@ A method is ``async (graph, llm, settings, query: Query) -> Answer``; :data:`MET
 optional KGiRAG-style refinement. retag (ReTAG, the default), global (GraphRAG global search),
 global-dynamic (global search with GraphRAG's dynamic community selection),
 and the baselines of Edge et al. §3.2: local search, rag (BM25 over text units) and ts
-(map-reduce over text units).
+(map-reduce over text units); lazy (LazyGraphRAG: relevance tests under a budget, claims of
+text units).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ..model import Answer, Query
 from .basic import ask_rag, ask_ts
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
+from .lazy import ask_lazy
+from .lazy_reports import ensure_reports, is_lazy, needed_levels, note_all
 from .local import ask_local
 from .refine import refine
 from .retag import ask_retag
@@ -33,8 +36,10 @@ METHODS: dict[str, Method] = {
     "local": ask_local,
     "rag": ask_rag,
     "ts": ask_ts,
+    "lazy": ask_lazy,
 }
 REFINABLE = ("retag", "global")  # methods whose answers cite community reports
+ON_DEMAND = ("retag", "global", "global-dynamic")  # read reports a lazy index builds when asked
 
 
 async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query: Query, *,
@@ -44,7 +49,12 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    notes: list[str] = []
+    if method in ON_DEMAND and is_lazy(graph):  # reports on demand (query/lazy_reports.py)
+        await ensure_reports(graph, llm, settings,
+                             needed_levels(graph, settings, method, query.level), notes)
     first = await METHODS[method](graph, llm, settings, query)
+    note_all(first.trace, notes)
     if refine_rounds <= 0 or method not in REFINABLE:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
