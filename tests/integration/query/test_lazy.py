@@ -1,0 +1,135 @@
+"""`ask --method lazy` and reports on demand on the real Neo4j + GDS, with the scripted LLM
+double (and one run with the real local LLM, marked llm)."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from neo4j_retag.cli import main
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.model import Query
+from neo4j_retag.query import answer
+from neo4j_retag.query.lazy import NothingRelevantError
+from tests.conftest import double_vars, ingest, neo4j_vars
+
+pytestmark = pytest.mark.integration
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-corpus"
+QUESTION = "What are the main themes of the harbour plan and the festival?"
+
+
+def ask(settings, graph, method="lazy", **query):
+    async def go():
+        async with LLM(settings, Usage()) as llm:
+            a = await answer(method, graph, llm, settings, Query(question=QUESTION, **query))
+            return a, llm.usage
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def lazy(settings, graph):
+    s = settings.model_copy(update={"index_method": "lazy", "chunk_size": 40,
+                                    "chunk_overlap": 8})
+    ingest(s, graph, [SAMPLE])
+    return s
+
+
+def chunk_ids(graph) -> set[str]:
+    return {r["id"] for r in graph.run("query/lazy_units")}
+
+
+def test_lazy_answers_with_text_unit_citations_that_exist(lazy, graph, double):
+    a, usage = ask(lazy, graph, budget=12)
+    assert a.citations and all(c.kind == "text_unit" for c in a.citations)
+    assert {c.id for c in a.citations} <= chunk_ids(graph)
+    assert {c.id for c in a.citations} <= {s.id for s in a.sources}
+    assert "[Data: Sources (" in a.answer
+    sel = a.trace.selection
+    # every text unit relevant (the double says yes): the budget is spent exactly
+    assert sel["tests"] == 12 == double.count("relevance") == usage.stages["relevance"].calls
+    assert sel["relevant"] == 12 and sel["failed_tests"] == 0
+    assert usage.stages["lazy_subqueries"].calls == 1
+    assert usage.stages["lazy_claims"].calls == sel["claim_calls"] >= 1
+    assert usage.stages["lazy_answer"].calls == 1
+    assert double.count("report") == 0  # lazy reads no report
+
+
+def test_budget_is_never_exceeded_and_pruning_is_traced(lazy, graph, double):
+    n_units = len(chunk_ids(graph))
+    assert n_units > 16
+    # relevant: only the harbour story's text units
+    double.script["relevance"] = lambda b: json.dumps(
+        {"relevant": "harbour" in b["messages"][-1]["content"].split("Question:")[0].lower()})
+    uncached = lazy.model_copy(update={"llm_cache": False})  # every test a call
+    for budget in (3, 8, n_units + 50):
+        before = double.count("relevance")
+        a, usage = ask(uncached, graph, budget=budget)
+        spent = double.count("relevance") - before
+        assert spent == a.trace.selection["tests"] == usage.stages["relevance"].calls
+        assert spent <= min(budget, n_units)
+        assert a.trace.selection["relevant"] >= 1
+    assert a.trace.selection["communities_pruned"] >= 1  # the other stories' communities
+
+
+def test_nothing_relevant_is_an_honest_no_answer_exit_1(lazy, graph, double):
+    double.script["relevance"] = lambda b: json.dumps({"relevant": False})
+    with pytest.raises(NothingRelevantError, match="no text unit was relevant"):
+        ask(lazy, graph, budget=20)
+    assert double.count("lazy_claims") == double.count("lazy_answer") == 0
+    env = {**neo4j_vars(lazy), **double_vars(lazy)}
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "5"], env=env)
+    assert r.exit_code == 1 and "no text unit was relevant" in r.output
+
+
+def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
+    from tests.llm_double import Fail
+
+    def flaky(body):
+        if "harbour" in body["messages"][-1]["content"].split("Question:")[0].lower():
+            raise Fail(500)
+        return json.dumps({"relevant": True})
+    double.script["relevance"] = flaky
+    a, _ = ask(lazy, graph, budget=10)
+    assert a.trace.selection["failed_tests"] >= 1 and a.trace.selection["tests"] <= 10
+    double.script["relevance"] = lambda b: (_ for _ in ()).throw(Fail(500))
+    env = {**neo4j_vars(lazy), **double_vars(lazy), "LLM_CACHE": "false"}
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
+    assert r.exit_code == 1 and "relevance tests failed" in r.output
+
+
+def test_lazy_runs_on_a_full_index_too(indexed, graph, double):
+    a, _ = ask(indexed, graph, budget=6)
+    assert a.citations and {c.id for c in a.citations} <= chunk_ids(graph)
+    assert a.trace.selection["tests"] == 6
+
+
+def test_reports_on_demand_are_stored_once_and_reused(lazy, graph, double):
+    assert not graph.run("query/reports_at_level", scope="general", level=0)
+    a, usage = ask(lazy, graph, method="global", level=0)
+    built = usage.stages["lazy_report"].calls
+    roots = graph.run("query/reports_at_level", scope="general", level=0)
+    assert built == len(roots) > 0 and a.trace.reports_retrieved == len(roots)
+    assert any("built on demand" in n for n in a.trace.notes)
+    lazy_marked = graph.driver.execute_query(
+        "MATCH (c:Community {level: 0}) RETURN collect(DISTINCT c.lazy) AS m",
+        database_=graph.database).records[0]["m"]
+    assert lazy_marked == [True]
+    again, usage2 = ask(lazy, graph, method="global", level=0)  # reused: no report call
+    assert "lazy_report" not in usage2.stages and again.citations
+    r, usage3 = ask(lazy, graph, method="retag", level=0)  # retag reads the same reports
+    assert "lazy_report" not in usage3.stages and r.trace.reports_retrieved >= 1
+
+
+@pytest.mark.llm
+def test_lazy_with_the_real_local_llm(real_settings, real_graph):
+    s = real_settings.model_copy(update={"index_method": "lazy"})
+    ingest(s, real_graph, [SAMPLE])
+    try:
+        a, usage = ask(s, real_graph, budget=8)
+    except NothingRelevantError:
+        pytest.skip("the 135M model judged no text unit relevant")  # honest, not a crash
+    assert usage.stages["relevance"].calls + usage.stages["relevance"].cached <= 8
+    assert {c.id for c in a.citations} <= chunk_ids(real_graph)
+    assert a.answer.strip()
