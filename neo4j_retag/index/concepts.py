@@ -8,8 +8,9 @@ names the story's people, places and organisations, and its recurring subjects:
 
 - **names**: maximal runs of capitalised words ("Bank of England", "Time Warner", "BBC"),
   joined over "of"/"de"/"&" inside a run; a run's first word at a sentence start counts only
-  when it is no stopword and its lower-case form does not occur in the text (so "Sales rose"
-  gives nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
+  when it is an acronym, or no stopword whose lower-case form does not occur in the text and
+  that is capitalised elsewhere or followed by a capitalised word (so "Sales rose" gives
+  nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
 - **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
   candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words.
 
@@ -95,9 +96,11 @@ def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str]) -> li
             flush()
             continue
         if _is_cap(word):
-            if i == 0 and (word.lower() in STOPWORDS or word.lower() in lower_words or (
-                    word not in mid_caps and not _is_cap(_clean(sentence[1:2] and
-                                                                sentence[1] or "")))):
+            acronym = len(word) > 1 and word.isupper()  # "UK", "BBC": a name anywhere
+            if i == 0 and not acronym and (
+                    word.lower() in STOPWORDS or word.lower() in lower_words or (
+                        word not in mid_caps and not _is_cap(_clean(sentence[1:2] and
+                                                                    sentence[1] or "")))):
                 continue  # a sentence's first word: capitalised by position only
             if word.lower() in STOPWORDS and not run and word.lower() != "the":
                 continue  # "He", "In", "But" ...

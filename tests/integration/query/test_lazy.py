@@ -133,3 +133,23 @@ def test_lazy_with_the_real_local_llm(real_settings, real_graph):
     assert usage.stages["relevance"].calls + usage.stages["relevance"].cached <= 8
     assert {c.id for c in a.citations} <= chunk_ids(real_graph)
     assert a.answer.strip()
+
+
+def test_eval_compares_lazy_global_and_retag_on_a_lazy_index(lazy, graph, double, tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("What are the main themes?\nWho matters most in these stories?\n")
+    out = CliRunner().invoke(main, ["eval", str(questions), "--methods", "lazy,global,retag",
+                                    "--level", "0", "--out", str(tmp_path / "ev"), "--json"],
+                             env=double_vars(lazy) | neo4j_vars(lazy))
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["failures"] == [] and len(data["answers"]) == 2 * 3
+    assert len(data["win_rates"]) == 3 * 4
+    answers = json.loads((tmp_path / "ev" / "answers.json").read_text())
+    lazy_answers = [a for a in answers if a["method"] == "lazy"]
+    assert len(lazy_answers) == 2 and all(a["citations"] for a in lazy_answers)
+    assert all(c["kind"] == "text_unit" for a in lazy_answers for c in a["citations"])
+    scores = json.loads((tmp_path / "ev" / "scores.json").read_text())
+    assert set(scores["claims"]) == {"lazy", "global", "retag"}
+    assert double.count("report") == len(
+        graph.run("query/reports_at_level", scope="general", level=0))  # built once, reused
