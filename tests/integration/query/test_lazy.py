@@ -153,3 +153,20 @@ def test_eval_compares_lazy_global_and_retag_on_a_lazy_index(lazy, graph, double
     assert set(scores["claims"]) == {"lazy", "global", "retag"}
     assert double.count("report") == len(
         graph.run("query/reports_at_level", scope="general", level=0))  # built once, reused
+
+
+def test_cli_ingest_lazy_then_ask_lazy(settings, graph, double):
+    env = {**neo4j_vars(settings), **double_vars(settings)}
+    r = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--lazy", "--json", "--quiet"], env=env)
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["llm_total"]["calls"] == 0 and summary["communities_rebuilt"]
+    assert any("lazy index" in o for o in summary["outcomes"])
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
+    assert r.exit_code == 0, r.output
+    assert "lazy search: 4 of 4 relevance tests" in r.output and "text unit" in r.output
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4",
+                                  "--json"], env=env)
+    out = json.loads(r.stdout)
+    assert out["trace"]["selection"]["tests"] == 4
+    assert out["citations"] and out["citations"][0]["kind"] == "text_unit"
