@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
+from neo4j_retag.errors import LevelError
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
@@ -170,3 +171,20 @@ def test_cli_ingest_lazy_then_ask_lazy(settings, graph, double):
     out = json.loads(r.stdout)
     assert out["trace"]["selection"]["tests"] == 4
     assert out["citations"] and out["citations"][0]["kind"] == "text_unit"
+
+
+def test_a_failed_report_on_demand_is_recorded_and_retried(lazy, graph, double):
+    from tests.llm_double import Fail
+
+    double.script["report"] = lambda b: (_ for _ in ()).throw(Fail(500))
+    uncached = lazy.model_copy(update={"llm_cache": False})
+    with pytest.raises(LevelError):  # no report at the level: the global query fails
+        ask(uncached, graph, method="global", level=0)
+    failed = graph.driver.execute_query(
+        "MATCH (c:Community {level: 0}) RETURN count(CASE WHEN c.report_status = 'failed' "
+        "THEN 1 END) AS f, count(c) AS n", database_=graph.database).records[0]
+    assert failed["f"] == failed["n"] > 0
+    from tests.llm_double import DEFAULTS
+    double.script["report"] = DEFAULTS["report"]
+    a, usage = ask(uncached, graph, method="global", level=0)  # retried, now stored
+    assert usage.stages["lazy_report"].calls == failed["n"] and a.trace.reports_retrieved
