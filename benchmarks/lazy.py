@@ -69,7 +69,7 @@ def index(settings: Settings, corpus: Path, lazy: bool) -> dict:
         wipe(graph)
         usage = Usage()
         t0 = time.perf_counter()
-        result = run_with_llm(s, lambda llm: run_ingest(s, [corpus], llm, graph, topics=not lazy),
+        result = run_with_llm(s, lambda llm: run_ingest(graph, llm, s, [corpus], topics=not lazy),
                               usage)
         counts = graph.driver.execute_query(
             "RETURN COUNT { (:Chunk) } AS text_units, COUNT { (:Concept) } AS concepts, "
@@ -92,7 +92,9 @@ def ask_all(settings: Settings, index_kind: str) -> list[dict]:
                 try:
                     a = run_with_llm(settings, lambda llm, q=q, m=method, b=budget: answer(
                         m, graph, llm, settings, Query(question=q, budget=b)), usage)
-                    rec.update(citations=len(a.citations), selection=a.trace.selection)
+                    search = a.trace.lazy_search
+                    rec.update(citations=len(a.citations),
+                               lazy_search=search.model_dump() if search else None)
                 except Exception as err:  # noqa: BLE001 - a benchmark records, never stops
                     rec["error"] = f"{type(err).__name__}: {err}"[:200]
                 rec.update(llm_calls=usage.total.calls, prompt_tokens=usage.total.prompt_tokens,
@@ -143,7 +145,7 @@ def summarise(rows: list[dict]) -> list[dict]:
             "llm_calls_first": rs[0]["llm_calls"],
             "prompt_tokens_mean": round(statistics.mean(r["prompt_tokens"] for r in rs)),
             "seconds_mean": round(statistics.mean(r["seconds"] for r in rs), 2),
-            "relevant_mean": round(statistics.mean(r["selection"].get("relevant", 0)
+            "relevant_mean": round(statistics.mean(r["lazy_search"]["relevant"]
                                                    for r in ok), 1) if ok and method == "lazy"
             else None})
     return out

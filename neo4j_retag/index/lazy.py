@@ -34,10 +34,10 @@ def use_lazy(graph: Graph, settings: Settings) -> bool:
     --lazy``) or the graph holds one already (a plain `ingest`, ``--resume`` or ``documents
     delete --rebuild`` keeps it lazy). Raises InputError for --lazy on a full index."""
     held = index_method(graph)
-    if settings.index_method == "lazy" and held == "full":
+    if settings.index.method == "lazy" and held == "full":
         raise InputError("the graph holds a full index (LLM-extracted entities): `neo4j-retag "
                          "reset` first to build a lazy one, or ingest without --lazy")
-    return held == "lazy" or settings.index_method == "lazy"
+    return held == "lazy" or settings.index.method == "lazy"
 
 
 def concept_rows(rows: list[Record]) -> list[Record]:
@@ -69,7 +69,7 @@ class ConceptGds(Gds):
     """Projections of the concept graph (CO_OCCURS) instead of the entity graph (RELATED)."""
 
     def __init__(self, graph: Graph, settings: Settings) -> None:
-        if settings.gds_mode == "sessions":
+        if settings.gds.mode == "sessions":
             raise ConfigError("the lazy index runs Leiden in the database's GDS plugin: "
                               "GDS_MODE=sessions is not supported with INDEX_METHOD=lazy yet")
         super().__init__(graph, settings)

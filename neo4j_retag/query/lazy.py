@@ -8,7 +8,8 @@ relevant text units, one call per group that fits the map budget (stage ``lazy_c
 claims ranked by BM25 in memory (rank-bm25) against the question and sub-queries, fitted to
 the reduce budget -> the answer (stage ``lazy_answer``), citing TEXT UNITS.
 
-Faults: a failed test or claim call fails that item, counted in ``trace.selection``; every
+Faults: a failed test or claim call fails that item, counted in ``trace.lazy_search`` and
+recorded in ``trace.failures`` (a `model.Failure` each); every
 test failing, or every claim group failing, raises (exit 1); a budget spent without any
 relevant text unit raises NothingRelevantError (exit 1): there is no answer, and the canned
 no-answer sentence would hide that the search found nothing.
@@ -17,28 +18,26 @@ no-answer sentence would hide that the search found nothing.
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
-from rank_bm25 import BM25Okapi
 
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError, RetagError
 from ..llm import LLM
-from ..model import Answer, Citation, Query, Trace, timed
+from ..model import Answer, Citation, Failure, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
 from .citations import cited_sources
+from .common import complete_or_note, no_answer, words
 from .lazy_search import Hierarchy, search
-from .map_reduce import MapFailedError, complete_or_note, no_answer
+from .map_reduce import MapFailedError
 from .retrieval import lucene_query
 
 MAX_SUBQUERIES = 3
 MAX_CLAIMS = 8  # per claim call
 RANK_LIMIT = 100_000  # BM25 matches read (the rest follow in document order)
-_WORD = re.compile(r"\w+")
 
 
 class NothingRelevantError(RetagError):
@@ -77,10 +76,6 @@ def claims_model(ids: tuple[int, ...]) -> type[Claims]:
         [], json_schema_extra={"maxItems": MAX_CLAIMS})))
 
 
-def tokens_of(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
 def hierarchy(graph: Graph) -> tuple[list[Record], Hierarchy]:
     """Every text unit (document order) and the general community hierarchy."""
     units = graph.run("query/lazy_units")
@@ -97,7 +92,7 @@ def hierarchy(graph: Graph) -> tuple[list[Record], Hierarchy]:
 
 
 async def sub_queries(llm: LLM, settings: Settings, question: str, trace: Trace) -> list[str]:
-    msgs = render(settings.prompts_dir, "query/lazy_subqueries", question=question,
+    msgs = render("query/lazy_subqueries", question=question,
                   max_queries=MAX_SUBQUERIES)
     try:
         return (await llm.structured(msgs, SubQueries, stage="lazy_subqueries",
@@ -124,7 +119,7 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, units: lis
                          trace: Trace) -> list[tuple[Claim, float]]:
     """Claims of the relevant text units (positions in ``units`` as passage ids), with the
     rank of their best source; one call per group fitting ``map_context_tokens``."""
-    enc, budget = settings.encoding, settings.map_context_tokens
+    enc, budget = settings.encoding, settings.query.map_context_tokens
     groups: list[list[int]] = [[]]
     used = 0
     for i, u in enumerate(units):
@@ -138,13 +133,15 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, units: lis
     async def one(group: list[int]) -> list[Claim] | None:
         rows = [[i, units[i]["title"] or "", truncate(units[i]["text"], budget, enc)]
                 for i in group]
-        msgs = render(settings.prompts_dir, "query/lazy_claims", question=question,
+        msgs = render("query/lazy_claims", question=question,
                       context=csv_table("Passages", ["id", "title", "text"], rows),
                       max_claims=MAX_CLAIMS)
         try:
             got = await llm.structured(msgs, claims_model(tuple(group)), stage="lazy_claims")
         except LLMError as err:
-            trace.note(f"claims of text units {[units[i]['id'] for i in group]} failed: {err}")
+            ids = [units[i]["id"] for i in group]
+            trace.note(f"claims of text units {ids} failed: {err}")
+            trace.failures.append(Failure.of(f"lazy_claims {', '.join(ids)}", err))
             return None
         out = []
         for c in got.claims:
@@ -156,7 +153,8 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, units: lis
 
     results = await asyncio.gather(*(one(g) for g in groups))
     failed = sum(r is None for r in results)
-    trace.selection.update(claim_calls=len(groups), claim_failures=failed)
+    if trace.lazy_search:
+        trace.lazy_search.claim_calls, trace.lazy_search.claim_failures = len(groups), failed
     if failed == len(groups):
         raise MapFailedError(f"{failed} of {failed} claim extraction calls failed: no answer "
                              "(retry, or check the LLM with `neo4j-retag doctor`)")
@@ -167,7 +165,8 @@ def rank_claims(claims: list[tuple[Claim, float]], query_terms: list[str]) -> li
     """Claims by BM25 against the question and sub-queries, ties by their best source."""
     if not claims:
         return []
-    bm25 = BM25Okapi([tokens_of(c.statement) or ["_"] for c, _ in claims])
+    from rank_bm25 import BM25Okapi  # lazy: numpy behind it
+    bm25 = BM25Okapi([words(c.statement) or ["_"] for c, _ in claims])
     scores = bm25.get_scores(query_terms) if query_terms else [0.0] * len(claims)
     order = sorted(range(len(claims)), key=lambda i: (-scores[i], claims[i][1], i))
     return [claims[i][0] for i in order]
@@ -176,7 +175,7 @@ def rank_claims(claims: list[tuple[Claim, float]], query_terms: list[str]) -> li
 async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """The `lazy` method. Raises NothingRelevantError when no text unit tested relevant,
     MapFailedError when every test or every claim call failed."""
-    budget = query.budget or settings.lazy_budget
+    budget = query.budget or settings.query.lazy_budget
     trace = Trace(method="lazy", level=-1)
     question = query.question
     with timed(trace.seconds, "rank"):
@@ -191,23 +190,24 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
 
     async def test(ids: list[str]) -> list[bool | None]:
         async def one(row: Record) -> bool | None:
-            msgs = render(settings.prompts_dir, "query/lazy_relevance", question=question,
-                          text=truncate(row["text"], settings.map_context_tokens,
+            msgs = render("query/lazy_relevance", question=question,
+                          text=truncate(row["text"], settings.query.map_context_tokens,
                                         settings.encoding))
             try:
                 return (await llm.structured(msgs, Relevance, stage="relevance",
                                              max_tokens=20)).relevant
-            except LLMError:
-                return None  # counted as a failed test; the budget is spent all the same
+            except LLMError as err:  # a failed test: the budget is spent all the same
+                trace.failures.append(Failure.of(f"relevance {row['id']}", err))
+                return None
         return list(await asyncio.gather(*(one(r) for r in texts.get(ids))))
 
     with timed(trace.seconds, "relevance"):
         found = await search(ranked, hier, budget, test)
-    trace.selection = {"budget": budget, "tests": found.spent, "relevant": len(found.relevant),
-                       "failed_tests": found.failed, "bm25_matches": len(hits),
-                       "communities_tested": found.communities_tested,
-                       "communities_pruned": len(found.pruned),
-                       "levels_reached": found.levels_reached}
+    trace.lazy_search = LazySearch(
+        budget=budget, tests=found.spent, relevant=len(found.relevant),
+        failed_tests=found.failed, bm25_matches=len(hits),
+        communities_tested=found.communities_tested, communities_pruned=len(found.pruned),
+        levels_reached=found.levels_reached)
     if found.spent and found.failed == found.spent:
         raise MapFailedError(f"{found.failed} of {found.spent} relevance tests failed: no "
                              "answer (retry, or check the LLM with `neo4j-retag doctor`)")
@@ -219,12 +219,12 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     trace.reports_retrieved = len(relevant)
     with timed(trace.seconds, "claims"):
         claims = await extract_claims(llm, settings, question, relevant, trace)
-        ranked_claims = rank_claims(claims, tokens_of(" ".join([question, *subs])))
+        ranked_claims = rank_claims(claims, words(" ".join([question, *subs])))
     rows, used = [], 0
     for c in ranked_claims:
         row = [len(rows), c.statement, "; ".join(map(str, c.sources))]
         n = count(",".join(map(str, row)), settings.encoding) + 2
-        if used + n > settings.reduce_context_tokens:
+        if used + n > settings.query.reduce_context_tokens:
             break
         rows.append(row)
         used += n
@@ -233,7 +233,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         trace.note("the relevant text units gave no claim")
         return Answer(answer=no_answer(settings), trace=trace)
     context = csv_table("Claims", ["id", "claim", "sources"], rows)
-    msgs = render(settings.prompts_dir, "query/lazy_answer", context=context, question=question,
+    msgs = render("query/lazy_answer", context=context, question=question,
                   response_type=query.response_type)
     with timed(trace.seconds, "answer"):
         text = await complete_or_note(llm, msgs, "lazy_answer", trace)

@@ -57,7 +57,7 @@ class LazyReport(BaseModel):
 
 def context(row: Record, settings: Settings) -> str:
     """Concepts, then text units, until the report context budget is full."""
-    enc, budget = settings.encoding, settings.report_context_tokens
+    enc, budget = settings.encoding, settings.index.report_context_tokens
     concepts = csv_table("Concepts", ["concept", "text_units"],
                          [[c["name"], c["units"]] for c in row["concepts"]])
     parts, used = [concepts], count(concepts, enc)
@@ -87,11 +87,11 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings, levels: lis
     done = {"built": 0, "failed": 0}
 
     async def one(row: Record) -> Record:
-        msgs = render(settings.prompts_dir, "index/community_report",
+        msgs = render("index/community_report",
                       context=context(row, settings))
         try:
             report = await llm.structured(msgs, LazyReport, stage="lazy_report",
-                                          max_tokens=settings.report_max_tokens)
+                                          max_tokens=settings.index.report_max_tokens)
         except LLMError as err:
             done["failed"] += 1
             return {"id": row["id"], "props": {"report_status": "failed",
@@ -114,8 +114,8 @@ def needed_levels(graph: Graph, settings: Settings, method: str, level: int | No
     if not have:
         return []
     if method == "global-dynamic":
-        return [lv for lv in have if lv <= settings.dynamic_max_level]
-    wanted = settings.query_level if level is None else level
+        return [lv for lv in have if lv <= settings.query.dynamic_max_level]
+    wanted = settings.query.level if level is None else level
     return [min(wanted, max(have))]
 
 

@@ -47,12 +47,12 @@ def test_lazy_answers_with_text_unit_citations_that_exist(lazy, graph, double):
     assert {c.id for c in a.citations} <= chunk_ids(graph)
     assert {c.id for c in a.citations} <= {s.id for s in a.sources}
     assert "[Data: Sources (" in a.answer
-    sel = a.trace.selection
+    sel = a.trace.lazy_search
     # every text unit relevant (the double says yes): the budget is spent exactly
-    assert sel["tests"] == 12 == double.count("relevance") == usage.stages["relevance"].calls
-    assert sel["relevant"] == 12 and sel["failed_tests"] == 0
+    assert sel.tests == 12 == double.count("relevance") == usage.stages["relevance"].calls
+    assert sel.relevant == 12 and sel.failed_tests == 0
     assert usage.stages["lazy_subqueries"].calls == 1
-    assert usage.stages["lazy_claims"].calls == sel["claim_calls"] >= 1
+    assert usage.stages["lazy_claims"].calls == sel.claim_calls >= 1
     assert usage.stages["lazy_answer"].calls == 1
     assert double.count("report") == 0  # lazy reads no report
 
@@ -68,10 +68,10 @@ def test_budget_is_never_exceeded_and_pruning_is_traced(lazy, graph, double):
         before = double.count("relevance")
         a, usage = ask(uncached, graph, budget=budget)
         spent = double.count("relevance") - before
-        assert spent == a.trace.selection["tests"] == usage.stages["relevance"].calls
+        assert spent == a.trace.lazy_search.tests == usage.stages["relevance"].calls
         assert spent <= min(budget, n_units)
-        assert a.trace.selection["relevant"] >= 1
-    assert a.trace.selection["communities_pruned"] >= 1  # the other stories' communities
+        assert a.trace.lazy_search.relevant >= 1
+    assert a.trace.lazy_search.communities_pruned >= 1  # the other stories' communities
 
 
 def test_nothing_relevant_is_an_honest_no_answer_exit_1(lazy, graph, double):
@@ -93,7 +93,7 @@ def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
         return json.dumps({"relevant": True})
     double.script["relevance"] = flaky
     a, _ = ask(lazy, graph, budget=10)
-    assert a.trace.selection["failed_tests"] >= 1 and a.trace.selection["tests"] <= 10
+    assert a.trace.lazy_search.failed_tests >= 1 and a.trace.lazy_search.tests <= 10
     double.script["relevance"] = lambda b: (_ for _ in ()).throw(Fail(500))
     env = {**neo4j_vars(lazy), **double_vars(lazy), "LLM_CACHE": "false"}
     r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
@@ -103,7 +103,7 @@ def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
 def test_lazy_runs_on_a_full_index_too(indexed, graph, double):
     a, _ = ask(indexed, graph, budget=6)
     assert a.citations and {c.id for c in a.citations} <= chunk_ids(graph)
-    assert a.trace.selection["tests"] == 6
+    assert a.trace.lazy_search.tests == 6
 
 
 def test_reports_on_demand_are_stored_once_and_reused(lazy, graph, double):
@@ -169,7 +169,7 @@ def test_cli_ingest_lazy_then_ask_lazy(settings, graph, double):
     r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4",
                                   "--json"], env=env)
     out = json.loads(r.stdout)
-    assert out["trace"]["selection"]["tests"] == 4
+    assert out["trace"]["lazy_search"]["tests"] == 4
     assert out["citations"] and out["citations"][0]["kind"] == "text_unit"
 
 
