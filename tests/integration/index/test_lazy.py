@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from neo4j_retag.errors import InputError
-from neo4j_retag.llm import Usage
 from neo4j_retag.index.delete import delete_documents
+from neo4j_retag.llm import Usage
 from tests.conftest import ingest
 
 pytestmark = pytest.mark.integration
