@@ -170,6 +170,7 @@ class Query(BaseModel):
     level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
+    budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
     response_type: str = "multiple paragraphs"
 
 
@@ -208,6 +209,23 @@ class Selection(BaseModel):
     completion_tokens: int = 0
 
 
+class LazySearch(BaseModel):
+    """The lazy method's budgeted search (query/lazy.py): relevance tests spent of the budget
+    (a failed test spends one too), text units found relevant, BM25 matches, communities
+    tested and pruned, levels reached; then the claim calls over the relevant text units."""
+
+    budget: int
+    tests: int = 0
+    relevant: int = 0
+    failed_tests: int = 0
+    bm25_matches: int = 0
+    communities_tested: int = 0
+    communities_pruned: int = 0
+    levels_reached: int = 0
+    claim_calls: int = 0
+    claim_failures: int = 0
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -229,6 +247,7 @@ class Trace(BaseModel):
     refinement: list[RefinementRound] = Field(default_factory=list)
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
     selection: Selection | None = None  # dynamic community selection
+    lazy_search: LazySearch | None = None  # the lazy method's budgeted relevance search
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)

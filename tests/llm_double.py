@@ -63,6 +63,12 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "eval_claims": "eval_claims",
     "eval_questions": _eval_list,
     "doctor": "text",
+    # lazy mode (query/lazy.py, query/lazy_reports.py)
+    "lazy_subqueries": "lazy_subqueries",
+    "relevance": "relevance",
+    "lazy_claims": "lazy_claims",
+    "lazy_answer": "lazy_answer",
+    "lazy_report": "report",
 }
 
 
@@ -194,6 +200,21 @@ def default_eval_claims(body: dict[str, Any]) -> str:
                                   if len(s.strip()) > 3]})
 
 
+def default_lazy_claims(body: dict[str, Any]) -> str:
+    """One claim per passage: its first capitalised names."""
+    rows = re.findall(r"^(\d+),[^,]*,(.*)$", body["messages"][-1]["content"], re.M)
+    return json.dumps({"claims": [{"statement": f"Passage {i} is about "
+                                   f"{' and '.join(names_in(text, 2)) or 'something'}.",
+                                   "sources": [int(i)]} for i, text in rows]})
+
+
+def default_lazy_answer(body: dict[str, Any]) -> str:
+    ids = re.findall(r"^\d+,.*,([\d; ]+)$", body["messages"][-1]["content"], re.M)
+    cited = list(dict.fromkeys(x.strip() for group in ids for x in group.split(";")))[:5]
+    return "The passages tell these stories. " + (
+        f"[Data: Sources ({', '.join(cited)})]" if cited else "")
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "claims": default_claims,
@@ -219,6 +240,10 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
+    "relevance": lambda b: json.dumps({"relevant": True}),
+    "lazy_claims": default_lazy_claims,
+    "lazy_subqueries": lambda b: json.dumps({"queries": ["harbour", "festival"]}),
+    "lazy_answer": default_lazy_answer,
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),

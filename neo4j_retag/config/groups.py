@@ -165,6 +165,9 @@ class IndexSettings(Group):
     leiden_seed: int = env("LEIDEN_SEED", 42)
     report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000)
     report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500)
+    method: Literal["full", "lazy"] = env(
+        "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
+        "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")
 
 
 class QuerySettings(Group):
@@ -178,6 +181,8 @@ class QuerySettings(Group):
     dynamic_threshold: float = env(
         "DYNAMIC_THRESHOLD", 1, "dynamic community selection: a report rated at least this "
         "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    lazy_budget: int = env(
+        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)")
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")

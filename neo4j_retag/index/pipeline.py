@@ -25,6 +25,7 @@ from .documents import Document, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .extract import extract_text_unit
 from .gds import sessions_requirements
+from .lazy import build_lazy, use_lazy
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import IngestResult
@@ -140,10 +141,16 @@ async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence
         sessions_requirements(settings)
     result = IngestResult()
     graph.ensure_schema()
+    lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
         progress("documents loaded", result.documents_read, result.documents_read)
+    if lazy:  # concepts and their communities, no LLM call (index/lazy.py)
+        with timed(result.seconds, "concepts"):
+            result.text_units_extracted, result.communities_rebuilt = build_lazy(
+                graph, settings, progress, result.outcomes)
+        return result
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
