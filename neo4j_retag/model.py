@@ -202,6 +202,7 @@ class Trace(BaseModel):
     refinement: list[RefinementRound] = Field(default_factory=list)
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
     selection: dict[str, Any] = Field(default_factory=dict)  # dynamic community selection
+    routing: dict[str, Any] = Field(default_factory=dict)  # --method auto: kind, method, reason
     notes: list[str] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)

@@ -25,6 +25,7 @@ KINDS = [  # (kind, marker in the first message) - checked in order
     ("map", "key points that answer"),
     ("reduce", "synthesising perspectives"),
     ("classify", "route a question"),
+    ("route", "decide how to answer a question"),
     ("refine", "review a draft answer"),
     ("judge", "fair judge comparing two answers"),
     ("questions", "write evaluation questions"),
@@ -145,6 +146,17 @@ def default_classify(body: dict[str, Any]) -> str:
     return json.dumps({"topic": hit})
 
 
+GLOBAL_WORDS = ("theme", "main", "overall", "across", "connect", "trend", "whole", "common")
+
+
+def default_route(body: dict[str, Any]) -> str:
+    """``--method auto``'s decision: global when the question has a word of the corpus as a
+    whole, else specific."""
+    q = body["messages"][-1]["content"].lower()
+    kind = "global" if any(w in q for w in GLOBAL_WORDS) else "specific"
+    return json.dumps({"kind": kind, "reason": f"the double says {kind}"})
+
+
 def default_assign(body: dict[str, Any]) -> str:
     topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
     return json.dumps({"topics": topics[:1]})
@@ -181,6 +193,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "map": default_map,
     "reduce": default_reduce,
     "classify": default_classify,
+    "route": default_route,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
     "refine": lambda b: json.dumps({"complete": False, "missing": "more on Belle",
                                     "keywords": ["Belle", "Fezziwig"]}),

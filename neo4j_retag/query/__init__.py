@@ -4,8 +4,8 @@ A method is ``async (graph, llm, settings, query: Query) -> Answer``; :data:`MET
 ``--method`` names to them (the CLI's choices come from it) and :func:`answer` runs one, then
 optional KGiRAG-style refinement. retag (ReTAG, the default), global (GraphRAG global search),
 global-dynamic (global search with GraphRAG's dynamic community selection),
-and the baselines of Edge et al. §3.2: local search, rag (BM25 over text units) and ts
-(map-reduce over text units).
+the baselines of Edge et al. §3.2: local search, rag (BM25 over text units) and ts
+(map-reduce over text units), and auto (one classification call picks retag/global or local).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..db import Graph
 from ..errors import InputError
 from ..llm import LLM
 from ..model import Answer, Query
+from .auto import ask_auto
 from .basic import ask_rag, ask_ts
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
@@ -33,6 +34,7 @@ METHODS: dict[str, Method] = {
     "local": ask_local,
     "rag": ask_rag,
     "ts": ask_ts,
+    "auto": ask_auto,  # one classification call: a global question -> retag, specific -> local
 }
 REFINABLE = ("retag", "global")  # methods whose answers cite community reports
 
@@ -45,7 +47,7 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
     first = await METHODS[method](graph, llm, settings, query)
-    if refine_rounds <= 0 or method not in REFINABLE:
+    if refine_rounds <= 0 or first.trace.method not in REFINABLE:  # auto: what it chose
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
                                  rounds=refine_rounds, top_p=query.top_p or settings.top_p,

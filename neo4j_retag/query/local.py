@@ -4,6 +4,7 @@ mention them, within one context budget, answered in one call."""
 
 from __future__ import annotations
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
@@ -44,6 +45,8 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     source_rows = fit([[i, c["text"]] for i, c in enumerate(chunks.values())], budget, enc)
     parts.append(csv_table("Sources", ["id", "text"], source_rows))
     trace.reports_retrieved = len(reports)
+    events.emit("retrieved", entities=len(found), reports=len(reports), text_units=len(chunks),
+                method="local", level=level)
     text = await answer_from(llm, settings, query, "\n".join(parts), trace)
     valid = {f"reports:{i}": Citation(kind="report", id=i, title=r["title"] or "", level=level)
              for i, r in reports.items()}
