@@ -21,11 +21,11 @@ Listener = Callable[[str, dict[str, Any]], None]
 _listener: ContextVar[Listener | None] = ContextVar("neo4j_retag_events", default=None)
 
 
-def emit(kind: str, **data: Any) -> None:
-    """Tell the listener of this question, if any, that ``kind`` happened."""
+def emit(event: str, /, **data: Any) -> None:
+    """Tell the listener of this question, if any, that ``event`` happened."""
     listener = _listener.get()
     if listener is not None:
-        listener(kind, data)
+        listener(event, data)
 
 
 def token_sink() -> Callable[[str | None], None] | None:

@@ -247,6 +247,30 @@ class ScriptedLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, body: dict[str, Any], text: str, finish: str,
+                        usage: Any) -> None:
+                """SSE chunks of a few characters each, then the finish, then the usage."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+
+                def chunk(delta: dict[str, Any], reason: str | None = None,
+                          use: Any = None) -> None:
+                    c = {"id": "x", "object": "chat.completion.chunk", "created": 0,
+                         "model": body["model"], "choices": [] if use else [
+                             {"index": 0, "delta": delta, "finish_reason": reason}]}
+                    if use:
+                        c["usage"] = use
+                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                    self.wfile.flush()
+
+                for piece in re.findall(r"\S+\s*|\s+", text):
+                    chunk({"content": piece})
+                chunk({}, finish)
+                if usage and (body.get("stream_options") or {}).get("include_usage"):
+                    chunk({}, use=usage)
+                self.wfile.write(b"data: [DONE]\n\n")
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
 
@@ -270,6 +294,9 @@ class ScriptedLLM:
                 if isinstance(text, Reply):
                     finish = text.finish_reason
                     usage = usage if text.usage is True else text.usage
+                if body.get("stream"):
+                    self._stream(body, str(text), finish, usage)
+                    return
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": finish,
