@@ -28,8 +28,9 @@ GLOBAL, SPECIFIC = "global", "specific"
 
 
 class Route(BaseModel):
-    kind: Literal["global", "specific"]
+    # the reason first: a small model writes what the question is about, then decides
     reason: str = Field("", json_schema_extra={"maxLength": 160})
+    kind: Literal["global", "specific"]
 
 
 async def route(llm: LLM, settings: Settings, question: str, topics: list[Record],
