@@ -42,8 +42,8 @@ def main() -> None:
     for item in data["questions"]:
         usage, trace = Usage(), Trace(method="auto")
         t0 = time.perf_counter()
-        kind, reason = run_with_llm(settings, lambda llm, q=item["question"]: route(
-            llm, settings, q, topics, data["corpus_description"], trace), usage)
+        kind, reason = run_with_llm(settings, lambda llm, q=item["question"], t=trace: route(
+            llm, settings, q, topics, data["corpus_description"], t), usage)
         rows.append({"question": item["question"], "label": item["kind"], "chosen": kind,
                      "method": method_for(kind, True), "reason": reason, "notes": trace.notes,
                      "seconds": round(time.perf_counter() - t0, 2),

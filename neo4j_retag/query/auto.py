@@ -28,9 +28,8 @@ GLOBAL, SPECIFIC = "global", "specific"
 
 
 class Route(BaseModel):
-    # the reason first: a small model writes what the question is about, then decides
-    reason: str = Field("", json_schema_extra={"maxLength": 160})
     kind: Literal["global", "specific"]
+    reason: str = Field("", json_schema_extra={"maxLength": 160})
 
 
 async def route(llm: LLM, settings: Settings, question: str, topics: list[Record],
