@@ -31,9 +31,6 @@ from .service import Service
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("page")
-STATUS: list[tuple[type[Exception], int]] = [
-    (BusyError, 429), (TooLargeError, 413), (InputError, 400), (LevelError, 400),
-    (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
 class WritesOffError(RetagError):
@@ -41,6 +38,11 @@ class WritesOffError(RetagError):
 
     def __init__(self) -> None:
         super().__init__("writes are off: start `neo4j-retag serve --allow-writes`")
+
+
+STATUS: list[tuple[type[Exception], int]] = [
+    (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (InputError, 400),
+    (LevelError, 400), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
 class ServeAsk(AskRequest):
