@@ -24,7 +24,11 @@ from neo4j_retag.serve.service import Service  # noqa: E402
 from neo4j_retag.serve.settings import ServeSettings  # noqa: E402
 
 BASE_PORT = int(os.environ.get("RETAG_TEST_SERVE_PORT", "8861"))
-FAKELLM = Path(__file__).resolve().parents[4] / "shared" / "tools" / "fakellm" / "fakellm.py"
+# ../shared/tools/fakellm beside the checkout (a worktree sits one folder deeper)
+FAKELLM = next((p / "shared" / "tools" / "fakellm" / "fakellm.py"
+                for p in Path(__file__).resolve().parents
+                if (p / "shared" / "tools" / "fakellm" / "fakellm.py").exists()),
+               Path("fakellm.py"))
 
 
 class Running:
