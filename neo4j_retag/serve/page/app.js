@@ -48,7 +48,11 @@ function showEvent(kind, d) {
   const items = $("events").children;
   const last = items[items.length - 1];
   if (kind === "map" && last && last.dataset.kind === "map") last.textContent = text;
-  else $("events").append(el("li", text, { dataset: { kind } }));
+  else {
+    const li = el("li", text);
+    li.dataset.kind = kind;
+    $("events").append(li);
+  }
 }
 
 async function openCitation(c) {
@@ -144,6 +148,7 @@ async function ask(ev) {
 $("ask").addEventListener("submit", ask);
 $("close").addEventListener("click", () => { $("report").hidden = true; });
 getJSON("/topics").then((t) => {
-  $("corpus").textContent = t.corpus_description ||
-    `${t.topics.length} topics: ${t.topics.map((x) => x.name).join(", ")}`;
+  const topics = t.topics.map((x) => x.name).join(", ");
+  $("corpus").textContent = (t.corpus_description || "no corpus description yet") +
+    (topics ? ` | topics: ${topics}` : " | no topics (neo4j-retag topics build)");
 }).catch(() => {});
