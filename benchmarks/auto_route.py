@@ -51,7 +51,7 @@ def main() -> None:
         print(json.dumps(rows[-1]), flush=True)
     confusion = {lab: {ch: sum(1 for r in rows if r["label"] == lab and r["chosen"] == ch)
                        for ch in ("global", "specific")} for lab in ("global", "specific")}
-    out = {"label": args.label, "model": settings.openai_model, "base_url": settings.llm_base_url,
+    out = {"label": args.label, "model": settings.llm.model, "base_url": settings.llm.endpoint,
            "confusion": confusion, "failed_calls": sum(1 for r in rows if r["notes"]),
            "accuracy": sum(r["label"] == r["chosen"] for r in rows) / len(rows),
            "seconds_per_call": round(sum(r["seconds"] for r in rows) / len(rows), 2),

@@ -1,8 +1,15 @@
 """A scripted OpenAI-compatible test double: an HTTP server on loopback answering
 /v1/chat/completions by prompt kind, with per-test overrides (including malformed output).
 
-Kinds are recognised from the prompt files' wording; each handler gets the request body and
-returns the completion text (or raises ``Fail(status)`` to answer with an HTTP error).
+The kind comes from the pipeline stage the client sends in the ``X-Retag-Stage`` header
+(``STAGES``), never from the prompt's wording: editing or adding a prompt cannot reroute a
+test. Where one stage sends two requests (a gleaning round and its continue question; the
+personas, tasks and questions of eval generation) the request's shape tells them apart: the
+JSON it asks for, not the words it uses. A stage without a kind is its own kind (a unit
+test's ``stage="text"``); a request without the header, or with a stage that has no handler,
+is answered HTTP 400 naming the problem, so it fails the test loudly. Each handler gets the
+request body and returns the completion text (or raises ``Fail(status)`` to answer with an
+HTTP error).
 """
 
 from __future__ import annotations
@@ -15,29 +22,49 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-KINDS = [  # (kind, marker in the first message) - checked in order
-    ("glean", "MANY entities and relationships were missed"),
-    ("loop", "Answer YES if there"),
-    ("extract", "information extraction system"),
-    ("claims", "analyse claims against"),
-    ("summarize", "comprehensive summary"),
-    ("report", "report of a community"),
-    ("map", "key points that answer"),
-    ("reduce", "synthesising perspectives"),
-    ("classify", "route a question"),
-    ("route", "decide how to answer a question"),
-    ("refine", "review a draft answer"),
-    ("judge", "fair judge comparing two answers"),
-    ("questions", "write evaluation questions"),
-    ("personas", "imagine the users"),
-    ("tasks", "plan the work of one user"),
-    ("eval_claims", "extract the factual claims"),
-    ("rate", "rate how relevant or helpful"),
-    ("answer", "answering a question from the data tables"),
-    ("keywords", "help a search engine"),
-    ("assign", "label a passage"),
-    ("topics_list", "distinct corpus topics"),
-]
+from neo4j_retag.llm.transport import STAGE_HEADER
+
+
+def _asked_fields(body: dict[str, Any]) -> list[str]:
+    """The top-level fields of the JSON schema a request asks for ([] for free text)."""
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or {}
+    return list(schema.get("properties") or {})
+
+
+def _glean_or_loop(body: dict[str, Any]) -> str:
+    # a gleaning round asks for the extraction's JSON; the continue question for a YES/NO
+    return "glean" if _asked_fields(body) else "loop"
+
+
+def _eval_list(body: dict[str, Any]) -> str:
+    # personas, tasks and questions each ask for a JSON list named after them
+    asked = _asked_fields(body)
+    return asked[0] if asked else "text"
+
+
+# pipeline stage (llm.complete / llm.structured ``stage=``) -> the double's kind
+STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
+    "extract": "extract",
+    "glean": _glean_or_loop,
+    "claims": "claims",
+    "summarize": "summarize",
+    "report": "report",
+    "map": "map",
+    "reduce": "reduce",
+    "answer": "answer",
+    "classify": "classify",
+    "route": "route",
+    "keywords": "keywords",
+    "rate": "rate",
+    "refine_check": "refine",
+    "topics": "topics_list",
+    "topic_assign": "assign",
+    "eval_judge": "judge",
+    "eval_claims": "eval_claims",
+    "eval_questions": _eval_list,
+    "doctor": "text",
+}
 
 
 class Fail(Exception):
@@ -68,17 +95,13 @@ class Reply(str):
         return obj
 
 
-def kind_of(body: dict[str, Any]) -> str:
-    msgs = body["messages"]
-    last = msgs[-1]["content"]
-    for kind, marker in KINDS[:2]:
-        if marker in last:
-            return kind
-    first = msgs[0]["content"]
-    for kind, marker in KINDS[2:]:
-        if marker in first:
-            return kind
-    return "text"
+def kind_of(body: dict[str, Any], stage: str | None) -> str:
+    """The double's kind for a request of ``stage`` (see the module doc)."""
+    if not stage:
+        raise Fail(400, {"error": {"message": f"llm_double: no {STAGE_HEADER} header: "
+                                              "every LLM call must name its stage"}})
+    kind = STAGES.get(stage, stage)
+    return kind(body) if callable(kind) else kind
 
 
 def _text_block(body: dict[str, Any]) -> str:
@@ -103,7 +126,7 @@ def default_extract(body: dict[str, Any]) -> str:
     rels = [{"source": a, "target": b, "description": f"{a} and {b} appear together.",
              "strength": 7} for a, b in zip(names, names[1:], strict=False)]
     out: dict[str, Any] = {"entities": ents, "relationships": rels}
-    if "claims" in body["messages"][0]["content"] and names:
+    if "claims" in _asked_fields(body) and names:
         out["claims"] = [{"subject": names[0], "object": "", "type": "mention",
                           "status": "TRUE", "description": f"{names[0]} is mentioned.",
                           "source_quote": names[0]}]
@@ -276,10 +299,14 @@ class ScriptedLLM:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                kind = kind_of(body)
-                with double.lock:
-                    double.calls.append((kind, body))
+                stage = self.headers.get(STAGE_HEADER)
                 try:
+                    kind = kind_of(body, stage)
+                    if kind not in double.script:
+                        raise Fail(400, {"error": {"message": f"llm_double: stage {stage!r} "
+                                                              f"(kind {kind!r}) has no reply"}})
+                    with double.lock:
+                        double.calls.append((kind, body))
                     text = double.script[kind](body)
                 except Fail as f:
                     self._send(f.status, f.body, f.headers)

@@ -19,10 +19,12 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import Progress, clamped, no_progress, report_markdown
+from ..model import Failure, Progress, clamped, no_progress, report_markdown
 from ..prompts import csv_line, csv_table, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
+from .elements import error_text
+from .results import ReportCounts
 
 # communities whose contexts are read (and reports stored) together: at most this many, and
 # together at most this many member entities (their relationships and claims come along)
@@ -182,9 +184,9 @@ def mixed_context(elements: Record, children: list[Record],
 
 async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
     # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
-    msgs = render(settings.prompts_dir, "index/community_report", context=context)
+    msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
-                                max_tokens=settings.report_max_tokens)
+                                max_tokens=settings.index.report_max_tokens)
 
 
 def single_entity_report(elements: Record) -> CommunityReport:
@@ -207,41 +209,40 @@ def report_props(report: CommunityReport) -> Record:
 
 async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                         progress: Progress = no_progress,
-                        chatter: Counter[str] | None = None) -> dict[str, int]:
+                        chatter: Counter[str] | None = None) -> ReportCounts:
     """Reports for every community of ``scope`` still without one, deepest level first.
 
     A report that fails after the LLM layer's retries is recorded (``report_status:
     'failed'``, ``report_error`` starting with the reason) and never stops the others; the
     next run retries it. A community with a sub-community whose report failed waits (its
     report would be written from an incomplete context): recorded as failed with the reason
-    "waiting", retried with it. Returns counts ``{"ok", "failed",
-    "copied", "single", "waiting"}``: LLM reports, failures, reports copied from a
-    carried-down copy, single-entity reports (no LLM call), communities left for the next run.
+    "waiting", retried with it. Returns the counts (`ReportCounts`) and each failure (item
+    ``report <id>``).
     LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
     task = "community reports"
     progress(task, 0, len(pending))
-    done = {"ok": 0, "failed": 0, "copied": 0, "single": 0, "waiting": 0}
+    done = ReportCounts()
     levels = sorted({r["level"] for r in pending}, reverse=True)
-    enc, budget = settings.encoding, settings.report_context_tokens
+    enc, budget = settings.encoding, settings.index.report_context_tokens
 
     async def one(cid: int, elements: Record,
                   children: list[Record]) -> Record:
         if any(c["status"] != "ok" for c in children):
             # recorded, not left blank: every community has a report or a reason it has none
-            done["waiting"] += 1
+            done.waiting += 1
             progress(task, 1, None)
             return {"id": cid, "props": {"report_status": "failed", "report_error": (
                 "waiting: a sub-community's report failed; retried with it by the next run")}}
         if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
             # a carried copy has the same members: the same report, no LLM call
-            done["copied"] += 1
+            done.copied += 1
             progress(task, 1, None)
             return {"id": cid, "props": children[0]["report"]}
         if len(elements["entities"]) == 1 and not elements["relationships"]:
             # one entity, no relationship: its description is the whole story, no LLM call
-            done["single"] += 1
+            done.single += 1
             progress(task, 1, None)
             return {"id": cid, "props": report_props(single_entity_report(elements))}
         context = mixed_context(elements, children, budget, enc)
@@ -250,12 +251,10 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             if changed and chatter is not None:
                 chatter["report"] += 1
             props = report_props(report)
-            done["ok"] += 1
+            done.ok += 1
         except LLMError as err:
-            reason = getattr(err, "reason", "llm_error")
-            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
-            props = {"report_status": "failed", "report_error": msg[:2000]}
-            done["failed"] += 1
+            props = {"report_status": "failed", "report_error": error_text(err)}
+            done.failures.append(Failure.of(f"report {cid}", err))
         progress(task, 1, None)
         return {"id": cid, "props": props}
 

@@ -19,6 +19,7 @@ import openai
 
 from ..errors import LLMParseError
 from .reply import check_text, read_envelope
+from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:
     from . import LLM
@@ -30,8 +31,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                              on_token: Callable[[str | None], None]) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
     Raises what ``LLM.complete`` raises."""
-    params: dict[str, Any] = {"temperature": llm.settings.llm_temperature,
-                              "max_tokens": llm.settings.llm_max_tokens}
+    params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
+                              "max_tokens": llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
     if llm.cache is not None and (hit := llm.cache.get(key)) is not None:
         llm.usage.stage(stage).cached += 1
@@ -44,8 +45,9 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
             t0 = time.perf_counter()
             try:
                 stream = await llm.client.chat.completions.create(
-                    model=llm.settings.openai_model, messages=messages, stream=True,
-                    stream_options={"include_usage": True}, **llm._wire(params))
+                    model=llm.settings.llm.model, messages=messages, stream=True,
+                    stream_options={"include_usage": True},
+                    extra_headers={STAGE_HEADER: stage}, **llm._wire(params))
                 finish, usage = None, None
                 async with stream:
                     async for chunk in stream:

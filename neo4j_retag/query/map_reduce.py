@@ -22,22 +22,17 @@ from .. import events
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
-from ..llm.stream import complete_streaming
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import Message, csv_table, fragment, render
+from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
+from .common import complete_or_note, no_answer
 
 
 class MapFailedError(LLMError):
     """Every map batch failed (unparseable after retries, or the call failed): there is no
     answer, and the canned no-answer sentence would pretend the data has none."""
-
-
-def no_answer(settings: Settings) -> str:
-    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
-    return fragment(settings.prompts_dir, "query/no_answer")
 
 
 class MapPoint(BaseModel):
@@ -87,22 +82,6 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
         [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
-    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises).
-    Streamed piece by piece when someone listens to the question's events (`serve`)."""
-    sink = events.token_sink()
-    try:
-        text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink) if sink
-                          else llm.complete(messages, stage=stage)))
-    except LLMError as err:
-        trace.note(f"{stage} failed: {err}")
-        return ""
-    text, changed = strip_chatter(text)
-    trace.chatter_stripped += changed
-    return text
-
-
 def _report_table(reports: list[ReportRow]) -> str:
     return csv_table("Reports", ["id", "title", "content"],
                      [[r.id, r.title, r.full_content] for r in reports])
@@ -138,7 +117,7 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
                trace: Trace) -> list[MapPoint]:
     """One map call: the batch's key points, each citing only ids of this batch."""
     ids = tuple(sorted(r.id for r in batch))
-    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
+    msgs = render("query/map", context=_report_table(batch),
                   question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
     try:
@@ -168,9 +147,9 @@ def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list
     parts: list[str] = []
     used: list[MapPoint] = []
     for i, p in enumerate(kept):
-        text = fragment(settings.prompts_dir, "query/analyst", n=i + 1, score=f"{p.score:g}",
+        text = fragment("query/analyst", n=i + 1, score=f"{p.score:g}",
                         description=p.description) + "\n"
-        if count("".join(parts) + text, settings.encoding) > settings.reduce_context_tokens:
+        if count("".join(parts) + text, settings.encoding) > settings.query.reduce_context_tokens:
             break
         parts.append(text)
         used.append(p)
@@ -197,7 +176,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
     with timed(trace.seconds, "map"):
-        groups = batches(reports, settings.map_context_tokens, settings.shuffle_seed,
+        groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
         trace.map_batches = len(groups)
         done = 0
@@ -230,7 +209,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         context, used_points = _reduce_context(settings, kept)
         trace.points_in_reduce = len(used_points)
         events.emit("reduce", points=len(used_points))
-        msgs = render(settings.prompts_dir, "query/reduce", context=context, question=question,
+        msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         text = await complete_or_note(llm, msgs, "reduce", trace)
     if not text:

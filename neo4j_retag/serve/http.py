@@ -21,7 +21,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from .. import events
 from ..errors import ConfigError, InputError, LevelError, LLMError, RetagError
-from ..ops.documents import delete_documents, list_documents
+from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
 from . import corpus
 from .answer import AskRequest
@@ -160,7 +160,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.post("/ingest", status_code=202)
     async def ingest(body: IngestRequest) -> dict[str, Any]:
         writes()
-        paths = [inside_root(p, service.serve.serve_ingest_root) for p in body.paths]
+        paths = [inside_root(p, service.settings.api.ingest_root) for p in body.paths]
         return service.start_ingest(paths, topics=body.topics)
 
     @app.get("/jobs/{job_id}")
@@ -195,4 +195,4 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 
 def with_guard(app: FastAPI, service: Service) -> Guard:
     """``app`` behind the API key and the body cap."""
-    return Guard(app, service.serve.key(), service.serve.serve_max_body)
+    return Guard(app, service.settings.api.key(), service.settings.api.max_body)

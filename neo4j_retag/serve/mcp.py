@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import Resource as MCPResource
 
 from ..errors import RetagError
-from ..ops.documents import delete_documents, list_documents
+from ..index.delete import delete_documents, list_documents
 from . import corpus
 from .answer import AskRequest, cost_line
 from .security import inside_root
@@ -66,7 +66,8 @@ def build_mcp(service: Service) -> RetagMCP:
             req = AskRequest(question=question, method=method, level=level, topic=topic)
             a = await service.ask(req)
             trace = a.trace
-            return {"answer": a.answer, "method": trace.method, "routing": trace.routing,
+            routing = trace.routing.model_dump() if trace.routing else None
+            return {"answer": a.answer, "method": trace.method, "routing": routing,
                     "citations": [c.model_dump(include={"kind", "id", "title", "level"})
                                   for c in a.citations],
                     "cost": {"llm_calls": trace.llm.get("calls", 0),
@@ -74,7 +75,8 @@ def build_mcp(service: Service) -> RetagMCP:
                              "completion_tokens": trace.llm.get("completion_tokens", 0),
                              "seconds": trace.seconds.get("total", 0.0),
                              "line": cost_line(a)},
-                    "notes": trace.notes}
+                    "notes": trace.notes,
+                    "failures": [f.model_dump() for f in trace.failures]}
         return await _tool(go)
 
     @mcp.tool()
@@ -110,7 +112,7 @@ def build_mcp(service: Service) -> RetagMCP:
             """Index files or folders under the server's SERVE_INGEST_ROOT in the background;
             returns the job (poll GET /jobs/{id})."""
             return await _tool(lambda: service.start_ingest(
-                [inside_root(p, service.serve.serve_ingest_root) for p in paths], topics))
+                [inside_root(p, service.settings.api.ingest_root) for p in paths], topics))
 
         @mcp.tool(name="delete_documents")
         async def delete_documents_tool(ids: list[str]) -> dict[str, Any]:

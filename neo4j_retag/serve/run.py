@@ -10,19 +10,16 @@ from ..config import Settings
 from ..errors import ConfigError
 from .security import check_bind
 from .service import Service
-from .settings import ServeSettings
 
 log = logging.getLogger(__name__)
 
 
 def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
-          mcp_stdio: bool = False, allow_writes: bool = False,
-          serve_settings: ServeSettings | None = None) -> None:
+          mcp_stdio: bool = False, allow_writes: bool = False) -> None:
     """Run until interrupted. Raises ConfigError for a non-local host without
     SERVE_API_KEY (before anything starts), or when the serve extra is not installed."""
-    conf = serve_settings or ServeSettings()
     if not mcp_stdio:
-        check_bind(host, conf)
+        check_bind(host, settings.api)
     try:
         import uvicorn
 
@@ -30,7 +27,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
     except ImportError as err:
         raise ConfigError(f"`serve` needs the serve extra: pip install 'neo4j-retag[serve]' "
                           f"({err.name} is missing)") from err
-    service = Service(settings, conf, allow_writes=allow_writes)
+    service = Service(settings, allow_writes=allow_writes)
     if mcp_stdio:
         asyncio.run(_stdio(service))
         return

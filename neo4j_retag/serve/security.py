@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..config import ApiSettings
 from ..errors import ConfigError, InputError
-from .settings import LOCAL_HOSTS, ServeSettings
 
 Scope = dict[str, Any]
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 OPEN_PATHS = ("/health",)  # what a load balancer may probe without the key
 
 
@@ -19,9 +20,9 @@ class TooLargeError(InputError):
     """A request body over SERVE_MAX_BODY (413)."""
 
 
-def check_bind(host: str, serve: ServeSettings) -> None:
+def check_bind(host: str, api: ApiSettings) -> None:
     """Refuse to serve beyond loopback without SERVE_API_KEY. Raises ConfigError."""
-    if host not in LOCAL_HOSTS and serve.key() is None:
+    if host not in LOCAL_HOSTS and api.key() is None:
         raise ConfigError(f"refusing to listen on {host} without SERVE_API_KEY: anyone who can "
                           "reach it could use the LLM and read the corpus (set SERVE_API_KEY, "
                           "or bind 127.0.0.1)")

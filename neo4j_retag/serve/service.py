@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 import logging
 import uuid
 from pathlib import Path
@@ -21,7 +20,6 @@ from ..model import Answer
 from ..ops.stats import record_usage
 from .answer import AskRequest, answer_question
 from .gate import Gate
-from .settings import ServeSettings
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +27,9 @@ log = logging.getLogger(__name__)
 class Service:
     """Open with :meth:`start`, close with :meth:`stop` (the app's lifespan does both)."""
 
-    def __init__(self, settings: Settings, serve: ServeSettings, *,
-                 allow_writes: bool = False) -> None:
-        self.settings, self.serve, self.allow_writes = settings, serve, allow_writes
-        self.gate = Gate(settings.concurrency, serve.serve_queue_limit)
+    def __init__(self, settings: Settings, *, allow_writes: bool = False) -> None:
+        self.settings, self.allow_writes = settings, allow_writes
+        self.gate = Gate(settings.llm.parallel, settings.api.queue_limit)
         self.graph: Graph | None = None
         self.llm: LLM | None = None
         self.jobs: dict[str, dict[str, Any]] = {}
@@ -98,9 +95,9 @@ class Service:
             usage = Usage()
             try:
                 async with LLM(self.settings, usage) as llm:
-                    result = await run_ingest(self.settings, paths, llm, self.g,
+                    result = await run_ingest(self.g, llm, self.settings, paths,
                                               progress=progress, topics=topics)
-                job["result"] = _plain(result)
+                job["result"] = result.model_dump(mode="json")
                 job["status"] = "failed items" if result.failed_items else "done"
             except RetagError as err:
                 job["status"], job["error"] = "failed", str(err)
@@ -118,7 +115,3 @@ class Service:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-
-def _plain(result: Any) -> Any:
-    """An IngestResult (a dataclass) as JSON-ready data."""
-    return dataclasses.asdict(result) if dataclasses.is_dataclass(result) else result

@@ -21,7 +21,6 @@ import uvicorn  # noqa: E402
 from neo4j_retag.config import Settings  # noqa: E402
 from neo4j_retag.serve.http import create_app, with_guard  # noqa: E402
 from neo4j_retag.serve.service import Service  # noqa: E402
-from neo4j_retag.serve.settings import ServeSettings  # noqa: E402
 
 BASE_PORT = int(os.environ.get("RETAG_TEST_SERVE_PORT", "8861"))
 # ../shared/tools/fakellm beside the checkout (a worktree sits one folder deeper)
@@ -35,8 +34,9 @@ class Running:
     """``with Running(settings, port, ...) as r:`` - r.url, r.service."""
 
     def __init__(self, settings: Settings, port: int, *, allow_writes: bool = False,
-                 **serve: Any) -> None:
-        self.service = Service(settings, ServeSettings(**serve), allow_writes=allow_writes)
+                 **api: Any) -> None:
+        # api: serve's settings by their flat names (serve_api_key=..., serve_queue_limit=...)
+        self.service = Service(settings.model_copy(update=api), allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                     log_level="warning"))

@@ -22,7 +22,7 @@ def double():
 
 
 async def test_pieces_then_cached_like_complete(tmp_path, double):
-    double.script["text"] = lambda b: "Scrooge learns to keep Christmas in his heart."
+    double.script["reduce"] = lambda b: "Scrooge learns to keep Christmas in his heart."
     usage, pieces = Usage(), []
     async with LLM(settings_for(tmp_path, double), usage) as llm:
         text = await complete_streaming(llm, MSGS, stage="reduce", on_token=pieces.append)
@@ -37,7 +37,7 @@ async def test_pieces_then_cached_like_complete(tmp_path, double):
 
 
 async def test_an_unusable_stream_starts_over_without_streaming(tmp_path, double):
-    double.script["text"] = answers(Reply("cut off in the mid", finish_reason="length"),
+    double.script["reduce"] = answers(Reply("cut off in the mid", finish_reason="length"),
                                     "A whole answer.")
     pieces: list = []
     async with LLM(settings_for(tmp_path, double)) as llm:

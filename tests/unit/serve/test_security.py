@@ -5,20 +5,20 @@ import asyncio
 
 import pytest
 
+from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, InputError
 from neo4j_retag.serve.answer import AskRequest, cost_line
 from neo4j_retag.serve.gate import BusyError, Gate
 from neo4j_retag.serve.security import authorised, check_bind, inside_root
-from neo4j_retag.serve.settings import ServeSettings
 
 
 def test_bind_needs_a_key_beyond_loopback():
     for host in ("127.0.0.1", "localhost", "::1"):
-        check_bind(host, ServeSettings(serve_api_key=None))
+        check_bind(host, Settings(serve_api_key=None).api)
     for key in (None, ""):
         with pytest.raises(ConfigError, match="without SERVE_API_KEY"):
-            check_bind("0.0.0.0", ServeSettings(serve_api_key=key))
-    check_bind("0.0.0.0", ServeSettings(serve_api_key="k"))
+            check_bind("0.0.0.0", Settings(serve_api_key=key).api)
+    check_bind("0.0.0.0", Settings(serve_api_key="k").api)
 
 
 def test_bearer_key():

@@ -3,7 +3,7 @@ ROUGE-L F1 and cluster counts."""
 
 import pytest
 
-from neo4j_retag.query.eval_claims import (
+from neo4j_retag.eval.claims import (
     agreement,
     claim_metrics,
     cluster_counts,
@@ -11,6 +11,7 @@ from neo4j_retag.query.eval_claims import (
     rouge_l,
     unique_claims,
 )
+from neo4j_retag.eval.records import Metrics, Tally
 
 
 def test_rouge_l_by_hand():
@@ -53,23 +54,36 @@ def test_duplicates_within_an_answer_are_removed():
     assert unique_claims(["Scrooge is a miser.", "scrooge  is a miser", "", "Tim is ill"]) == [
         "Scrooge is a miser.", "Tim is ill"]
     m = claim_metrics(["A b c.", "a b c", "x y z"])
-    assert m["claims"] == 2 and m["clusters"]["0.5"] == 2
+    assert m.claims == 2 and m.clusters["0.5"] == 2
 
 
 def test_agreement_on_non_tied_pairs_only():
     def met(claims, clusters):
-        return {"claims": claims, "clusters": {"0.5": clusters}}
+        return Metrics(claims=claims, clusters={"0.5": clusters})
 
     pairs = [
-        {"criterion": "comprehensiveness", "judge": 1.0, "a": met(5, 1), "b": met(3, 1)},  # agree
-        {"criterion": "comprehensiveness", "judge": 0.25, "a": met(5, 1), "b": met(3, 1)},  # no
-        {"criterion": "comprehensiveness", "judge": 0.5, "a": met(5, 1), "b": met(3, 1)},  # tie
-        {"criterion": "comprehensiveness", "judge": 1.0, "a": met(4, 1), "b": met(4, 1)},  # tie
-        {"criterion": "comprehensiveness", "judge": 1.0, "a": None, "b": met(4, 1)},  # failed
-        {"criterion": "diversity", "judge": 0.0, "a": met(1, 2), "b": met(1, 3)},  # agree
-        {"criterion": "directness", "judge": 0.0, "a": met(1, 2), "b": met(9, 3)},  # ignored
+        ("comprehensiveness", 1.0, met(5, 1), met(3, 1)),  # agree
+        ("comprehensiveness", 0.25, met(5, 1), met(3, 1)),  # disagree
+        ("comprehensiveness", 0.5, met(5, 1), met(3, 1)),  # judge tie
+        ("comprehensiveness", 1.0, met(4, 1), met(4, 1)),  # metric tie
+        ("comprehensiveness", 1.0, None, met(4, 1)),  # failed metrics
+        ("diversity", 0.0, met(1, 2), met(1, 3)),  # agree
+        ("directness", 0.0, met(1, 2), met(9, 3)),  # ignored
     ]
     out = agreement(pairs)
-    assert out["comprehensiveness"] == {"agree": 1, "pairs": 2, "rate": 0.5}
-    assert out["diversity"] == {"0.5": {"agree": 1, "pairs": 1, "rate": 1.0}}
-    assert agreement([])["comprehensiveness"]["rate"] is None
+    assert out.comprehensiveness == Tally(agree=1, pairs=2, rate=0.5)
+    assert out.diversity == {"0.5": Tally(agree=1, pairs=1, rate=1.0)}
+    assert agreement([]).comprehensiveness.rate is None
+
+
+def test_a_missing_eval_extra_names_the_pip_line(monkeypatch):
+    import sys
+
+    from neo4j_retag.errors import ConfigError
+    from neo4j_retag.eval import require, require_extra
+    for name in ("scipy", "scipy.cluster.hierarchy"):  # None in sys.modules: ImportError
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ConfigError, match=r"needs scipy: pip install 'neo4j-retag\[eval\]'"):
+        require("scipy.cluster.hierarchy")
+    with pytest.raises(ConfigError, match="scipy"):
+        require_extra()

@@ -8,13 +8,13 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import InputError
-from neo4j_retag.llm import LLM, Usage
-from neo4j_retag.query.eval_questions import (
+from neo4j_retag.eval.questions import (
     EvalQuestion,
     generate_questions,
     read_questions,
     write_questions,
 )
+from neo4j_retag.llm import LLM, Usage
 from tests.llm_double import Fail
 
 
@@ -60,7 +60,8 @@ def test_a_failed_task_list_fails_that_persona_only(double, tmp_path):
         return json.dumps({"tasks": ["read it"]})
     double.script["tasks"] = tasks
     qs, failures = _generate(_settings(double, tmp_path), personas=2, tasks=1, questions=2)
-    assert len(qs) == 2 and len(failures) == 1 and "teacher" in failures[0]
+    assert len(qs) == 2 and len(failures) == 1
+    assert "teacher" in failures[0].item and failures[0].reason == "http400"
 
 
 def test_questions_file_round_trip(tmp_path):

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..errors import InputError, LLMError
 from ..llm import LLM
+from ..model import Failure
 from ..prompts import render
 
 
@@ -68,43 +69,43 @@ class EvalQuestion(BaseModel):
 
 async def generate_questions(llm: LLM, settings: Settings, corpus_description: str, *,
                              personas: int = 5, tasks: int = 5,
-                             questions: int = 5) -> tuple[list[EvalQuestion], list[str]]:
+                             questions: int = 5) -> tuple[list[EvalQuestion], list[Failure]]:
     """``personas`` x ``tasks`` x ``questions`` questions (fewer when the LLM gives fewer) and
-    the failures (one line each: a persona's tasks or a task's questions that failed).
+    the failures (a persona's tasks or a task's questions that failed).
 
     Raises LLMError when no persona or no question at all could be generated.
     """
     desc = corpus_description or "(no description)"
-    msgs = render(settings.prompts_dir, "query/eval_personas", corpus_description=desc,
+    msgs = render("eval/personas", corpus_description=desc,
                   k=personas)
     reply = await llm.structured(msgs, _list_of("personas", personas), stage="eval_questions")
     people = _unique(reply.personas, personas)  # type: ignore[attr-defined]
     if not people:
         raise LLMError("the LLM generated no user personas")
-    failures: list[str] = []
+    failures: list[Failure] = []
 
     async def tasks_of(persona: str) -> list[str]:
-        msgs = render(settings.prompts_dir, "query/eval_tasks", corpus_description=desc,
+        msgs = render("eval/tasks", corpus_description=desc,
                       persona=persona, n=tasks)
         try:
             reply = await llm.structured(msgs, _list_of("tasks", tasks), stage="eval_questions")
             got = _unique(reply.tasks, tasks)  # type: ignore[attr-defined]
         except LLMError as err:
-            failures.append(f"tasks of persona {persona!r}: {err}")
+            failures.append(Failure.of(f"tasks of persona {persona!r}", err))
             return []
         if not got:
-            failures.append(f"tasks of persona {persona!r}: the LLM gave none")
+            failures.append(Failure.of(f"tasks of persona {persona!r}", "the LLM gave none"))
         return got
 
     async def questions_of(persona: str, task: str) -> list[EvalQuestion]:
-        msgs = render(settings.prompts_dir, "query/eval_questions", corpus_description=desc,
+        msgs = render("eval/questions", corpus_description=desc,
                       persona=persona, task=task, n=questions)
         try:
             reply = await llm.structured(msgs, _list_of("questions", questions),
                                          stage="eval_questions")
             got = reply.questions  # type: ignore[attr-defined]
         except LLMError as err:
-            failures.append(f"questions of task {task!r}: {err}")
+            failures.append(Failure.of(f"questions of task {task!r}", err))
             return []
         return [EvalQuestion(question=q, persona=persona, task=task) for q in got[:questions]]
 
@@ -115,7 +116,8 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     for q in (q for ql in lists for q in ql):
         out.setdefault(q.question.casefold(), q)  # the same question twice is asked once
     if not out:
-        raise LLMError("the LLM generated no evaluation questions: " + "; ".join(failures))
+        raise LLMError("the LLM generated no evaluation questions: "
+                       + "; ".join(f.line() for f in failures))
     return list(out.values()), failures
 
 

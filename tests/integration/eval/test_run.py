@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
+from neo4j_retag.eval.charts import SIZES
+from neo4j_retag.eval.run import judge
 from neo4j_retag.llm import LLM, Usage
-from neo4j_retag.query.eval_charts import SIZES
-from neo4j_retag.query.evaluate import judge
 from tests.conftest import double_vars, neo4j_vars
 
 pytestmark = pytest.mark.integration
@@ -92,7 +92,10 @@ def test_eval_cli_exits_3_and_lists_a_failed_claim_extraction(indexed, graph, do
                              env=_env(indexed))
     assert out.exit_code == 3, out.output
     data = json.loads(out.stdout)
-    assert len(data["failures"]) == 1 and "claims of global's answer" in data["failures"][0]
+    assert len(data["failures"]) == 1
+    assert data["failures"][0]["item"] == "claims of global's answer to 'What are the themes?'"
+    assert data["failures"][0]["reason"] == "http400"
+    assert "failed: claims of global's answer" in out.stderr
     scores = json.loads((tmp_path / "o" / "scores.json").read_text())
     assert scores["claims"]["global"]["claims"]["n"] == 0
     # rag could not answer (the no-answer sentence): 0 claims, without asking the LLM

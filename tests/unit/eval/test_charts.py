@@ -3,7 +3,8 @@
 import matplotlib
 import pytest
 
-from neo4j_retag.query import eval_charts
+from neo4j_retag.eval import charts as eval_charts
+from neo4j_retag.eval.records import Stats
 
 matplotlib.use("Agg")
 
@@ -11,8 +12,8 @@ matplotlib.use("Agg")
 def test_error_bars_are_cut_at_zero():
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots()
-    eval_charts._bars(ax, ["retag", "global"], [("claims", [{"mean": 0.5, "std": 1.8},
-                                                             {"mean": 3.0, "std": 1.0}])])
+    eval_charts._bars(ax, ["retag", "global"], [("claims", [Stats(mean=0.5, std=1.8, n=2),
+                                                             Stats(mean=3.0, std=1.0, n=2)])])
     (bars,) = [c for c in ax.containers if hasattr(c, "errorbar")]
     lows = [seg[0][1] for seg in bars.errorbar.lines[2][0].get_segments()]
     highs = [seg[1][1] for seg in bars.errorbar.lines[2][0].get_segments()]

@@ -2,7 +2,7 @@
 
 import os
 
-from neo4j_retag.ops.documents import _matches
+from neo4j_retag.index.delete import _matches
 
 DOC = {"id": "ab" * 32, "path": "corpus/news/a.txt"}
 REC = {"id": "cd" * 32, "path": "/data/items.jsonl#3"}

@@ -5,10 +5,10 @@ import asyncio
 
 import pytest
 
+from neo4j_retag.eval.claims import claim_metrics, extract_claims
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import ReportRow, Trace
 from neo4j_retag.query.dynamic import rate
-from neo4j_retag.query.eval_claims import claim_metrics, extract_claims
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
@@ -25,6 +25,6 @@ def test_real_model_extracts_claims_and_rates_a_report(real_settings):
     claims, rating, trace, usage = asyncio.run(go())
     assert claims and all(c.strip() for c in claims)  # parsed, deduplicated, non-empty
     m = claim_metrics(claims)
-    assert m["claims"] == len(claims) and 1 <= m["clusters"]["0.8"] <= len(claims)
+    assert m.claims == len(claims) and 1 <= m.clusters["0.8"] <= len(claims)
     assert rating is not None and 0 <= rating <= 5, trace.notes  # parsed, clamped
     assert usage.stages["rate"].calls == 1 and usage.stages["eval_claims"].calls == 1

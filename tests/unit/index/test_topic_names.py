@@ -1,6 +1,6 @@
 """Topic near-duplicates by spelling and by meaning-bearing words (issue 13)."""
 
-from neo4j_retag.index.topics import Topic, content_words, dedupe, same_topic
+from neo4j_retag.index.topic_names import Topic, content_words, dedupe, same_topic
 
 
 def test_near_duplicates_by_meaning_are_merged():

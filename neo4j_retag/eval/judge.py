@@ -13,14 +13,15 @@ from pydantic import BaseModel, field_validator
 from ..config import Settings
 from ..errors import LLMError
 from ..llm import LLM
+from ..model import Failure
 from ..prompts import entries, render
 
 log = logging.getLogger(__name__)
 
 
 def criteria(settings: Settings) -> dict[str, str]:
-    """The judge's criteria and their definitions (``prompts/query/eval_criteria.txt``)."""
-    return entries(settings.prompts_dir, "query/eval_criteria")
+    """The judge's criteria and their definitions (``prompts/eval/criteria.txt``)."""
+    return entries("eval/criteria")
 
 
 class Verdict(BaseModel):
@@ -37,12 +38,12 @@ class Verdict(BaseModel):
 
 
 async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: str,
-                b: str, failures: list[str] | None = None) -> float:
+                b: str, failures: list[Failure] | None = None) -> float:
     """Score of ``a`` against ``b`` on one criterion, judged in both orders: 1 win, 0.5 tie
     (or disagreement between the orders, or a failed verdict), 0 loss; so one of 0, 0.25, 0.5,
     0.75, 1. A failed verdict counts as a tie, is logged, and is appended to ``failures``."""
     async def order(first: str, second: str, a_is: int) -> float:
-        msgs = render(settings.prompts_dir, "query/eval_judge", criterion=criterion,
+        msgs = render("eval/judge", criterion=criterion,
                       definition=criteria(settings)[criterion], question=question, answer1=first,
                       answer2=second)
         try:
@@ -51,7 +52,8 @@ async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: 
         except LLMError as err:
             log.warning("judge verdict failed (%s): counted as a tie", err)
             if failures is not None:
-                failures.append(f"judge ({criterion}) on {question!r}: {err}; counted as a tie")
+                failures.append(Failure.of(
+                    f"verdict on {criterion} for {question!r} (counted as a tie)", err))
             return 0.5
 
     scores = await asyncio.gather(order(a, b, 1), order(b, a, 2))

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from neo4j_retag.cli import main
 from neo4j_retag.errors import InputError
-from neo4j_retag.ops.documents import delete_documents, list_documents, reset
+from neo4j_retag.index.delete import delete_documents, list_documents
+from neo4j_retag.ops.documents import reset
 from neo4j_retag.ops.stats import collect
 from tests.conftest import ingest
 from tests.llm_double import _text_block, names_in
@@ -124,10 +125,10 @@ def test_delete_one_of_four_equals_fresh_ingest_of_three(settings, graph, double
 
 
 def test_cli_documents_list_delete_and_reset(settings, graph, double, tmp_path):
-    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j_uri else
-           {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
-    env.update({"OPENAI_BASE_URL": settings.openai_base_url, "OPENAI_MODEL": "double",
+    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j.uri else
+           {"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
+    env.update({"OPENAI_BASE_URL": settings.llm.base_url, "OPENAI_MODEL": "double",
                 "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir),
                 "GLEAN": "0"})
     run = CliRunner().invoke
