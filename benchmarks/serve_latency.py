@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import httpx
+import httpx2 as httpx
 from cli_latency import INDEX, cli_cmd, run_env
 from common import RESULTS, SHARED, bench_settings, machine, wipe
 

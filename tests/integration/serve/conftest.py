@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 import uvicorn  # noqa: E402
 
-from neo4j_retag.config import Settings  # noqa: E402
+from neo4j_retag.config import ApiSettings, Settings  # noqa: E402
 from neo4j_retag.serve.http import create_app, with_guard  # noqa: E402
 from neo4j_retag.serve.service import Service  # noqa: E402
 
@@ -35,8 +35,11 @@ class Running:
 
     def __init__(self, settings: Settings, port: int, *, allow_writes: bool = False,
                  **api: Any) -> None:
-        # api: serve's settings by their flat names (serve_api_key=..., serve_queue_limit=...)
-        self.service = Service(settings.model_copy(update=api), allow_writes=allow_writes)
+        # api: serve's settings by their variables' names in lower case (serve_api_key=...),
+        # validated (model_copy would keep a key as a plain str, not a SecretStr)
+        group = ApiSettings(**{k.upper(): v for k, v in api.items()})
+        self.service = Service(settings.model_copy(update={"api": group}),
+                               allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                     log_level="warning"))

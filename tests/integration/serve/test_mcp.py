@@ -73,8 +73,10 @@ async def test_mcp_write_tools_only_with_allow_writes(indexed):
 
 
 async def test_mcp_over_stdio(indexed):
+    # this checkout first, then whatever the test run was given
+    path = os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, **neo4j_vars(indexed), **double_vars(indexed),
-           "MAP_CONTEXT_TOKENS": "1500", "LLM_MAX_RETRIES": "1", "PYTHONPATH": os.getcwd()}
+           "MAP_CONTEXT_TOKENS": "1500", "LLM_MAX_RETRIES": "1", "PYTHONPATH": path}
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "neo4j_retag.cli", "serve", "--mcp-stdio"],
                                    env=env)
