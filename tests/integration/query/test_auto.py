@@ -6,7 +6,7 @@ import pytest
 from neo4j_retag import events
 from neo4j_retag.llm import Usage
 from neo4j_retag.llm import run_with_llm as run
-from neo4j_retag.model import Query
+from neo4j_retag.model import Query, Routing
 from neo4j_retag.query import answer
 from neo4j_retag.query.auto import method_for
 from tests.llm_double import Fail
@@ -31,8 +31,8 @@ def test_auto_routes_global_and_specific_questions(indexed, graph, double):
 
     a = run(indexed, go, usage)
     # no topics in this graph: a global question goes to GraphRAG's global search
-    assert a.trace.method == "global" and a.trace.routing["kind"] == "global"
-    assert a.trace.routing["reason"] == "the double says global"
+    assert a.trace.method == "global" and a.trace.routing.kind == "global"
+    assert a.trace.routing.reason == "the double says global"
     assert any("answered by global" in n for n in a.trace.notes)
     assert usage.stages["route"].calls == 1 and double.count("route") == 1
     kinds = [k for k, _ in seen]
@@ -46,15 +46,15 @@ def test_auto_routes_global_and_specific_questions(indexed, graph, double):
 
     b = run(indexed, lambda llm: answer("auto", graph, llm, indexed,
                                         Query(question="Who is Scrooge?", level=0)))
-    assert b.trace.method == "local" and b.trace.routing == {
-        "kind": "specific", "method": "local", "reason": "the double says specific",
-        "topics": 0}
+    assert b.trace.method == "local" and b.trace.routing == Routing(
+        kind="specific", method="local", reason="the double says specific", topics=0)
+    assert b.as_dict()["trace"]["routing"]["method"] == "local"
 
 
 def test_auto_falls_back_when_nothing_matches_or_the_call_fails(indexed, graph, double):
     a = run(indexed, lambda llm: answer("auto", graph, llm, indexed,
                                         Query(question="Who is Zebulon?", level=0)))
-    assert a.trace.routing["method"] == "global" and a.trace.routing["kind"] == "specific"
+    assert a.trace.routing.method == "global" and a.trace.routing.kind == "specific"
     assert any("no entity matches" in n for n in a.trace.notes)
 
     def refuse(body):
@@ -65,3 +65,4 @@ def test_auto_falls_back_when_nothing_matches_or_the_call_fails(indexed, graph, 
                                         Query(question="Who is Scrooge?", level=0)))
     assert b.trace.method == "global"
     assert any("classification failed" in n for n in b.trace.notes)
+    assert [f.item for f in b.trace.failures][:1] == ["route"]
