@@ -226,6 +226,16 @@ class LazySearch(BaseModel):
     claim_failures: int = 0
 
 
+class Routing(BaseModel):
+    """``--method auto``'s decision: the kind of question, the method that answered it, the
+    classification's one-line reason and the number of topics it read."""
+
+    kind: Literal["global", "specific"]
+    method: str
+    reason: str = ""
+    topics: int = 0
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -248,6 +258,7 @@ class Trace(BaseModel):
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
     selection: Selection | None = None  # dynamic community selection
     lazy_search: LazySearch | None = None  # the lazy method's budgeted relevance search
+    routing: Routing | None = None  # --method auto: what it chose and why
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)

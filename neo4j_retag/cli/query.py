@@ -90,25 +90,24 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         budget: int | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
+    from pydantic import ValidationError
+
     from ..llm import Usage
-    from ..model import Query, timed
-    from ..query import answer as answer_by
+    from ..serve.answer import AskRequest, answer_question
     from .eval_view import context_table
-    if dynamic:
-        if method not in ("global", "global-dynamic"):
-            raise click.UsageError("--dynamic goes with --method global")
-        method = "global-dynamic"
+    if dynamic and method not in ("global", "global-dynamic"):
+        raise click.UsageError("--dynamic goes with --method global")
     settings = obj.settings
     usage = Usage()
-    seconds: dict[str, float] = {}
-    query = Query(question=question, level=level, top_p=top_p, topic=topic,
-                  response_type=response_type, budget=budget)
-    with timed(seconds, "total"):
-        answer: Answer = run_with_services(
-            lambda llm, graph: answer_by(method, graph, llm, settings, query,
-                                         refine_rounds=refine_rounds), settings, usage)
-    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
-    answer.trace.seconds["total"] = seconds["total"]
+    try:
+        request = AskRequest(question=question, method=method, level=level, top_p=top_p,
+                             topic=topic, response_type=response_type, refine=refine_rounds,
+                             dynamic=dynamic, budget=budget)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise click.UsageError(f"{first['loc'][0]}: {first['msg']}") from err
+    answer: Answer = run_with_services(
+        lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
         return

@@ -188,10 +188,28 @@ class QuerySettings(Group):
         "every report of the next level, down to this level (GraphRAG's max_level)")
 
 
+class ApiSettings(Group):
+    """`neo4j-retag serve`: its HTTP API, MCP and page (``serve`` is the local servers')."""
+
+    api_key: SecretStr | None = env(
+        "SERVE_API_KEY", None, "bearer token every request must carry; required off loopback")
+    ingest_root: Path | None = env(
+        "SERVE_INGEST_ROOT", None, "the only folder POST /ingest reads under (unset: no ingest)")
+    queue_limit: int = Field(32, ge=0, validation_alias="SERVE_QUEUE_LIMIT",
+                             description="questions that may wait for a slot before 429")
+    max_body: int = Field(65_536, ge=1024, validation_alias="SERVE_MAX_BODY",
+                          description="largest request body in bytes (413 beyond)")
+
+    def key(self) -> str | None:
+        """The API key, or None when unset or empty."""
+        value = self.api_key.get_secret_value() if self.api_key else ""
+        return value or None
+
+
 # attribute name on Settings -> group class, in display order
 GROUPS: dict[str, type[Group]] = {
     "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
-    "index": IndexSettings, "query": QuerySettings,
+    "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
 }
 
 

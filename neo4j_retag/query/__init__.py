@@ -6,8 +6,9 @@ applies (the CLI's choices and help come from it); :func:`answer` runs one, then
 refinement. retag (ReTAG, the default), global (GraphRAG global search), global-dynamic
 (global search with GraphRAG's dynamic community selection), and the baselines of Edge et al.
 §3.2: local search, rag (BM25 over text units) and ts (map-reduce over text units); lazy
-(LazyGraphRAG: relevance tests under a budget, claims of text units). Method modules share
-helpers through ``common``, never through each other.
+(LazyGraphRAG: relevance tests under a budget, claims of text units); and auto (one
+classification call picks retag/global or local). Method modules share helpers through
+``common``, never through each other (auto reaches the others through the registry).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..db import Graph
 from ..errors import InputError
 from ..llm import LLM
 from ..model import Answer, Query
+from .auto import auto_method
 from .basic import ask_rag, ask_ts
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
@@ -64,6 +66,9 @@ METHODS: dict[str, Method] = {
     "lazy": Method(ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
                    "claims citing text units; on a lazy index or a full one"),
 }
+# auto answers through the registry itself (method modules never import each other)
+METHODS["auto"] = Method(auto_method(METHODS), "one classification call: a global question "
+                         "-> retag (global without topics), a specific one -> local")
 
 
 async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query: Query, *,
@@ -79,7 +84,8 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
                              needed_levels(graph, settings, method, query.level), notes)
     first = await METHODS[method](graph, llm, settings, query)
     note_all(first.trace, notes)
-    if refine_rounds <= 0 or not METHODS[method].refinable:
+    chosen = first.trace.method if method == "auto" else method  # auto: what it chose
+    if refine_rounds <= 0 or not METHODS[chosen].refinable:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
                                  rounds=refine_rounds, top_p=query.top_p or settings.query.top_p,

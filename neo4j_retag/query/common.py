@@ -8,10 +8,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
+from ..llm.stream import complete_streaming
 from ..model import Failure, Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..text import strip_chatter
@@ -29,9 +31,12 @@ def no_answer(settings: Settings) -> str:
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted and recorded in
-    ``trace.failures`` (item ``stage``; never raises)."""
+    ``trace.failures`` (item ``stage``; never raises). Streamed piece by piece when someone
+    listens to the question's events (`serve`)."""
+    sink = events.token_sink()
     try:
-        text = str(await llm.complete(messages, stage=stage))
+        text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink) if sink
+                          else llm.complete(messages, stage=stage)))
     except LLMError as err:
         trace.note(f"{stage} failed: {err}")
         trace.failures.append(Failure.of(stage, err))
