@@ -1,11 +1,11 @@
-"""The shared vocabulary: the general scope, entity keys, typed query results, stage timing.
+"""The shared vocabulary: the general scope, typed query results, stage timing (entity keys:
+`keys`).
 
 Everything here is plain data: no I/O, no imports from the rest of the package except errors.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import time
@@ -22,7 +22,6 @@ log = logging.getLogger("neo4j_retag")
 
 JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
 GENERAL = "general"  # the scope of the whole graph's communities (topics have their labels)
-MAX_KEY_CHARS = 200  # a small model's repetition loop must not produce an unindexable key
 
 # progress(task, n, total): advance ``task`` by ``n`` items; ``total`` when it becomes known
 Progress = Callable[[str, int, "int | None"], None]
@@ -54,31 +53,6 @@ def clamped(lo: float, hi: float, default: float) -> BeforeValidator:
             return default
 
     return BeforeValidator(coerce)
-
-
-def _full_key(name: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", name).casefold().split()).strip(" \"'.,;:")
-
-
-def _capped(text: str, key: str) -> str:
-    # the first characters, then a hash of the whole key: two long names that share their
-    # first MAX_KEY_CHARS characters stay two entities
-    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    return f"{text[:MAX_KEY_CHARS - 14].rstrip()} #{digest}"
-
-
-def entity_key(name: str) -> str:
-    """The entity identity: NFC, case-folded, whitespace collapsed; a key longer than
-    MAX_KEY_CHARS is cut and ends with a hash of the full key (`name_capped` says when)."""
-    key = _full_key(name)
-    return key if len(key) <= MAX_KEY_CHARS else _capped(key, key)
-
-
-def name_capped(name: str) -> str | None:
-    """The display name of an entity whose name is longer than MAX_KEY_CHARS (cut, with the
-    hash suffix of its key), or None when it fits."""
-    name, key = " ".join(name.split()), _full_key(name)
-    return _capped(name, key) if len(key) > MAX_KEY_CHARS or len(name) > MAX_KEY_CHARS else None
 
 
 def report_markdown(title: str, summary: str, rating: float | None, explanation: str,
@@ -190,6 +164,7 @@ class Query(BaseModel):
     level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
+    budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
     response_type: str = "multiple paragraphs"
 
 
@@ -228,6 +203,33 @@ class Selection(BaseModel):
     completion_tokens: int = 0
 
 
+class LazySearch(BaseModel):
+    """The lazy method's budgeted search (query/lazy.py): relevance tests spent of the budget
+    (a failed test spends one too), text units found relevant, BM25 matches, communities
+    tested and pruned, levels reached; then the claim calls over the relevant text units."""
+
+    budget: int
+    tests: int = 0
+    relevant: int = 0
+    failed_tests: int = 0
+    bm25_matches: int = 0
+    communities_tested: int = 0
+    communities_pruned: int = 0
+    levels_reached: int = 0
+    claim_calls: int = 0
+    claim_failures: int = 0
+
+
+class Routing(BaseModel):
+    """``--method auto``'s decision: the kind of question, the method that answered it, the
+    classification's one-line reason and the number of topics it read."""
+
+    kind: Literal["global", "specific"]
+    method: str
+    reason: str = ""
+    topics: int = 0
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -250,6 +252,8 @@ class Trace(BaseModel):
     refinement: list[RefinementRound] = Field(default_factory=list)
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
     selection: Selection | None = None  # dynamic community selection
+    lazy_search: LazySearch | None = None  # the lazy method's budgeted relevance search
+    routing: Routing | None = None  # --method auto: what it chose and why
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)

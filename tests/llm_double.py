@@ -54,6 +54,7 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "reduce": "reduce",
     "answer": "answer",
     "classify": "classify",
+    "route": "route",
     "keywords": "keywords",
     "rate": "rate",
     "refine_check": "refine",
@@ -63,6 +64,12 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "eval_claims": "eval_claims",
     "eval_questions": _eval_list,
     "doctor": "text",
+    # lazy mode (query/lazy.py, query/lazy_reports.py)
+    "lazy_subqueries": "lazy_subqueries",
+    "relevance": "relevance",
+    "lazy_claims": "lazy_claims",
+    "lazy_answer": "lazy_answer",
+    "lazy_report": "report",
 }
 
 
@@ -168,6 +175,17 @@ def default_classify(body: dict[str, Any]) -> str:
     return json.dumps({"topic": hit})
 
 
+GLOBAL_WORDS = ("theme", "main", "overall", "across", "connect", "trend", "whole", "common")
+
+
+def default_route(body: dict[str, Any]) -> str:
+    """``--method auto``'s decision: global when the question has a word of the corpus as a
+    whole, else specific."""
+    q = body["messages"][-1]["content"].lower()
+    kind = "global" if any(w in q for w in GLOBAL_WORDS) else "specific"
+    return json.dumps({"kind": kind, "reason": f"the double says {kind}"})
+
+
 def default_assign(body: dict[str, Any]) -> str:
     topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
     return json.dumps({"topics": topics[:1]})
@@ -194,6 +212,21 @@ def default_eval_claims(body: dict[str, Any]) -> str:
                                   if len(s.strip()) > 3]})
 
 
+def default_lazy_claims(body: dict[str, Any]) -> str:
+    """One claim per passage: its first capitalised names."""
+    rows = re.findall(r"^(\d+),[^,]*,(.*)$", body["messages"][-1]["content"], re.M)
+    return json.dumps({"claims": [{"statement": f"Passage {i} is about "
+                                   f"{' and '.join(names_in(text, 2)) or 'something'}.",
+                                   "sources": [int(i)]} for i, text in rows]})
+
+
+def default_lazy_answer(body: dict[str, Any]) -> str:
+    ids = re.findall(r"^\d+,.*,([\d; ]+)$", body["messages"][-1]["content"], re.M)
+    cited = list(dict.fromkeys(x.strip() for group in ids for x in group.split(";")))[:5]
+    return "The passages tell these stories. " + (
+        f"[Data: Sources ({', '.join(cited)})]" if cited else "")
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "claims": default_claims,
@@ -204,6 +237,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "map": default_map,
     "reduce": default_reduce,
     "classify": default_classify,
+    "route": default_route,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
     "refine": lambda b: json.dumps({"complete": False, "missing": "more on Belle",
                                     "keywords": ["Belle", "Fezziwig"]}),
@@ -219,6 +253,10 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
+    "relevance": lambda b: json.dumps({"relevant": True}),
+    "lazy_claims": default_lazy_claims,
+    "lazy_subqueries": lambda b: json.dumps({"queries": ["harbour", "festival"]}),
+    "lazy_answer": default_lazy_answer,
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),
@@ -257,6 +295,30 @@ class ScriptedLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, body: dict[str, Any], text: str, finish: str,
+                        usage: Any) -> None:
+                """SSE chunks of a few characters each, then the finish, then the usage."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+
+                def chunk(delta: dict[str, Any], reason: str | None = None,
+                          use: Any = None) -> None:
+                    c = {"id": "x", "object": "chat.completion.chunk", "created": 0,
+                         "model": body["model"], "choices": [] if use else [
+                             {"index": 0, "delta": delta, "finish_reason": reason}]}
+                    if use:
+                        c["usage"] = use
+                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                    self.wfile.flush()
+
+                for piece in re.findall(r"\S+\s*|\s+", text):
+                    chunk({"content": piece})
+                chunk({}, finish)
+                if usage and (body.get("stream_options") or {}).get("include_usage"):
+                    chunk({}, use=usage)
+                self.wfile.write(b"data: [DONE]\n\n")
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
 
@@ -284,6 +346,9 @@ class ScriptedLLM:
                 if isinstance(text, Reply):
                     finish = text.finish_reason
                     usage = usage if text.usage is True else text.usage
+                if body.get("stream"):
+                    self._stream(body, str(text), finish, usage)
+                    return
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": finish,

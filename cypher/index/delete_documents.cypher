@@ -56,6 +56,16 @@ SET e.dirty = CASE WHEN changed THEN true ELSE e.dirty END,
     e.type = CASE WHEN changed OR remaining = 0 THEN e.type ELSE coalesce(top[0], 'unknown') END
 WITH e WHERE remaining = 0
 DETACH DELETE e;
+// lazy index: co-occurrences lose the evidence of the text units that go
+MATCH (d:Document)<-[:PART_OF]-(c:Chunk)
+WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
+WITH collect(c.id) AS gone
+MATCH (:Concept)-[r:CO_OCCURS]->(:Concept)
+WHERE any(i IN r.chunk_ids WHERE i IN gone)
+SET r.chunk_ids = [i IN r.chunk_ids WHERE NOT i IN gone]
+SET r.weight = toFloat(size(r.chunk_ids))
+WITH r WHERE size(r.chunk_ids) = 0
+DELETE r;
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)-[:HAS_CLAIM]->(cl:Claim)
 WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
 DETACH DELETE cl;
@@ -64,6 +74,9 @@ WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id 
 DETACH DELETE c;
 MATCH (d:Document) WHERE d.id IN $ids
 DETACH DELETE d;
+// lazy index: concepts no remaining text unit has
+MATCH (k:Concept) WHERE NOT EXISTS { (:Chunk)-[:HAS_CONCEPT]->(k) }
+DETACH DELETE k;
 MATCH (e:Entity)
 SET e.degree = COUNT { (e)-[:RELATED]-() };
 MERGE (m:Meta {id: 'index'})

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--glean", type=int, default=None, help="gleaning rounds (default 1)")
 @click.option("--no-claims", is_flag=True, help="do not extract claims")
+@click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
+              "concepts and their communities, no LLM call; reports are built when a query "
+              "needs them")
 @click.option("--resume", is_flag=True,
               help="finish a previous run (pending text units, summaries, communities, reports); "
                    "PATHS may be omitted")
@@ -44,7 +47,8 @@ if TYPE_CHECKING:
 @click.option("--wait", is_flag=True, help=WAIT_HELP)
 @click.pass_obj
 @friendly
-def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
+def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
+           resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
            quiet: bool, wait: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
@@ -64,6 +68,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["glean"] = glean
     if no_claims:
         updates["extract_claims"] = False
+    if lazy:
+        updates["index_method"] = "lazy"
     settings = waiting(obj.settings, wait).model_copy(update=updates)
     usage = Usage()
     seconds: dict[str, float] = {}

@@ -80,33 +80,34 @@ def refine_help() -> str:
               help_fn=refine_help)
 @click.option("--dynamic", is_flag=True, help="with --method global: GraphRAG's dynamic "
               "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
+@click.option("--budget", type=click.IntRange(1), default=None,
+              help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
-        as_json: bool) -> None:
+        budget: int | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
+    from pydantic import ValidationError
+
     from ..llm import Usage
-    from ..model import Query, timed
-    from ..query import answer as answer_by
+    from ..serve.answer import AskRequest, answer_question
     from .eval_view import context_table
-    if dynamic:
-        if method not in ("global", "global-dynamic"):
-            raise click.UsageError("--dynamic goes with --method global")
-        method = "global-dynamic"
+    if dynamic and method not in ("global", "global-dynamic"):
+        raise click.UsageError("--dynamic goes with --method global")
     settings = obj.settings
     usage = Usage()
-    seconds: dict[str, float] = {}
-    query = Query(question=question, level=level, top_p=top_p, topic=topic,
-                  response_type=response_type)
-    with timed(seconds, "total"):
-        answer: Answer = run_with_services(
-            lambda llm, graph: answer_by(method, graph, llm, settings, query,
-                                         refine_rounds=refine_rounds), settings, usage)
-    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
-    answer.trace.seconds["total"] = seconds["total"]
+    try:
+        request = AskRequest(question=question, method=method, level=level, top_p=top_p,
+                             topic=topic, response_type=response_type, refine=refine_rounds,
+                             dynamic=dynamic, budget=budget)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise click.UsageError(f"{first['loc'][0]}: {first['msg']}") from err
+    answer: Answer = run_with_services(
+        lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
         return
@@ -130,6 +131,13 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
+    if tr.lazy_search:
+        ls = tr.lazy_search
+        console.print(f"[dim]lazy search: {ls.tests} of {ls.budget} relevance tests "
+                      f"({ls.failed_tests} failed), {ls.relevant} text units relevant, "
+                      f"{ls.communities_tested} communities tested, "
+                      f"{ls.communities_pruned} pruned | claim calls "
+                      f"{ls.claim_calls} ({ls.claim_failures} failed)[/dim]")
     if tr.selection:
         sel = tr.selection
         console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "

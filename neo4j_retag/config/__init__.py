@@ -1,8 +1,9 @@
 """The project's settings, read from env vars and an optional `.env`, in groups.
 
 `Settings` has one group per part of the system (``settings.neo4j``, ``.gds``, ``.llm``,
-``.serve``, ``.index``, ``.query``; see `groups`) plus a few cross-cutting values at the top
-(``home``, ``encoding``, ``progress_interval``, and the folders and values that combine groups).
+``.serve`` (the local servers), ``.api`` (`neo4j-retag serve`), ``.index``, ``.query``; see
+`groups`) plus a few cross-cutting values at the top (``home``, ``encoding``,
+``progress_interval``, and the folders and values that combine groups).
 Every field reads the environment variable it always read (``NEO4J_URI``, ``OPENAI_BASE_URL``,
 ``CHUNK_SIZE`` ...), and `Settings(...)` / `model_copy(update=...)` still take those names in
 lower case (``Settings(openai_model="x")``). Unset ``NEO4J_URI`` / ``OPENAI_BASE_URL`` mean
@@ -22,6 +23,7 @@ from ..errors import ConfigError
 from .groups import (
     FLAT,
     GROUPS,
+    ApiSettings,
     GdsSettings,
     IndexSettings,
     LLMSettings,
@@ -31,8 +33,8 @@ from .groups import (
     Top,
 )
 
-__all__ = ["REPO_ROOT", "FLAT", "GdsSettings", "IndexSettings", "LLMSettings", "Neo4jSettings",
-           "QuerySettings", "ServeSettings", "Settings", "resource_dir"]
+__all__ = ["REPO_ROOT", "FLAT", "ApiSettings", "GdsSettings", "IndexSettings", "LLMSettings",
+           "Neo4jSettings", "QuerySettings", "ServeSettings", "Settings", "resource_dir"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -81,6 +83,7 @@ class Settings(BaseModel):
     gds: GdsSettings
     llm: LLMSettings
     serve: ServeSettings
+    api: ApiSettings
     index: IndexSettings
     query: QuerySettings
 

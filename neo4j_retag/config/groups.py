@@ -172,6 +172,9 @@ class IndexSettings(Group):
     leiden_seed: int = env("LEIDEN_SEED", 42)
     report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000)
     report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500)
+    method: Literal["full", "lazy"] = env(
+        "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
+        "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")
 
 
 class QuerySettings(Group):
@@ -185,15 +188,35 @@ class QuerySettings(Group):
     dynamic_threshold: float = env(
         "DYNAMIC_THRESHOLD", 1, "dynamic community selection: a report rated at least this "
         "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    lazy_budget: int = env(
+        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)")
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")
 
 
+class ApiSettings(Group):
+    """`neo4j-retag serve`: its HTTP API, MCP and page (``serve`` is the local servers')."""
+
+    api_key: SecretStr | None = env(
+        "SERVE_API_KEY", None, "bearer token every request must carry; required off loopback")
+    ingest_root: Path | None = env(
+        "SERVE_INGEST_ROOT", None, "the only folder POST /ingest reads under (unset: no ingest)")
+    queue_limit: int = Field(32, ge=0, validation_alias="SERVE_QUEUE_LIMIT",
+                             description="questions that may wait for a slot before 429")
+    max_body: int = Field(65_536, ge=1024, validation_alias="SERVE_MAX_BODY",
+                          description="largest request body in bytes (413 beyond)")
+
+    def key(self) -> str | None:
+        """The API key, or None when unset or empty."""
+        value = self.api_key.get_secret_value() if self.api_key else ""
+        return value or None
+
+
 # attribute name on Settings -> group class, in display order
 GROUPS: dict[str, type[Group]] = {
     "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
-    "index": IndexSettings, "query": QuerySettings,
+    "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
 }
 
 

@@ -35,6 +35,7 @@ _import_driver()
 from neo4j import Driver, GraphDatabase, Query  # noqa: E402
 from neo4j.exceptions import (  # noqa: E402
     AuthError,
+    ClientError,
     DatabaseUnavailable,
     ServiceUnavailable,
     SessionExpired,
@@ -209,7 +210,14 @@ class Graph:
         # database at once deadlock, and the driver retries managed transactions (logged)
         with self.driver.session(database=self.database) as session:
             for stmt in statements(self.cypher("db/schema")):
-                session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
+                try:
+                    session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
+                except ClientError as err:
+                    # IF NOT EXISTS races: the other process created the same rule between
+                    # our check and our commit; it exists, which is all we want
+                    if err.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
+                        raise
+                    log.debug("schema rule created by another process: %s", stmt[:80])
         self.run("db/await_indexes")
 
 

@@ -69,7 +69,8 @@ def delete_documents(graph: Graph, refs: Sequence[str]) -> dict[str, Any]:
     """Delete the documents named by ``refs`` and everything only they support, in one
     transaction. Shared entities and relationships keep the remaining evidence (weights and
     strengths recomputed now; descriptions re-summarised by the next ingest where their set
-    changed). Communities, reports and topics are marked stale.
+    changed). On a lazy index, co-occurrences lose the text units that go and concepts no
+    text unit has any more go too. Communities, reports and topics are marked stale.
 
     Returns ``{"documents": [{id, title, path}], "entities_to_resummarise": n,
     "relationships_to_resummarise": n, "nodes_deleted": n, "relationships_deleted": n}``.

@@ -16,8 +16,9 @@ from pydantic import BaseModel
 from ..config import Settings
 from ..db import Record
 from ..errors import LLMError
+from ..keys import entity_key, name_capped
 from ..llm import LLM
-from ..model import TextUnit, entity_key, name_capped
+from ..model import TextUnit
 from ..prompts import Message, fragment, render
 from .extract_records import (
     NAME_CAPPED,

@@ -19,7 +19,8 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from ..model import MAX_KEY_CHARS, clamped, entity_key
+from ..keys import MAX_KEY_CHARS, entity_key
+from ..model import clamped
 from .tuples import from_text, from_tuple
 
 

@@ -26,6 +26,7 @@ from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .encoding import check_encoding
 from .extract import extract_text_unit
 from .gds import sessions_requirements
+from .lazy import build_lazy, use_lazy
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import IngestResult
@@ -160,10 +161,16 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                   topics: bool, topic_mode: str) -> IngestResult:
     graph.ensure_schema()
     check_encoding(graph, settings)
+    lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
         progress("documents loaded", result.documents_read, result.documents_read)
+    if lazy:  # concepts and their communities, no LLM call (index/lazy.py)
+        with timed(result.seconds, "concepts"):
+            result.text_units_extracted, result.communities_rebuilt = build_lazy(
+                graph, settings, progress, result.outcomes)
+        return result
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):

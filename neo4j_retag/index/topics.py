@@ -21,8 +21,9 @@ from pydantic import create_model
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LevelError, LLMError
+from ..keys import entity_key
 from ..llm import LLM
-from ..model import GENERAL, Failure, Progress, TextUnit, entity_key, no_progress
+from ..model import GENERAL, Failure, Progress, TextUnit, no_progress
 from ..prompts import fragment, render
 
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search

@@ -4,6 +4,7 @@ summarisation ("TS": map-reduce straight over the text units)."""
 
 from __future__ import annotations
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
@@ -26,6 +27,7 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],
                    settings.query.reduce_context_tokens, settings.encoding)
     trace.reports_retrieved = len(rows)
+    events.emit("retrieved", text_units=len(rows), method="rag", level=-1)
     if not rows:
         trace.note("BM25 retrieved no text unit for the question")
         return Answer(answer=no_answer(settings), trace=trace)

@@ -9,10 +9,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
+from ..llm.stream import complete_streaming
 from ..model import Failure, Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..text import strip_chatter
@@ -53,9 +55,13 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
     filter blocked it, or on any failure when the call is ``required`` (the only answer call:
     no fallback would be an answer). A reply that is JSON or the prompt's own template
-    (injected by a document) is retried, then the honest no-answer with a note."""
+    (injected by a document) is retried, then the honest no-answer with a note. Streamed
+    piece by piece when someone listens to the question's events (`serve`)."""
+    sink = events.token_sink()
     try:
-        text = str(await llm.complete(messages, stage=stage, prose=True))
+        text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
+                                             prose=True) if sink
+                          else llm.complete(messages, stage=stage, prose=True)))
     except LLMError as err:
         if err.reason == "invalid":
             trace.note(f"the {stage} step gave no free-text answer after its retries ({err}): "

@@ -6,6 +6,7 @@ entities; the units come from their mentions, in no useful order)."""
 
 from __future__ import annotations
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
@@ -46,6 +47,8 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     source_rows = fit([[i, u["text"]] for i, u in enumerate(units)], budget, enc)
     parts.append(csv_table("Sources", ["id", "text"], source_rows))
     trace.reports_retrieved = len(reports)
+    events.emit("retrieved", entities=len(found), reports=len(reports), text_units=len(units),
+                method="local", level=level)
     text = await answer_from(llm, settings, query, "\n".join(parts), trace)
     valid = {f"Reports:{i}": Citation(kind="report", id=i, title=r["title"] or "", level=level)
              for i, r in reports.items()}

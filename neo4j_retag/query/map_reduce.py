@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from .. import events
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
@@ -170,6 +171,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     trace.reports_retrieved = len(reports)
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
                      for r in reports]
+    events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
     if not reports:
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
@@ -177,8 +179,16 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
         groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
         trace.map_batches = len(groups)
-        point_lists = await asyncio.gather(*(_map(llm, settings, question, b, trace)
-                                             for b in groups))
+        done = 0
+
+        async def mapped(batch: list[ReportRow]) -> list[MapPoint]:
+            nonlocal done
+            points = await _map(llm, settings, question, batch, trace)
+            done += 1
+            events.emit("map", batch=done, batches=len(groups), points=len(points))
+            return points
+
+        point_lists = await asyncio.gather(*(mapped(b) for b in groups))
     points = [p for pl in point_lists for p in pl]
     trace.points_total = len(points)
     kept = sorted((p for p in points if p.score > 0), key=lambda p: -p.score)
@@ -198,6 +208,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     with timed(trace.seconds, "reduce"):
         context, used_points = _reduce_context(settings, kept)
         trace.points_in_reduce = len(used_points)
+        events.emit("reduce", points=len(used_points))
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         text = await complete_or_note(llm, msgs, "reduce", trace)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import create_model
 
+from .. import events
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
@@ -61,9 +62,11 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.topic = topic
         scope = next((t["label"] for t in topics if t["name"] == topic), GENERAL)
         trace.scope = scope
+        events.emit("topic", topic=topic, scope=scope)
 
     with timed(trace.seconds, "keywords"):
         trace.keywords = await expand_keywords(llm, settings, question, corpus, trace)
+        events.emit("keywords", keywords=trace.keywords)
 
     with timed(trace.seconds, "retrieve"):
         trace.level = check_level(graph, scope, level)

@@ -12,7 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ... import tokens
-from ...model import clean, entity_key
+from ...keys import entity_key
+from ...model import clean
 from .hierarchy import plan_communities
 from .repair import Repair
 from .tables import DOC_KEYS, ORIGIN, Output, Row

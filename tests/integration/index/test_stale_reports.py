@@ -6,9 +6,9 @@ left the query refuses in one line; an empty graph has no communities, reports o
 import pytest
 
 from neo4j_retag.errors import LevelError
+from neo4j_retag.index.delete import delete_documents
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query
-from neo4j_retag.index.delete import delete_documents
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.query import METHODS
 from tests.conftest import ingest

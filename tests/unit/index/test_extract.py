@@ -5,8 +5,9 @@ import pytest
 from neo4j_retag.errors import LLMParseError
 from neo4j_retag.index.extract import assemble, extract_text_unit
 from neo4j_retag.index.extract_records import ExtractedClaim, GraphClaimsExtraction, grounded
+from neo4j_retag.keys import entity_key
 from neo4j_retag.llm import run_with_llm
-from neo4j_retag.model import TextUnit, entity_key
+from neo4j_retag.model import TextUnit
 from tests.conftest import make_settings
 
 

@@ -18,8 +18,9 @@ from neo4j_retag.index.extract_records import (
     GraphClaimsExtraction,
     GraphExtraction,
 )
+from neo4j_retag.keys import MAX_KEY_CHARS, entity_key
 from neo4j_retag.llm import run_with_llm
-from neo4j_retag.model import MAX_KEY_CHARS, TextUnit, entity_key
+from neo4j_retag.model import TextUnit
 from tests.conftest import make_settings
 
 TEXT = "The Vale Trust funds the old pier. The harbour master rebuilt the pier in 1990."
