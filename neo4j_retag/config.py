@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     leiden_seed: int = 42
     report_context_tokens: int = 8000
     report_max_tokens: int = 1500
+    report_compose_max_entities: int = Field(
+        3, description="communities of at most this many entities get a report composed from "
+        "their descriptions, without an LLM call (README: what a model's report adds there)")
 
     # --- query (Edge et al. §3.1.6, ReTAG §3.2-3.4) --------------------------------------
     map_context_tokens: int = 8000

@@ -147,9 +147,10 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
 
 def rebuild_communities(graph: Graph, settings: Settings) -> int:
     """General-graph hierarchy; returns the number of communities. Topics built on the old
-    hierarchy are removed first (they are stale; the next topic build makes them again), so
-    community ids start from 0 as in a first run: the same graph gets the same ids (global
-    search batches and cites by id)."""
+    hierarchy are removed first (they are stale; the next topic build makes them again).
+    A community with the same level and members as before keeps its id and its report
+    (``Clusterer.write``): the same graph gets the same ids (global search batches and cites
+    by id), and an added document changes only the communities it touches."""
     graph.run_script("index/clear_topics")
     clusterer = Clusterer(graph, settings)
     comms = clusterer.write(clusterer.hierarchy(GENERAL), GENERAL)

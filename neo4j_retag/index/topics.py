@@ -280,6 +280,8 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                 _failure(failed, f"community reports of {label}",
                          f"{reports[label]['failed']} failed")
     graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
+    if not failed:
+        graph.run("index/prune_topic_archive")
     uncovered = graph.run("index/uncovered_roots", labels=labels)
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),
