@@ -185,7 +185,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     """
     by_id = {r.id: r for r in (*citable, *reports)}
     trace.reports_retrieved = len(reports)
-    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
+    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
+                                   composed=r.composed)
                      for r in reports]
     if not reports:
         trace.note("no community reports to answer from")
