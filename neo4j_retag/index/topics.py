@@ -168,7 +168,8 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
         listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
     summary_failed: list[str] = []
-    corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed)
+    corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
+                                   stage="topic_summary")
     if summary_failed:
         _failure(failed, "corpus description", "its summary failed: descriptions joined")
     return topics, corpus
