@@ -21,13 +21,16 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, SHARED, bench_settings, fakellm, machine, wipe, with_llm
+from common import RESULTS, SHARED, bench_settings, machine, wipe, with_llm
 
 from neo4j_retag.db import Graph
 from neo4j_retag.index.estimate import estimate_ingest, record_estimate
@@ -59,6 +62,24 @@ def copy_articles(dest: Path, n: int, skip_last: bool = False) -> list[Path]:
         (dest / f.parent.name).mkdir(parents=True, exist_ok=True)
         shutil.copy(f, dest / f.parent.name / f.name)
     return files
+
+
+@contextmanager
+def fakellm(port: int) -> Iterator[str]:
+    """fakellm on ``port``, waited for; yields its base URL."""
+    proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
+                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 def fake_stats(url: str, reset: bool = False) -> dict[str, Any]:
@@ -191,10 +212,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--articles", type=int, action="append")
     ap.add_argument("--runs", default="on,off,added")
+    ap.add_argument("--port", type=int, default=8871, help="fakellm's port")
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     for n in args.articles or [20]:
-        with tempfile.TemporaryDirectory() as tmp, fakellm() as url:
+        with tempfile.TemporaryDirectory() as tmp, fakellm(args.port) as url:
             work = Path(tmp)
             ours = run_ours(n, args.runs.split(","), url, work)
             graphrag = run_graphrag(n, work) if Path(work / f"bbc-{n}").exists() else {}
