@@ -115,6 +115,10 @@ class Settings(BaseSettings):
         1000, description="maxLength added to strings of grammar-enforced schemas: a small "
         "model under a grammar loops until max_tokens without them")
     llm_cache: bool = Field(True, description="disk cache of LLM responses")
+    llm_price_input: float | None = Field(
+        None, description="price per million prompt tokens (ingest --estimate prints a price)")
+    llm_price_output: float | None = Field(
+        None, description="price per million completion tokens")
     llm_cache_dir: Path | None = Field(None, description="unset = <home>/llm-cache")
 
     progress_interval: float = Field(
