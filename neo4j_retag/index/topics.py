@@ -1,14 +1,13 @@
-"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine the corpus topics and a corpus
-description with global queries at one level (the cheapest to read), build each topic's
-subgraph (entities marked with a per-topic label), and give each topic its own communities
-and reports.
+"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine topics and a corpus description
+with global queries at one level (the cheapest to read), build each topic's subgraph
+(entities with a per-topic label), and give each topic its own communities and reports.
 
 Topic subgraphs, two ways:
 - ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
   subgraph is what those text units produced. Cost: one call per text unit.
 - ``reextract`` (the paper's way): topic-conditioned extraction of every text unit; entities
-  found again under a topic's focus join its subgraph (new names found only there are not
-  added to the general graph). Cost: #topics x #text units extraction calls.
+  found again under a topic's focus join its subgraph (names found only there are not added
+  to the general graph). Cost: #topics x #text units extraction calls.
 """
 
 from __future__ import annotations
@@ -120,8 +119,8 @@ def bullets(text: str) -> list[Topic]:
 
 
 def _failure(failed: list[dict[str, str]], item: str, err: Exception | str) -> None:
-    reason = getattr(err, "reason", None) or ("llm_error" if isinstance(err, Exception)
-                                               else "incomplete")
+    reason = getattr(err, "reason", None) or (
+        "llm_error" if isinstance(err, Exception) else "incomplete")
     log.warning("topic item %s failed (%s): %s", item, reason, err)
     failed.append({"item": item, "reason": reason, "error": str(err)[:300]})
 
@@ -145,10 +144,9 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, lev
 
 
 def mining_level(graph: Graph) -> int | None:
-    """The level topic mining reads: the one whose reports are the shortest in all. Every
-    level covers every entity (carried down), so each answers "what does the corpus hold";
-    the root's few large communities usually say it in the fewest tokens (README, "What a
-    user pays": every level cost 38 % of the index's prompt tokens on BBC-200)."""
+    """The level topic mining reads: the one whose reports are shortest in all. Every level
+    covers every entity (carried down); the root's few large communities usually tell the
+    corpus in the fewest tokens (README, "What a user pays": every level cost 38 %)."""
     rows = graph.run("index/level_report_sizes")
     return min(rows, key=lambda r: (r["chars"], r["level"]))["level"] if rows else None
 
