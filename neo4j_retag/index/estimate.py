@@ -29,6 +29,7 @@ class Profile:
 
     extract_completion_per_token: float  # extraction completion tokens per text-unit token
     glean_completion_share: float  # a gleaning reply against the extraction reply
+    glean_prompt_factor: float  # a gleaning prompt against extraction prompt + reply
     glean_continue: float  # share of text units whose gleaning goes on after a round
     summaries_per_unit: float  # description summaries (entities + relationships)
     summary_prompt: int  # per call
@@ -42,10 +43,13 @@ class Profile:
 
 
 PROFILES = {
-    # fakellm on BBC-200 (600/100, glean 1, claims combined), an API-like endpoint
-    "remote": Profile(0.30, 1.0, 0.0, 2.0, 250, 30, 1.5, 0.15, 300, 1.0, 2500.0, 100.0),
+    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off), an API-like
+    # endpoint: 253 text units, 323 LLM reports, 266 topic calls (bench-results/llm_cost-200)
+    "remote": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
+                      1.051, 870.3, 49.7),
     # SmolLM2-135M on examples/sample-corpus under the local budgets
-    "local": Profile(0.30, 1.0, 0.0, 2.0, 250, 60, 1.5, 0.3, 300, 1.0, 2500.0, 100.0),
+    "local": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
+                     1.051, 870.3, 49.7),
 }
 
 
@@ -98,8 +102,10 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             raise InputError(f"no such file or folder: {path}")
     docs = read_documents(paths, text_field)
     known: set[str] = set()
+    indexed_units = 0  # topics are rebuilt over every text unit, the indexed ones too
     if graph is not None:
         known = {r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
+        indexed_units = graph.run("index/chunk_count")[0]["n"]
     p = PROFILES["local" if settings.local_llm else "remote"]
     est = Estimate(documents=len(docs), documents_known=len(known),
                    profile="local" if settings.local_llm else "remote")
@@ -120,7 +126,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             completion = min(settings.llm_max_tokens, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
-            glean_prompt += prompt + completion + glean_tpl
+            glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
     u = est.text_units
     if not u:
         return est
@@ -139,8 +145,9 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
         reports, reports * p.report_prompt_share * settings.report_context_tokens,
         reports * min(p.report_completion, settings.report_max_tokens))
     if topics:
-        est.stages["topics"] = _stage(u * p.topic_calls_per_unit, u * p.topic_prompt_per_unit,
-                                      u * p.topic_completion_per_unit)
+        t = u + indexed_units
+        est.stages["topics"] = _stage(t * p.topic_calls_per_unit, t * p.topic_prompt_per_unit,
+                                      t * p.topic_completion_per_unit)
     return est
 
 
