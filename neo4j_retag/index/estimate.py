@@ -4,9 +4,9 @@ Reads and chunks the input exactly as `ingest` does, calls no LLM, writes nothin
 estimates the LLM calls and prompt / completion tokens of each stage. Extraction prompts are
 rendered and counted exactly; what the model writes, and how many summaries, reports and
 topic calls the graph will need, follow per-text-unit ratios measured on real runs
-(``PROFILES``: the embedded model on the sample corpus, and an API-like endpoint - fakellm
-on BBC; README "What a user pays"). `ingest` stores its estimate in the graph and `stats`
-shows it beside what the run spent.
+(``PROFILES``: an API-like endpoint - fakellm on BBC-200; the embedded model's own ratios are
+still to be measured; README "What a user pays"). `ingest` stores its estimate in the graph
+and `stats` shows it beside what the run spent.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ PROFILES = {
     # endpoint: 253 text units, 323 LLM reports, 266 topic calls (bench-results/llm_cost-200)
     "remote": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
                       1.051, 870.3, 49.7),
-    # SmolLM2-135M on examples/sample-corpus under the local budgets
+    # meant to be SmolLM2-135M on examples/sample-corpus under the local budgets: not measured
+    # yet (the shared local server was too busy), so the remote ratios stand in
     "local": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
                      1.051, 870.3, 49.7),
 }

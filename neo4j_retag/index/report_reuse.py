@@ -12,9 +12,8 @@ outside the community changes an endpoint's degree (a ranking hint in the contex
 the report can say.
 
 Communities of at most ``REPORT_COMPOSE_MAX_ENTITIES`` entities get a report composed from
-their descriptions (``report_source: 'composed'``): measured with the embedded model
-(README, "What a user pays"), its report of 2-3 entities restated their descriptions and
-added nothing the descriptions lacked.
+their descriptions (``report_source: 'composed'``): a report of so few entities can only
+restate their descriptions (README, "What a user pays", says what is measured of it).
 """
 
 from __future__ import annotations
