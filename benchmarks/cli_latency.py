@@ -42,10 +42,10 @@ def cli_cmd() -> list[str]:
 
 def run_env(settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "OPENAI_"))}
-    return {**env, "PYTHONPATH": str(ROOT), "NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+    return {**env, "PYTHONPATH": str(ROOT), "NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+            "NEO4J_HTTP_PORT": str(settings.neo4j.http_port),
             "NEO4J_DATA": str(settings.neo4j_data_dir),
-            "OPENAI_BASE_URL": settings.llm_base_url, "OPENAI_MODEL": "bench",
+            "OPENAI_BASE_URL": settings.llm.endpoint, "OPENAI_MODEL": "bench",
             "LLM_CACHE": "false", "LLM_CONCURRENCY": "16"}
 
 

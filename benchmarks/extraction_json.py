@@ -34,7 +34,8 @@ from pydantic import ValidationError
 
 from neo4j_retag.config import LOCAL_LLM_BUDGETS, Settings
 from neo4j_retag.errors import LLMError
-from neo4j_retag.index.extract import GraphExtraction, messages
+from neo4j_retag.index.extract import messages
+from neo4j_retag.index.extract_records import GraphExtraction
 from neo4j_retag.llm import LLM, Usage, bound_schema, parse_json, response_format
 
 PASSAGES = [
@@ -74,8 +75,8 @@ async def one_call(llm: LLM, settings: Settings, mode: str, text: str,
                    log: Path | None = None) -> dict[str, Any]:
     schema = GraphExtraction.model_json_schema()
     if mode == "json_object":
-        schema = bound_schema(schema, settings.llm_schema_max_items,
-                              settings.llm_schema_max_chars)
+        schema = bound_schema(schema, settings.llm.schema_max_items,
+                              settings.llm.schema_max_chars)
     fmt = response_format(mode, "GraphExtraction", schema)
     before = llm.usage.stage("extract").completion_tokens
     offset = log.stat().st_size if log else 0

@@ -49,7 +49,7 @@ def ingest(settings, corpus) -> dict:
                              fakellm_cpu_seconds())
         t0 = time.perf_counter()
         result = with_llm(settings, usage, lambda llm: run_ingest(
-            settings, [Path(corpus)], llm, graph, topics=False))
+            graph, llm, settings, [Path(corpus)], topics=False))
         total = time.perf_counter() - t0
         cpu, neo, fake = (time.process_time() - cpu0, neo4j_cpu_seconds(settings),
                           fakellm_cpu_seconds())

@@ -21,8 +21,8 @@ from neo4j_retag.errors import LLMError
 from neo4j_retag.llm import Usage
 from neo4j_retag.model import Trace
 from neo4j_retag.prompts import render
+from neo4j_retag.query.common import reports_at_level
 from neo4j_retag.query.dynamic import rate
-from neo4j_retag.query.global_search import reports_at_level
 from neo4j_retag.tokens import truncate
 
 GHOSTS = "What role do the spirits and ghosts play in Scrooge's transformation?"
@@ -52,7 +52,7 @@ def main() -> None:
             reports[rid].full_content, args.report_tokens, settings.encoding)})
 
         async def judge(llm, q=q, r=r):
-            msgs = render(settings.prompts_dir, "query/judge_relevance", question=q,
+            msgs = render("query/judge_relevance", question=q,
                           report=r.full_content)
             try:
                 yes = (await llm.structured(msgs, Judgement, stage="judge",

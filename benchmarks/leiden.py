@@ -33,7 +33,7 @@ from common import RESULTS, bench_settings, fakellm, machine, wipe
 
 from neo4j_retag.db import Graph
 from neo4j_retag.index.elements import write_extractions
-from neo4j_retag.index.extract import ChunkExtraction
+from neo4j_retag.index.extract import TextUnitExtraction
 from neo4j_retag.index.pipeline import rebuild_communities
 from neo4j_retag.ops.stats import collect
 
@@ -53,7 +53,7 @@ def synthetic_graph(entities: int, relationships: int, mean_group: int, seed: in
                                               p_in, p_out, seed=seed)
 
 
-def text_units(g: nx.Graph) -> list[ChunkExtraction]:
+def text_units(g: nx.Graph) -> list[TextUnitExtraction]:
     """The edges in groups of RELATIONSHIPS_PER_TEXT_UNIT, as one text unit's extraction each
     (isolated entities get a text unit of their own)."""
     def key(n: int) -> str:
@@ -71,21 +71,21 @@ def text_units(g: nx.Graph) -> list[ChunkExtraction]:
         nodes = sorted({n for e in part for n in e})
         rels = [{"source_key": key(a), "target_key": key(b), "strength": float(1 + (a + b) % 10),
                  "description": f"Entity {a} and entity {b} appear together."} for a, b in part]
-        units.append(ChunkExtraction(chunk_id=f"synthetic-{len(units):07d}",
-                                     entities=[entity(n) for n in nodes],
-                                     relationships=rels, claims=[]))
+        units.append(TextUnitExtraction(text_unit_id=f"synthetic-{len(units):07d}",
+                                        entities=[entity(n) for n in nodes],
+                                        relationships=rels, claims=[]))
     for n in sorted(n for n in g.nodes if g.degree(n) == 0):
-        units.append(ChunkExtraction(chunk_id=f"synthetic-{len(units):07d}",
-                                     entities=[entity(n)], relationships=[], claims=[]))
+        units.append(TextUnitExtraction(text_unit_id=f"synthetic-{len(units):07d}",
+                                        entities=[entity(n)], relationships=[], claims=[]))
     return units
 
 
-def write_graph(graph: Graph, units: list[ChunkExtraction]) -> float:
+def write_graph(graph: Graph, units: list[TextUnitExtraction]) -> float:
     """Documents and text units, then the extractions in batches; returns seconds."""
     t0 = time.perf_counter()
     docs = []
     for i in range(0, len(units), TEXT_UNITS_PER_DOCUMENT):
-        chunk_ids = [u.chunk_id for u in units[i:i + TEXT_UNITS_PER_DOCUMENT]]
+        chunk_ids = [u.text_unit_id for u in units[i:i + TEXT_UNITS_PER_DOCUMENT]]
         doc_id = hashlib.sha256("|".join(chunk_ids).encode()).hexdigest()
         docs.append({"id": doc_id, "title": f"synthetic {i}", "path": f"synthetic/{i}.txt",
                      "metadata": {}, "chunks": [
@@ -125,7 +125,7 @@ def run(settings, args) -> dict:
         "graph_elements_written": elements, "write_seconds": round(write_s, 2),
         "write_rate_elements_per_s": round(elements / write_s),
         "communities": communities, "levels": levels,
-        "max_cluster_size": settings.max_cluster_size,
+        "max_cluster_size": settings.index.max_cluster_size,
         "communities_seconds": [round(s, 2) for s in runs],
         "communities_seconds_median": round(statistics.median(runs), 2),
         "machine": machine(),

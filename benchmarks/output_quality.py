@@ -38,12 +38,12 @@ from neo4j_retag import tokens
 from neo4j_retag.config import LOCAL_LLM_BUDGETS, Settings
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.elements import summarize_texts
-from neo4j_retag.index.extract import ChunkExtraction, extract_chunk
+from neo4j_retag.index.extract import TextUnitExtraction, extract_text_unit
 from neo4j_retag.index.reports import _report, local_context
 from neo4j_retag.llm import LLM, Usage, parse_json
-from neo4j_retag.model import Query, ReportRow, Trace
+from neo4j_retag.model import Query, ReportRow, TextUnit, Trace
 from neo4j_retag.query import map_reduce as mr
-from neo4j_retag.query.basic import answer_from
+from neo4j_retag.query.common import answer_from
 from neo4j_retag.text import strip_chatter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,8 +74,8 @@ class RecordingLLM(LLM):
 def text_units(corpus: Path, n: int, settings: Settings) -> list[tuple[str, str]]:
     units = []
     for path in sorted(corpus.glob("*.txt")):
-        for i, text in enumerate(tokens.split(path.read_text(), settings.chunk_size,
-                                              settings.chunk_overlap, settings.encoding)):
+        for i, text in enumerate(tokens.split(path.read_text(), settings.index.chunk_size,
+                                              settings.index.chunk_overlap, settings.encoding)):
             units.append((f"{path.stem}-{i}", text))
     return units[:n]
 
@@ -126,11 +126,12 @@ def raw_claims(outputs: list[tuple[str, str]], stage: str,
 
 
 async def extract_all(llm: RecordingLLM, settings: Settings, units: list[tuple[str, str]],
-                      failures: Counter[str], label: str) -> list[ChunkExtraction | None]:
-    out: list[ChunkExtraction | None] = []
+                      failures: Counter[str], label: str) -> list[TextUnitExtraction | None]:
+    out: list[TextUnitExtraction | None] = []
     for cid, text in units:
         try:
-            out.append(await extract_chunk(llm, settings, cid, text, glean=0, claims=True))
+            out.append(await extract_text_unit(llm, settings, TextUnit(id=cid, text=text),
+                                               glean=0, claims=True))
         except LLMError as err:
             failures[label] += 1
             print(f"  {label} {cid} failed: {str(err)[:120]}", file=sys.stderr)
@@ -166,8 +167,8 @@ async def map_points(llm: RecordingLLM, settings: Settings, reports: list[Report
             answer = await mr.map_reduce(llm, settings, QUESTION, reports, trace)
         else:
             answer = None
-            groups = mr.batches(reports, settings.map_context_tokens, settings.shuffle_seed,
-                                settings.encoding)
+            groups = mr.batches(reports, settings.query.map_context_tokens,
+                                settings.query.shuffle_seed, settings.encoding)
             trace.map_batches = len(groups)
             for g in groups:
                 await mr._map(llm, settings, QUESTION, g, trace)
@@ -220,7 +221,7 @@ async def run_mode(settings: Settings, units: list[tuple[str, str]],
                 "claims": [{"key": c["subject_key"], "entity": c["subject_key"],
                             "type": c["props"]["type"], "status": c["props"]["status"],
                             "description": c["props"]["description"]} for c in ex.claims]}
-            context, _ = local_context(elements, settings.report_context_tokens,
+            context, _ = local_context(elements, settings.index.report_context_tokens,
                                        settings.encoding)
             try:
                 rep = await _report(llm, settings, context)
@@ -349,8 +350,8 @@ def main() -> None:
                       "openai_model": "bench"}
     try:
         base = Settings(**overrides, llm_cache=False, llm_concurrency=1)
-        label = args.label or (args.gguf.name if args.gguf else base.openai_model)
-        result: dict[str, Any] = {"endpoint": base.llm_base_url, "model": label,
+        label = args.label or (args.gguf.name if args.gguf else base.llm.model)
+        result: dict[str, Any] = {"endpoint": base.llm.endpoint, "model": label,
                                   "corpus": str(args.corpus), "modes": {}}
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
             settings = base.model_copy(update={"llm_json_mode": mode})

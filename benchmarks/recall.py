@@ -10,7 +10,7 @@ graph first), where it also measures the prompt-token ratio retag/global per lev
 
 Relevant reports per question: ``category`` (default) = the reports whose entities mostly come
 from articles of the question's BBC category (ground truth from the corpus layout, free);
-``llm`` = an LLM judges every report at the level (prompts/judge_relevance.txt; the paper's
+``llm`` = an LLM judges every report at the level (prompts/query/judge_relevance.txt; the paper's
 way, #questions x #reports calls - use a capable endpoint via OPENAI_BASE_URL).
 Keywords come from ``--keywords-llm`` (an OpenAI-compatible base URL; default: the local
 SmolLM2 server when it runs, else fakellm); judgements from ``--judge-llm`` (default: fakellm,
@@ -71,7 +71,7 @@ def llm_judged(graph: Graph, settings, level: int, questions: dict[str, str],
         text = r["full_content"] or ""
         if report_tokens:
             text = truncate(text, report_tokens, settings.encoding)
-        msgs = render(settings.prompts_dir, "query/judge_relevance", question=q, report=text)
+        msgs = render("query/judge_relevance", question=q, report=text)
         try:
             return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
         except LLMError:

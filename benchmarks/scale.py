@@ -171,7 +171,7 @@ def one_size(corpus: Path, base_url: str) -> dict:
         t0 = time.perf_counter()
         with HeapSampler(graph) as heap:
             result = with_llm(settings, usage, lambda llm: run_ingest(
-                settings, [corpus], llm, graph, topics=False))
+                graph, llm, settings, [corpus], topics=False))
         total = time.perf_counter() - t0
         cpu, neo, fake = (time.process_time() - cpu0, neo4j_cpu_seconds(settings),
                           fakellm_cpu_seconds())

@@ -116,6 +116,20 @@ class Failure(BaseModel):
         return f"{self.item} ({self.reason}): {msg}"
 
 
+class TextUnit(BaseModel):
+    """One text unit of a document (GraphRAG's name; the graph's label is ``:Chunk``).
+
+    ``index`` is its place in the document, ``prev_id`` the text unit before it. Read back
+    for extraction or topic labelling, only ``id`` and ``text`` are loaded (the rest default).
+    """
+
+    id: str
+    text: str
+    index: int = 0
+    n_tokens: int = 0
+    prev_id: str | None = None
+
+
 class ReportRow(BaseModel):
     """One community report as map-reduce reads it (or a text unit standing in for one).
 
@@ -158,6 +172,7 @@ class Query(BaseModel):
     level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
+    budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
     response_type: str = "multiple paragraphs"
 
 
@@ -184,6 +199,46 @@ class ContextReport(BaseModel):
     composed: bool = False  # a report composed from descriptions, not written by the model
 
 
+class Selection(BaseModel):
+    """Dynamic community selection's outcome: the threshold, reports rated, relevant ones,
+    ratings that failed, and the rating calls' own cost (LLM stage ``rate``)."""
+
+    threshold: float
+    rated: int = 0
+    relevant: int = 0
+    failures: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LazySearch(BaseModel):
+    """The lazy method's budgeted search (query/lazy.py): relevance tests spent of the budget
+    (a failed test spends one too), text units found relevant, BM25 matches, communities
+    tested and pruned, levels reached; then the claim calls over the relevant text units."""
+
+    budget: int
+    tests: int = 0
+    relevant: int = 0
+    failed_tests: int = 0
+    bm25_matches: int = 0
+    communities_tested: int = 0
+    communities_pruned: int = 0
+    levels_reached: int = 0
+    claim_calls: int = 0
+    claim_failures: int = 0
+
+
+class Routing(BaseModel):
+    """``--method auto``'s decision: the kind of question, the method that answered it, the
+    classification's one-line reason and the number of topics it read."""
+
+    kind: Literal["global", "specific"]
+    method: str
+    reason: str = ""
+    topics: int = 0
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -204,8 +259,12 @@ class Trace(BaseModel):
     chatter_stripped: int = 0  # free-text outputs (map points, answers) with chatter removed
     refinement: list[RefinementRound] = Field(default_factory=list)
     context: list[ContextReport] = Field(default_factory=list)  # reports that reached map
-    selection: dict[str, Any] = Field(default_factory=dict)  # dynamic community selection
+    selection: Selection | None = None  # dynamic community selection
+    lazy_search: LazySearch | None = None  # the lazy method's budgeted relevance search
+    routing: Routing | None = None  # --method auto: what it chose and why
     notes: list[str] = Field(default_factory=list)
+    # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
+    failures: list[Failure] = Field(default_factory=list)
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)
 

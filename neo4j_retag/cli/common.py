@@ -4,9 +4,10 @@ the graph and the LLM open, progress display and the usage table."""
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..db import Graph
     from ..llm import LLM, Usage
+    from ..model import Failure
 
 T = TypeVar("T")
 log = logging.getLogger("neo4j_retag.cli")
@@ -89,6 +91,28 @@ def friendly(fn: Callable[..., T]) -> Callable[..., T]:
             sys.exit(2 if isinstance(err, ConfigError) else 1)
 
     return wrapper
+
+
+def dumps(data: Any) -> str:
+    """``--json`` output: library results (pydantic models, `Failure` records) as JSON."""
+    from pydantic_core import to_jsonable_python
+    return json.dumps(to_jsonable_python(data, fallback=str), indent=2)
+
+
+def print_failures(groups: Mapping[str, Sequence[Failure]], retry: str) -> None:
+    """The one printer of failed items: ``failed <kind> <item> (<reason>): <error>`` per item
+    (``groups``: kind -> failures), then how many and the command that retries them (the
+    command exits 3)."""
+    from rich.markup import escape
+    n = 0
+    for kind, failures in groups.items():
+        for f in failures:
+            console.print(f"[red]failed {kind}[/red] {escape(f.line())}", highlight=False,
+                          soft_wrap=True)
+            n += 1
+    if n:
+        console.print(f"[red]{n} item(s) failed[/red]: rerun {retry} to retry them "
+                      "(exit code 3)", highlight=False)
 
 
 def run_with_services(coro_fn: Callable[[LLM, Graph], Awaitable[T]], settings: Settings,

@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import Ctx, ProgressBars, Table, console, friendly, run_with_services
+from .common import (
+    Ctx,
+    ProgressBars,
+    Table,
+    console,
+    dumps,
+    friendly,
+    print_failures,
+    run_with_services,
+)
 
 if TYPE_CHECKING:
     from ..db import Graph
@@ -27,7 +36,7 @@ def documents_list(obj: Ctx, as_json: bool) -> None:
     """Each document: id, title, path, text units, entities its text units mention (and how
     many only it mentions), when it was ingested."""
     from ..db import Graph
-    from ..ops.documents import list_documents
+    from ..index.delete import list_documents
     with Graph(obj.settings) as graph:
         rows = list_documents(graph)
     if as_json:
@@ -58,34 +67,30 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
     where their set changed); communities, reports and topics are rebuilt by the next
     `ingest` (any PATHS, or --resume) or now with --rebuild."""
     from ..db import Graph
-    from ..db.lock import index_lock
+    from ..index.delete import delete_and_rebuild, delete_documents
     from ..llm import Usage
-    from ..ops.documents import delete_documents
     settings = obj.settings
     failed = False
-    # one lock over the delete and the rebuild (re-entrant: run_ingest takes it again), so no
-    # other run can start between them
-    with Graph(settings) as graph, index_lock(graph, "documents delete"):
-        out: dict[str, Any] = delete_documents(graph, list(refs))
-        if rebuild:
-            from ..index.pipeline import run_ingest
-            usage = Usage()
+    if rebuild:
+        async def work(llm: Any, graph: Graph) -> dict[str, Any]:
+            with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
+                              interval=settings.progress_interval) as bars:
+                return await delete_and_rebuild(graph, llm, settings, refs, progress=bars)
 
-            async def work(llm: Any, g: Graph) -> Any:
-                with ProgressBars(quiet=quiet, stream=sys.stderr if as_json else None,
-                                  interval=settings.progress_interval) as bars:
-                    return await run_ingest(settings, [], llm, g, progress=bars)
-
-            result = run_with_services(work, settings, usage)
-            out["rebuild"] = {"text_units_failed": result.text_units_failed,
-                              "failed_items": result.failed_items,
-                              "elements_summarized": result.elements_summarized,
-                              "communities_rebuilt": result.communities_rebuilt,
-                              "reports": result.reports,
-                              "topics": result.topics["topics"] if result.topics else None}
-            failed = bool(result.failed_items)  # as `ingest`: any failed item exits 3
+        out = run_with_services(work, settings, Usage())
+        result = out["rebuild"]
+        out["rebuild"] = {"text_units_failed": result.text_units_failed,
+                          "failed_items": result.failed_items,
+                          "elements_summarized": result.elements_summarized,
+                          "communities_rebuilt": result.communities_rebuilt,
+                          "reports": result.reports,
+                          "topics": result.topics.topics if result.topics else None}
+        failed = bool(result.failed_items)  # as `ingest`: any failed item exits 3
+    else:
+        with Graph(settings) as graph:
+            out = delete_documents(graph, refs)
     if as_json:
-        click.echo(json.dumps(out, default=str, indent=2))
+        click.echo(dumps(out))
     else:
         for d in out["documents"]:
             console.print(f"deleted {d['id'][:12]} {d['path'] or d['title']}", highlight=False)
@@ -93,13 +98,11 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
                       f"relationships removed; {out['entities_to_resummarise']} entities and "
                       f"{out['relationships_to_resummarise']} relationships to re-summarise")
         if rebuild:
-            r = out["rebuild"]
-            console.print(f"rebuilt: {r['elements_summarized']} descriptions, communities "
-                          f"{'rebuilt' if r['communities_rebuilt'] else 'unchanged'}, "
-                          f"reports {r['reports']}")
-            if failed:
-                console.print(f"[red]{r['failed_items']} item(s) failed[/red]: rerun "
-                              "`neo4j-retag ingest --resume` to retry them (exit code 3)")
+            rep = result.reports
+            console.print(f"rebuilt: {result.elements_summarized} descriptions, communities "
+                          f"{'rebuilt' if result.communities_rebuilt else 'unchanged'}, "
+                          f"reports: {rep.ok} new, {rep.failed} failed, {rep.waiting} waiting")
+            print_failures(result.failures, "`neo4j-retag ingest --resume`")
         else:
             console.print("communities, reports and topics are stale: run "
                           "`neo4j-retag ingest --resume` (or delete with --rebuild)")
@@ -119,8 +122,8 @@ def reset(obj: Ctx, yes: bool) -> None:
     from ..ops.documents import reset as reset_graph
     settings = obj.settings
     if not yes:
-        click.confirm(f"Delete everything in database {settings.neo4j_database!r} at "
-                      f"{settings.bolt_uri}?", abort=True)
+        click.confirm(f"Delete everything in database {settings.neo4j.database!r} at "
+                      f"{settings.neo4j.bolt_uri}?", abort=True)
     with Graph(settings) as graph:
         before = reset_graph(graph)
     console.print(f"emptied: {before['documents']} documents, {before['text_units']} text "

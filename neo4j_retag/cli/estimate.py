@@ -27,7 +27,7 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
     except ConfigError as err:  # no graph to ask: every document counts as new
         note = f"the graph is not reachable ({err}): every document counted as new"
         est = estimate_ingest(settings, paths, None, text_field=text_field, topics=topics)
-    price = est.price(settings.llm_price_input, settings.llm_price_output)
+    price = est.price(settings.llm.price_input, settings.llm.price_output)
     total = est.total
     if as_json:
         click.echo(json.dumps({
@@ -49,8 +49,8 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
                   f"{total.completion_tokens:,}")
     console.print(table)
     if price is not None:
-        console.print(f"price: {price:.2f} (LLM_PRICE_INPUT {settings.llm_price_input} / "
-                      f"LLM_PRICE_OUTPUT {settings.llm_price_output} per million tokens)")
+        console.print(f"price: {price:.2f} (LLM_PRICE_INPUT {settings.llm.price_input} / "
+                      f"LLM_PRICE_OUTPUT {settings.llm.price_output} per million tokens)")
     console.print(f"ratios measured for a {est.profile} endpoint (README: What a user pays)")
     if note:
         console.print(f"[yellow]{note}[/yellow]")

@@ -3,47 +3,51 @@ context reports of an `ask` trace."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
-from ..model import JSON, ContextReport
+from ..model import ContextReport
+
+if TYPE_CHECKING:
+    from ..eval.records import Scores, Stats, Tally
 
 
-def _ms(s: JSON, fmt: str = ".1f") -> str:
-    return "-" if s["mean"] is None else f"{s['mean']:{fmt}} ± {s['std']:{fmt}}"
+def _ms(s: Stats, fmt: str = ".1f") -> str:
+    return "-" if s.mean is None else f"{s.mean:{fmt}} ± {s.std or 0:{fmt}}"
 
 
-def print_scores(console: Console, result: JSON) -> None:
+def print_scores(console: Console, result: Scores) -> None:
     """Win-rate matrices per criterion, claim metrics, judge agreement, cost per method."""
-    methods = result["methods"]
-    console.print(f"{len(result['questions'])} questions, level {result['level']}, "
+    methods = result.methods
+    console.print(f"{len(result.questions)} questions, level {result.level}, "
                   f"methods {', '.join(methods)}")
-    for c in result["criteria"]:
+    for c in result.criteria:
         t = Table(*["row vs column"] + methods, title=f"{c}: win rate of row (%)")
         for r in methods:
-            cells = [result["win_matrix"][c][r][k] for k in methods]
+            cells = [result.win_matrix[c][r][k] for k in methods]
             t.add_row(r, *("-" if v is None else f"{100 * v:.0f}" for v in cells))
         console.print(t)
-    t = Table("method", "claims", *(f"clusters τ={x}" for x in result["taus"]),
+    t = Table("method", "claims", *(f"clusters τ={x}" for x in result.taus),
               title="Claim-based metrics per answer (mean ± std)")
     for m in methods:
-        cl = result["claims"][m]
-        t.add_row(m, _ms(cl["claims"]), *(_ms(cl["clusters"][x]) for x in result["taus"]))
+        cl = result.claims[m]
+        t.add_row(m, _ms(cl.claims), *(_ms(cl.clusters[x]) for x in result.taus))
     console.print(t)
-    ag = result["agreement"]
+    ag = result.agreement
 
-    def rate(a: JSON) -> str:
-        return "-" if a["rate"] is None else f"{100 * a['rate']:.0f}% of {a['pairs']}"
+    def rate(a: Tally) -> str:
+        return "-" if a.rate is None else f"{100 * a.rate:.0f}% of {a.pairs}"
 
     console.print("judge agrees with claim counts (comprehensiveness): "
-                  f"{rate(ag['comprehensiveness'])}; with cluster counts (diversity): "
-                  + ", ".join(f"τ={k} {rate(v)}" for k, v in ag["diversity"].items()))
+                  f"{rate(ag.comprehensiveness)}; with cluster counts (diversity): "
+                  + ", ".join(f"τ={k} {rate(v)}" for k, v in ag.diversity.items()))
     t = Table("method", "prompt tokens", "LLM calls", "seconds",
               title="Cost per answer (mean ± std)")
     for m in methods:
-        co = result["cost"][m]
-        t.add_row(m, _ms(co["prompt_tokens"], ".0f"), _ms(co["llm_calls"]),
-                  _ms(co["seconds"], ".2f"))
+        co = result.cost[m]
+        t.add_row(m, _ms(co.prompt_tokens, ".0f"), _ms(co.llm_calls), _ms(co.seconds, ".2f"))
     console.print(t)
 
 

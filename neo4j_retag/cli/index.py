@@ -9,9 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import Ctx, ProgressBars, Table, console, friendly, run_with_services, usage_table
+from .common import (
+    Ctx,
+    ProgressBars,
+    Table,
+    console,
+    dumps,
+    friendly,
+    print_failures,
+    run_with_services,
+    usage_table,
+)
 
 if TYPE_CHECKING:
+    from ..index.results import IngestResult, TopicsResult
     from ..llm import Usage
 
 
@@ -19,6 +30,9 @@ if TYPE_CHECKING:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--glean", type=int, default=None, help="gleaning rounds (default 1)")
 @click.option("--no-claims", is_flag=True, help="do not extract claims")
+@click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
+              "concepts and their communities, no LLM call; reports are built when a query "
+              "needs them")
 @click.option("--resume", is_flag=True,
               help="finish a previous run (pending text units, summaries, communities, reports); "
                    "PATHS may be omitted")
@@ -33,7 +47,8 @@ if TYPE_CHECKING:
                    "LLM_PRICE_INPUT / LLM_PRICE_OUTPUT); calls no LLM, writes nothing")
 @click.pass_obj
 @friendly
-def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, resume: bool,
+def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
+           resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
            quiet: bool, estimate: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
@@ -53,6 +68,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["glean"] = glean
     if no_claims:
         updates["extract_claims"] = False
+    if lazy:
+        updates["index_method"] = "lazy"
     settings = obj.settings.model_copy(update=updates)
     if estimate:
         from .estimate import print_estimate
@@ -71,7 +88,7 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
                           stream=sys.stderr if as_json else None,
                           interval=settings.progress_interval) as bars:
-            result = await run_ingest(settings, list(paths), llm, graph, progress=bars,
+            result = await run_ingest(graph, llm, settings, paths, progress=bars,
                                       text_field=text_field, topics=not no_topics,
                                       topic_mode=topic_mode)
         if est.text_units:
@@ -81,21 +98,21 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     with timed(seconds, "total"):
         result, graph_stats = run_with_services(work, settings, usage)
     summary = {
-        **{k: v for k, v in vars(result).items()},
+        **result.model_dump(mode="json"),
         "graph": graph_stats, "llm": usage.as_dict(),
         "llm_total": vars(usage.total), "seconds_total": round(seconds["total"], 2),
-        "topics": result.topics["topics"] if result.topics else None,
+        "topics": result.topics.model_dump(mode="json")["topics"] if result.topics else None,
         "llm_faults": dict(sorted(usage.faults.items())), "failed_items": result.failed_items,
     }
     if as_json:
-        click.echo(json.dumps(summary, default=str, indent=2))
+        click.echo(dumps(summary))
     else:
-        _print_ingest(summary, usage)
+        _print_ingest(summary, result, usage)
     if result.failed_items:  # each is retried by the next run
         sys.exit(3)
 
 
-def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
+def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None:
     g = s["graph"]
     table = Table(title="neo4j-retag ingest")
     table.add_column("what")
@@ -125,19 +142,11 @@ def _print_ingest(s: dict[str, Any], usage: Usage) -> None:
     ]:
         table.add_row(label, str(value))
     console.print(table)
-    for sk in s["skipped"]:
-        console.print(f"[yellow]skipped[/yellow] {sk['path']}: {sk['reason']}")
-    for f in s["text_units_failed"]:
-        console.print(f"[red]failed text unit[/red] {f['id']} ({f['reason']}): {f['error']}")
-    for name in s["summaries_failed"]:
-        console.print(f"[red]failed summary[/red] {name} (kept for the next run)")
-    for f in s["topics_failed"]:
-        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
-    for outcome in s["outcomes"]:
+    for sk in result.skipped:
+        console.print(f"[yellow]skipped[/yellow] {sk.item}: {sk.error}", highlight=False)
+    for outcome in result.outcomes:
         console.print(f"[yellow]{outcome}[/yellow]")
-    if s["failed_items"]:
-        console.print(f"[red]{s['failed_items']} item(s) failed[/red]: rerun `neo4j-retag "
-                      "ingest --resume` to retry them (exit code 3)")
+    print_failures(result.failures, "`neo4j-retag ingest --resume`")
     console.print(usage_table(usage))
 
 
@@ -201,7 +210,7 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
     from ..llm import Usage
     usage = Usage()
 
-    async def work(llm: Any, graph: Any) -> dict[str, Any]:
+    async def work(llm: Any, graph: Any) -> TopicsResult:
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
                           stream=sys.stderr if as_json else None,
                           interval=obj.settings.progress_interval) as bars:
@@ -209,31 +218,26 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
                                       max_topics=max_topics, progress=bars)
 
     out = run_with_services(work, obj.settings, usage)
-    out["llm"] = usage.as_dict()
-    out["llm_faults"] = dict(sorted(usage.faults.items()))
     if as_json:
-        click.echo(json.dumps(out, default=str, indent=2))
-        if out["failed"]:
+        click.echo(dumps({**out.model_dump(mode="json"), "llm": usage.as_dict(),
+                          "llm_faults": dict(sorted(usage.faults.items()))}))
+        if out.failed:
             sys.exit(3)
         return
-    console.print(f"[bold]corpus:[/bold] {out['corpus_description']}")
+    console.print(f"[bold]corpus:[/bold] {out.corpus_description}")
     table = Table("topic", "label", "entities", "communities", "reports")
-    for t in out["counts"]:
-        table.add_row(t["name"], t["label"], str(t["entities"]), str(t["communities"]),
-                      str(t["reports"]))
+    for t in out.counts:
+        table.add_row(t.name, t.label, str(t.entities), str(t.communities), str(t.reports))
     console.print(table)
-    for name in out["dropped_topics"]:
+    for name in out.dropped_topics:
         console.print(f"[yellow]dropped topic[/yellow] {name}: no text unit concerns it",
                       highlight=False)
-    uncovered = out["uncovered_root_communities"]
+    uncovered = out.uncovered_root_communities
     console.print(f"root communities covered by no topic: {len(uncovered)}", highlight=False)
     for r in uncovered:
-        console.print(f"  [yellow]uncovered[/yellow] community {r['id']} ({r['size']} "
-                      f"entities): {r['title']}", highlight=False)
+        console.print(f"  [yellow]uncovered[/yellow] community {r.id} ({r.size} "
+                      f"entities): {r.title}", highlight=False)
     console.print(usage_table(usage))
-    for f in out["failed"]:
-        console.print(f"[red]failed topic item[/red] {f['item']} ({f['reason']}): {f['error']}")
-    if out["failed"]:
-        console.print(f"[red]{len(out['failed'])} topic item(s) failed[/red]: rerun "
-                      "`neo4j-retag topics build` to retry them (exit code 3)")
+    print_failures({"topic item": out.failed}, "`neo4j-retag topics build`")
+    if out.failed:
         sys.exit(3)

@@ -85,25 +85,25 @@ def browse(obj: Ctx, full: bool) -> None:
     from ..ops.browse import browser_answers, explore_dir, explore_queries
     s = obj.settings
     explore = explore_dir()
-    if s.local_neo4j:
-        url = f"http://127.0.0.1:{s.neo4j_http_port}/browser/"
+    if s.neo4j.local:
+        url = f"http://127.0.0.1:{s.neo4j.http_port}/browser/"
         state = "" if browser_answers(url) else (
             "  [yellow](not answering: run `neo4j-retag neo4j start`)[/yellow]")
         console.print(f"[bold]Neo4j Browser[/bold]  {url}{state}")
     else:
-        console.print(f"[bold]Neo4j Browser[/bold]  remote server ({s.neo4j_uri}): open its own "
+        console.print(f"[bold]Neo4j Browser[/bold]  remote server ({s.neo4j.uri}): open its own "
                       "Browser (Aura: console -> Query), or https://browser.neo4j.io/ with the "
                       "connect URL below")
-    console.print(f"connect URL    {s.bolt_uri}")
-    console.print(f"username       {s.neo4j_username}")
-    console.print(f"database       {s.neo4j_database}")
-    if s.local_neo4j:
+    console.print(f"connect URL    {s.neo4j.bolt_uri}")
+    console.print(f"username       {s.neo4j.username}")
+    console.print(f"database       {s.neo4j.database}")
+    if s.neo4j.local:
         pw = s.password_file
         if pw.exists():
             console.print(f"password       {pw.read_text().strip()}   (from {pw})", highlight=False)
         else:
             console.print(f"password       {pw} does not exist yet: run `neo4j-retag neo4j start`")
-        if s.neo4j_password is not None:
+        if s.neo4j.password is not None:
             console.print("               NEO4J_PASSWORD is set too: the CLI uses that one")
     else:
         console.print("password       the NEO4J_PASSWORD you set (not printed)")

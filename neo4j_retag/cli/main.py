@@ -16,6 +16,7 @@ from .documents import documents, reset
 from .index import ingest, stats, topics
 from .interop import browse, export, import_group
 from .query import ask, eval_cmd
+from .serve import serve
 from .services import config_cmd, doctor, down, llm, neo4j, up
 
 
@@ -31,7 +32,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 
 for _cmd in (config_cmd, neo4j, llm, up, down, doctor, ingest, stats, topics, documents, reset,
-             ask, eval_cmd, import_group, export, browse):
+             ask, eval_cmd, import_group, export, browse, serve):
     main.add_command(_cmd)
 
 if __name__ == "__main__":

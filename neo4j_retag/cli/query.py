@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,47 +38,76 @@ class MethodChoice(click.Choice):
         pass
 
 
+class LazyHelpOption(click.Option):
+    """An option whose help is built when shown, from the query registry (importing it loads
+    the LLM and Neo4j clients, which `--help` of other commands must not pay for)."""
+
+    def __init__(self, *args: Any, help_fn: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_fn = help_fn
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.help_fn()
+        return super().get_help_record(ctx)
+
+
+DEFAULT_METHOD = "retag"
+
+
+def method_help() -> str:
+    """Every registered method with its one-line help."""
+    from ..query import METHODS
+    return "; ".join(f"{name}{' (default)' if name == DEFAULT_METHOD else ''}: {m.help}"
+                     for name, m in METHODS.items())
+
+
+def refine_help() -> str:
+    from ..query import METHODS
+    refinable = [name for name, m in METHODS.items() if m.refinable]
+    return f"iterative refinement rounds (KGiRAG-style; {', '.join(refinable)})"
+
+
 @click.command()
 @click.argument("question")
-@click.option("--method", type=MethodChoice(),
-              default="retag", help="retag (default), global (GraphRAG), or the baselines: "
-              "local search, rag (BM25 over text units), ts (map-reduce over text units)")
+@click.option("--method", type=MethodChoice(), default=DEFAULT_METHOD, cls=LazyHelpOption,
+              help_fn=method_help)
 @click.option("--level", type=int, default=None,
               help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
 @click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
 @click.option("--topic", default=None, help="force a topic instead of classifying")
 @click.option("--response-type", default="multiple paragraphs")
-@click.option("--refine", "refine_rounds", type=int, default=0,
-              help="iterative refinement rounds (KGiRAG-style; retag and global)")
+@click.option("--refine", "refine_rounds", type=int, default=0, cls=LazyHelpOption,
+              help_fn=refine_help)
 @click.option("--dynamic", is_flag=True, help="with --method global: GraphRAG's dynamic "
               "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
+@click.option("--budget", type=click.IntRange(1), default=None,
+              help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
-        as_json: bool) -> None:
+        budget: int | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
+    from pydantic import ValidationError
+
     from ..llm import Usage
-    from ..model import Query, timed
-    from ..query import answer as answer_by
+    from ..serve.answer import AskRequest, answer_question
     from .eval_view import context_table
-    if dynamic:
-        if method not in ("global", "global-dynamic"):
-            raise click.UsageError("--dynamic goes with --method global")
-        method = "global-dynamic"
+    if dynamic and method not in ("global", "global-dynamic"):
+        raise click.UsageError("--dynamic goes with --method global")
     settings = obj.settings
     usage = Usage()
-    seconds: dict[str, float] = {}
-    query = Query(question=question, level=level, top_p=top_p, topic=topic,
-                  response_type=response_type)
-    with timed(seconds, "total"):
-        answer: Answer = run_with_services(
-            lambda llm, graph: answer_by(method, graph, llm, settings, query,
-                                         refine_rounds=refine_rounds), settings, usage)
-    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
-    answer.trace.seconds["total"] = seconds["total"]
+    try:
+        request = AskRequest(question=question, method=method, level=level, top_p=top_p,
+                             topic=topic, response_type=response_type, refine=refine_rounds,
+                             dynamic=dynamic, budget=budget)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise click.UsageError(f"{first['loc'][0]}: {first['msg']}") from err
+    answer: Answer = run_with_services(
+        lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
         return
@@ -101,11 +131,18 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
+    if tr.lazy_search:
+        ls = tr.lazy_search
+        console.print(f"[dim]lazy search: {ls.tests} of {ls.budget} relevance tests "
+                      f"({ls.failed_tests} failed), {ls.relevant} text units relevant, "
+                      f"{ls.communities_tested} communities tested, "
+                      f"{ls.communities_pruned} pruned | claim calls "
+                      f"{ls.claim_calls} ({ls.claim_failures} failed)[/dim]")
     if tr.selection:
         sel = tr.selection
-        console.print(f"[dim]dynamic selection: rated {sel['rated']} reports, "
-                      f"{sel['relevant']} relevant (threshold {sel['threshold']}) | rating calls "
-                      f"{sel['calls']}, prompt tokens {sel['prompt_tokens']}[/dim]")
+        console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "
+                      f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
+                      f"{sel.calls}, prompt tokens {sel.prompt_tokens}[/dim]")
     if tr.context:
         console.print(context_table(tr.context))
     for note in tr.notes:
@@ -145,9 +182,11 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     comprehensiveness and diversity (Edge et al. 2025), cost; writes questions, answers,
     scores.json and PNG charts to --out. QUESTIONS_FILE: questions.json or one question per
     line. Exits 3 when some answer, claim extraction or verdict failed (listed)."""
+    from rich.markup import escape
+
+    from ..eval.questions import read_questions
+    from ..eval.run import run_eval
     from ..llm import Usage
-    from ..query.eval_questions import read_questions
-    from ..query.evaluate import run_eval
     from .eval_view import print_scores
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
     if len(chosen) < 2 or any(m not in _methods() for m in chosen):
@@ -163,11 +202,12 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars), obj.settings, usage)
     if as_json:
-        click.echo(json.dumps(result, default=str, indent=2))
+        click.echo(json.dumps(result.model_dump(mode="json"), indent=2))
     else:
         print_scores(console, result)
-        console.print(f"written to {out}/: " + ", ".join(Path(f).name for f in result["files"]))
-    for failure in result["failures"]:
-        err_console.print(f"[yellow]failed:[/yellow] {failure}", highlight=False)
-    if result["failures"]:
+        console.print(f"written to {out}/: " + ", ".join(Path(f).name for f in result.files))
+    for failure in result.failures:
+        err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
+                          highlight=False)
+    if result.failures:
         sys.exit(3)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
+from ..config import Settings
 from ..errors import ConfigError
 from .common import Ctx, Table, console, friendly
 
@@ -25,8 +27,10 @@ def config_cmd(obj: Ctx) -> None:
 
 # --- services ---------------------------------------------------------------------------
 
-def _service_group(name: str, doc: str, module: str, remote_setting: str) -> click.Group:
-    """`neo4j-retag <name> start|stop|status` for one local service module in .server."""
+def _service_group(name: str, doc: str, module: str, remote_setting: str,
+                   remote_value: Callable[[Settings], str | None]) -> click.Group:
+    """`neo4j-retag <name> start|stop|status` for one local service module in .server;
+    ``remote_value`` reads ``remote_setting``, which names a remote service to use instead."""
 
     def service() -> Any:
         return importlib.import_module(f"neo4j_retag.server.{module}")
@@ -38,7 +42,7 @@ def _service_group(name: str, doc: str, module: str, remote_setting: str) -> cli
     @friendly
     def start(obj: Ctx) -> None:
         """Start it (fetching what it needs first) and wait until it answers."""
-        remote = getattr(obj.settings, remote_setting.lower())
+        remote = remote_value(obj.settings)
         if remote:
             raise ConfigError(f"{remote_setting} is set ({remote}): nothing to start")
         console.print_json(data=service().start(obj.settings), default=str)
@@ -62,10 +66,10 @@ def _service_group(name: str, doc: str, module: str, remote_setting: str) -> cli
 
 neo4j = _service_group(
     "neo4j", "The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17).",
-    "neo4j_local", "NEO4J_URI")
+    "neo4j_local", "NEO4J_URI", lambda s: s.neo4j.uri)
 llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp + "
                      "SmolLM2-135M-Instruct, or the GGUF in LLM_MODEL_PATH).", "llm_local",
-                     "OPENAI_BASE_URL")
+                     "OPENAI_BASE_URL", lambda s: s.llm.base_url)
 
 
 @llm.command("fetch")
@@ -100,10 +104,10 @@ def neo4j_install(obj: Ctx) -> None:
 def up(obj: Ctx) -> None:
     """Start whatever local services the settings need (Neo4j + GDS, the LLM)."""
     from ..server import llm_local, neo4j_local
-    if obj.settings.local_neo4j:
+    if obj.settings.neo4j.local:
         info = neo4j_local.start(obj.settings)
         console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
-    if obj.settings.local_llm:
+    if obj.settings.llm.local:
         info = llm_local.start(obj.settings)
         console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
 

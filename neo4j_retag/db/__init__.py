@@ -32,7 +32,7 @@ def _import_driver() -> None:
 
 _import_driver()
 from neo4j import Driver, GraphDatabase, Query  # noqa: E402
-from neo4j.exceptions import AuthError, ServiceUnavailable  # noqa: E402
+from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable  # noqa: E402
 
 from ..config import Settings  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
@@ -88,20 +88,20 @@ class Graph:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.database = settings.neo4j_database
+        self.database = settings.neo4j.database
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
-                settings.bolt_uri, auth=auth, notifications_min_severity="OFF")
+                settings.neo4j.bolt_uri, auth=auth, notifications_min_severity="OFF")
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
-                f"Neo4j at {settings.bolt_uri} rejected the credentials: "
+                f"Neo4j at {settings.neo4j.bolt_uri} rejected the credentials: "
                 "check NEO4J_USERNAME / NEO4J_PASSWORD"
             ) from err
         except (ServiceUnavailable, ValueError, OSError) as err:
-            hint = "run `neo4j-retag neo4j start`" if settings.local_neo4j else "check NEO4J_URI"
-            raise ConfigError(f"cannot reach Neo4j at {settings.bolt_uri}: {hint}") from err
+            hint = "run `neo4j-retag neo4j start`" if settings.neo4j.local else "check NEO4J_URI"
+            raise ConfigError(f"cannot reach Neo4j at {settings.neo4j.bolt_uri}: {hint}") from err
 
     def close(self) -> None:
         self.driver.close()
@@ -148,7 +148,7 @@ class Graph:
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
         n = 0
-        for batch in _batches(rows, self.settings.write_batch_size):
+        for batch in _batches(rows, self.settings.neo4j.write_batch_size):
             self.run(name, rows=batch, **params)
             n += len(batch)
         return n
@@ -174,7 +174,14 @@ class Graph:
         # database at once deadlock, and the driver retries managed transactions (logged)
         with self.driver.session(database=self.database) as session:
             for stmt in statements(self.cypher("db/schema")):
-                session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
+                try:
+                    session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
+                except ClientError as err:
+                    # IF NOT EXISTS races: the other process created the same rule between
+                    # our check and our commit; it exists, which is all we want
+                    if err.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
+                        raise
+                    log.debug("schema rule created by another process: %s", stmt[:80])
         self.run("db/await_indexes")
 
 

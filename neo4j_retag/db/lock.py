@@ -39,7 +39,7 @@ def _alive(pid: int) -> bool:
 
 def acquire(graph: Graph, what: str) -> None:
     """Take the lock or raise InputError("another ... is running ...")."""
-    key = f"{graph.settings.bolt_uri}/{graph.database}"
+    key = f"{graph.settings.neo4j.bolt_uri}/{graph.database}"
     if _depth.get(key):
         _depth[key] += 1
         return
@@ -60,7 +60,7 @@ def acquire(graph: Graph, what: str) -> None:
 def release(graph: Graph) -> None:
     """Give the lock back (at the outermost level); never raises: a failed release must not
     mask the error that ended the run (the next run on this host takes a stale lock over)."""
-    key = f"{graph.settings.bolt_uri}/{graph.database}"
+    key = f"{graph.settings.neo4j.bolt_uri}/{graph.database}"
     _depth[key] = _depth.get(key, 1) - 1
     if _depth[key] <= 0:
         _depth.pop(key, None)

@@ -158,7 +158,7 @@ class Clusterer:
 
         Round by round: all oversized leaves of a round share one projection (one per leaf
         cost a projection each, which dominated the communities stage)."""
-        limit = self.settings.max_cluster_size
+        limit = self.settings.index.max_cluster_size
         todo = [c for c in walk(list(comms)) if not c.children and len(c.members) > limit]
         for _ in range(MAX_SPLIT_DEPTH):
             if not todo:

@@ -18,7 +18,7 @@ from pathlib import Path
 from charset_normalizer import from_bytes
 
 from ..errors import InputError
-from ..model import clean
+from ..model import Failure, clean
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
@@ -36,10 +36,10 @@ class Document:
     metadata: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class Skipped:
-    path: str
-    reason: str
+def skipped(path: str, reason: str, error: str) -> Failure:
+    """An input that is not read (a `Failure` of its path: ``unsupported``, ``binary``,
+    ``empty`` or ``malformed``); the next run skips it again, so it is listed, not retried."""
+    return Failure(item=path, reason=reason, error=error)
 
 
 def decode(raw: bytes) -> str | None:
@@ -84,22 +84,22 @@ def _records(path: Path, text: str, text_field: str | None) -> Iterator[dict[str
         yield from (data if isinstance(data, list) else [data])
 
 
-def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | Skipped]:
-    """Documents (or Skipped with a reason) from one file or a folder, recursively, sorted."""
+def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | Failure]:
+    """Documents (or a `skipped` Failure) from one file or a folder, recursively, sorted."""
     files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     for f in files:
         suffix = f.suffix.lower()
         if suffix not in TEXT_SUFFIXES | RECORD_SUFFIXES:
             if not path.is_dir():
-                yield Skipped(str(f), f"unsupported file type {suffix or '(none)'}")
+                yield skipped(str(f), "unsupported", f"unsupported file type {suffix or '(none)'}")
             continue
         text = decode(f.read_bytes())
         if text is None:
-            yield Skipped(str(f), "binary file")
+            yield skipped(str(f), "binary", "binary file")
             continue
         if suffix in TEXT_SUFFIXES:
             doc = _doc(text, str(f), f.stem, {})
-            yield doc if doc.text else Skipped(str(f), "empty document")
+            yield doc if doc.text else skipped(str(f), "empty", "empty document")
             continue
         try:
             records = [r if isinstance(r, dict) else {} for r in _records(f, text, text_field)]
@@ -112,7 +112,8 @@ def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | 
                 body = next((str(rec[k]) for k in fields if rec.get(k)), "")
                 meta = {k: str(rec[k]) for k in META_FIELDS if rec.get(k)}
                 doc = _doc(body, f"{f}#{i}", meta.get("title", f"{f.stem} #{i}"), meta)
-                yield doc if doc.text else Skipped(
-                    f"{f}#{i}", f"empty record or no text field (fields: {', '.join(found)})")
+                yield doc if doc.text else skipped(
+                    f"{f}#{i}", "empty", f"empty record or no text field (fields: "
+                    f"{', '.join(found)})")
         except (json.JSONDecodeError, csv.Error, AttributeError) as err:
-            yield Skipped(str(f), f"malformed records: {err}")
+            yield skipped(str(f), "malformed", f"malformed records: {err}")

@@ -16,11 +16,11 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import Progress, no_progress
+from ..model import Failure, Progress, no_progress
 from ..prompts import render
 from ..text import strip_chatter
 from ..tokens import truncate
-from .extract import ChunkExtraction
+from .extract import TextUnitExtraction
 
 log = logging.getLogger(__name__)
 LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token written
@@ -30,21 +30,22 @@ WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token
 MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its size)
 
 
-def write_extractions(graph: Graph, batch: list[ChunkExtraction]) -> None:
+def write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
     """MERGE many text units' entities, relationships and claims, in order, and mark them
     extracted, all in one transaction: a crash leaves each text unit either whole or absent."""
     if not batch:
         return
     graph.write_tx([
         ("index/merge_entities",
-         {"units": [{"chunk_id": ex.chunk_id, "entities": ex.entities} for ex in batch]}),
+         {"units": [{"chunk_id": ex.text_unit_id, "entities": ex.entities}
+                    for ex in batch]}),
         ("index/merge_relationships",
-         {"units": [{"chunk_id": ex.chunk_id, "relationships": ex.relationships}
+         {"units": [{"chunk_id": ex.text_unit_id, "relationships": ex.relationships}
                     for ex in batch]}),
         ("index/merge_claims",
-         {"units": [{"chunk_id": ex.chunk_id, "claims": ex.claims} for ex in batch]}),
+         {"units": [{"chunk_id": ex.text_unit_id, "claims": ex.claims} for ex in batch]}),
         ("index/mark_chunks_extracted",
-         {"units": [{"chunk_id": ex.chunk_id, "dropped": ex.dropped} for ex in batch]}),
+         {"units": [{"chunk_id": ex.text_unit_id, "dropped": ex.dropped} for ex in batch]}),
     ])
 
 
@@ -61,11 +62,11 @@ class ExtractionWriter:
     def __init__(self, graph: Graph, max_units: int = MAX_UNITS_PER_WRITE) -> None:
         self.graph = graph
         self.max_units = max_units
-        self.pending: list[tuple[ChunkExtraction, asyncio.Future[None]]] = []
+        self.pending: list[tuple[TextUnitExtraction, asyncio.Future[None]]] = []
         self.turn = asyncio.Lock()
         self.transactions = 0
 
-    async def write(self, ex: ChunkExtraction) -> None:
+    async def write(self, ex: TextUnitExtraction) -> None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.pending.append((ex, done))
         async with self.turn:
@@ -89,20 +90,29 @@ class ExtractionWriter:
         await done
 
 
-def mark_failed(graph: Graph, chunk_id: str, error: str) -> None:
+def error_text(err: BaseException) -> str:
+    """What a failed item keeps in the graph (a text unit's ``error``, a community's
+    ``report_error``): the error's message starting with its `Failure` reason."""
+    reason, msg = Failure.of("", err).reason, str(err)
+    return (msg if msg.startswith(reason) else f"{reason}: {msg}")[:2000]
+
+
+def mark_failed(graph: Graph, unit_id: str, err: BaseException) -> None:
     """Record a failed text unit (retried by the next run); the others are unaffected."""
-    graph.run("index/mark_chunk", chunk_id=chunk_id, ok=None, error=error[:2000], dropped=None)
+    graph.run("index/mark_chunk", chunk_id=unit_id, ok=None, error=error_text(err),
+              dropped=None)
 
 
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
-                          descriptions: list[str], failures: list[str] | None = None,
+                          descriptions: list[str], failures: list[Failure] | None = None,
                           chatter: Counter[str] | None = None,
                           stage: str = "summarize") -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
-    as is; the joined texts, truncated, when the LLM fails (``name`` then appended to
-    ``failures``, so the caller can retry it later). The model's lead-ins and wrappers are
-    stripped (``text.strip_chatter``), counted in ``chatter["summarize"]`` (summaries) and
-    ``chatter["description"]`` (a single extracted description). Never raises LLMError."""
+    as is; the joined texts, truncated, when the LLM fails (a `Failure` of ``name`` then
+    appended to ``failures``, so the caller can retry it later). The model's lead-ins and
+    wrappers are stripped (``text.strip_chatter``), counted in ``chatter["summarize"]``
+    (summaries) and ``chatter["description"]`` (a single extracted description). Never
+    raises LLMError."""
     unique = list(dict.fromkeys(d.strip() for d in descriptions if d.strip()))
     if len(unique) <= 1:  # one extracted description: no summary call, the same cleaning
         text, changed = strip_chatter(unique[0] if unique else "")
@@ -110,34 +120,35 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
             chatter["description"] += 1
         return text
     listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
-                       settings.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
+                       settings.index.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
                        settings.encoding)
-    msgs = render(settings.prompts_dir, "index/summarize_descriptions", name=name,
+    msgs = render("index/summarize_descriptions", name=name,
                   descriptions=listing,
-                  max_words=int(settings.summary_max_tokens * WORDS_PER_TOKEN))
+                  max_words=int(settings.index.summary_max_tokens * WORDS_PER_TOKEN))
     try:
-        text = await llm.complete(msgs, stage=stage, max_tokens=settings.summary_max_tokens)
+        text = await llm.complete(msgs, stage=stage,
+                                  max_tokens=settings.index.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)
         if failures is not None:
-            failures.append(name)
+            failures.append(Failure.of(name, err))
         text = ""
     text, changed = strip_chatter(str(text))
     if changed and chatter is not None:
         chatter["summarize"] += 1
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
-    return text or truncate(" ".join(unique), settings.summary_max_tokens, settings.encoding)
+    return text or truncate(" ".join(unique), settings.index.summary_max_tokens, settings.encoding)
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
                                  progress: Progress = no_progress,
-                                 failed: list[str] | None = None,
+                                 failed: list[Failure] | None = None,
                                  chatter: Counter[str] | None = None) -> int:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
     summary where there are several (within ``summary_max_tokens``). Returns elements updated.
     An element whose summary failed keeps the joined descriptions and stays dirty (the next
-    run retries it); its name is appended to ``failed``. Outputs that needed chatter
-    stripping are counted in ``chatter`` (see summarize_texts)."""
+    run retries it); its `Failure` (item: the element's name) is appended to ``failed``.
+    Outputs that needed chatter stripping are counted in ``chatter`` (see summarize_texts)."""
     failed = [] if failed is None else failed
     entities = graph.run("index/dirty_entities")
     relationships = graph.run("index/dirty_relationships")
@@ -146,7 +157,7 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
-        mine: list[str] = []  # per element: other summaries run meanwhile
+        mine: list[Failure] = []  # per element: other summaries run meanwhile
         desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], mine,
                                      chatter)
         failed.extend(mine)
@@ -155,7 +166,7 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
                 "type": types[0][0] if types else "unknown"}
 
     async def relationship(row: Record) -> Record:
-        mine: list[str] = []
+        mine: list[Failure] = []
         desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [],
                                      mine, chatter)
         failed.extend(mine)

@@ -19,7 +19,7 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import StageUsage, Usage
 from ..prompts import render
-from .documents import Document, Skipped, read_path
+from .documents import Document, read_path
 from .extract import messages
 
 
@@ -88,7 +88,7 @@ def read_documents(paths: list[Path], text_field: str | None = None) -> list[Doc
     docs: dict[str, Document] = {}
     for path in paths:
         for item in read_path(path, text_field):
-            if not isinstance(item, Skipped):
+            if isinstance(item, Document):
                 docs.setdefault(item.id, item)
     return list(docs.values())
 
@@ -107,44 +107,44 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     if graph is not None:
         known = {r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
         indexed_units = graph.run("index/chunk_count")[0]["n"]
-    p = PROFILES["local" if settings.local_llm else "remote"]
+    p = PROFILES["local" if settings.llm.local else "remote"]
     est = Estimate(documents=len(docs), documents_known=len(known),
-                   profile="local" if settings.local_llm else "remote")
+                   profile="local" if settings.llm.local else "remote")
     enc = settings.encoding
-    claims = settings.extract_claims and settings.claims_call == "combined"
+    claims = settings.index.extract_claims and settings.index.claims_call == "combined"
     ext_prompt = ext_completion = glean_prompt = 0.0
-    glean_tpl = tokens.count(render(settings.prompts_dir, "index/extract_glean")[0]["content"],
-                             enc)
+    glean_tpl = tokens.count(render("index/extract_glean")[0]["content"], enc)
     for doc in docs:
         if doc.id in known:
             continue
-        for text in tokens.split(doc.text, settings.chunk_size, settings.chunk_overlap, enc):
+        for text in tokens.split(doc.text, settings.index.chunk_size,
+                                 settings.index.chunk_overlap, enc):
             n = tokens.count(text, enc)
             est.text_units += 1
             est.text_unit_tokens += n
             prompt = sum(tokens.count(m["content"], enc) + 4
                          for m in messages(settings, text, claims))
-            completion = min(settings.llm_max_tokens, p.extract_completion_per_token * n)
+            completion = min(settings.llm.max_tokens, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
             glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
     u = est.text_units
-    if not u:
-        return est
+    if not u or settings.index.method == "lazy":
+        return est  # the lazy index calls no LLM: reports are paid when a query needs them
     est.stages["extract"] = _stage(u, ext_prompt, ext_completion)
-    if settings.glean:
-        rounds = 1 + p.glean_continue * (settings.glean - 1)
+    if settings.index.glean:
+        rounds = 1 + p.glean_continue * (settings.index.glean - 1)
         est.stages["glean"] = _stage(u * rounds, glean_prompt * rounds,
                                      ext_completion * p.glean_completion_share * rounds)
-    if settings.extract_claims and settings.claims_call == "separate":
+    if settings.index.extract_claims and settings.index.claims_call == "separate":
         est.stages["claims"] = _stage(u, ext_prompt, ext_completion / 2)
     est.stages["summarize"] = _stage(u * p.summaries_per_unit,
                                      u * p.summaries_per_unit * p.summary_prompt,
                                      u * p.summaries_per_unit * p.summary_completion)
     reports = u * p.reports_per_unit
     est.stages["report"] = _stage(
-        reports, reports * p.report_prompt_share * settings.report_context_tokens,
-        reports * min(p.report_completion, settings.report_max_tokens))
+        reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
+        reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
         t = u + indexed_units
         est.stages["topics"] = _stage(t * p.topic_calls_per_unit, t * p.topic_prompt_per_unit,

@@ -55,7 +55,7 @@ class Gds:
     def __init__(self, graph: Graph, settings: Settings) -> None:
         self.graph = graph
         self.settings = settings
-        self.sessions = settings.gds_mode == "sessions"
+        self.sessions = settings.gds.mode == "sessions"
         self._client: Any = None
         if self.sessions:
             sessions_requirements(settings)
@@ -74,8 +74,9 @@ class Gds:
                                     arrow=False, show_progress=False)
         except GdsNotFound as err:
             raise ConfigError(
-                f"Neo4j at {self.settings.bolt_uri} has no Graph Data Science plugin: install "
-                "it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics") from err
+                f"Neo4j at {self.settings.neo4j.bolt_uri} has no Graph Data Science plugin: "
+                "install it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics"
+            ) from err
 
     def _session(self) -> Any:  # pragma: no cover - needs an Aura account (README)
         from datetime import timedelta
@@ -86,20 +87,20 @@ class Gds:
             DbmsConnectionInfo,
             GdsSessions,
         )
-        s = self.settings
-        secret = s.aura_api_client_secret.get_secret_value() if s.aura_api_client_secret else ""
-        sessions = GdsSessions(AuraAPICredentials(s.aura_api_client_id or "", secret,
-                                                  s.aura_api_project_id))
+        s, g = self.settings, self.settings.gds
+        secret = g.aura_api_client_secret.get_secret_value() if g.aura_api_client_secret else ""
+        sessions = GdsSessions(AuraAPICredentials(g.aura_api_client_id or "", secret,
+                                                  g.aura_api_project_id))
         user, password = s.neo4j_auth()
-        db = DbmsConnectionInfo(uri=s.neo4j_uri, username=user, password=password,
-                                database=s.neo4j_database, aura_instance_id=s.aura_instance_id)
+        db = DbmsConnectionInfo(uri=s.neo4j.uri, username=user, password=password,
+                                database=s.neo4j.database, aura_instance_id=g.aura_instance_id)
         location = None
-        if s.gds_session_location and not s.aura_instance_id:
-            provider, region = s.gds_session_location.split("/", 1)
+        if g.session_location and not g.aura_instance_id:
+            provider, region = g.session_location.split("/", 1)
             location = CloudLocation(provider, region)
         client = sessions.get_or_create(
-            s.gds_session_name, memory=s.gds_session_memory, db_connection=db,
-            ttl=timedelta(minutes=s.gds_session_ttl), cloud_location=location,
+            g.session_name, memory=g.session_memory, db_connection=db,
+            ttl=timedelta(minutes=g.session_ttl), cloud_location=location,
             show_progress=False)
         # its connections close with the process; the session itself lives on for the TTL
         atexit.register(client.close)
@@ -155,7 +156,7 @@ class Gds:
         # one thread and a seed: the same graph gives the same communities on every run
         return {"node_labels": labels, "include_intermediate_communities": intermediate,
                 "relationship_weight_property": "weight",
-                "random_seed": self.settings.leiden_seed, "concurrency": 1}
+                "random_seed": self.settings.index.leiden_seed, "concurrency": 1}
 
     def leiden_stream(self, g: Any, labels: list[str],
                       intermediate: bool) -> dict[str, list[int]]:

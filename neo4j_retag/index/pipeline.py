@@ -11,68 +11,41 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph, Record
+from ..db import Graph
 from ..errors import ConfigError, InputError, RetagError
 from ..llm import LLM
-from ..model import GENERAL, Progress, no_progress, timed
+from ..model import GENERAL, Failure, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
-from .documents import Document, Skipped, read_path
+from .documents import Document, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
-from .extract import extract_chunk
+from .extract import extract_text_unit
+from .gds import sessions_requirements
+from .lazy import build_lazy, use_lazy
 from .lock import holding_index_lock
 from .reports import build_reports
+from .results import IngestResult
 from .topics import build_topics
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class IngestResult:
-    documents_read: int = 0
-    documents_new: int = 0
-    documents_replaced: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    text_units_new: int = 0
-    text_units_extracted: int = 0
-    text_units_failed: list[dict[str, str]] = field(default_factory=list)  # id, reason, error
-    dropped_records: dict[str, int] = field(default_factory=dict)  # reason -> records dropped
-    elements_summarized: int = 0
-    summaries_failed: list[str] = field(default_factory=list)  # elements kept dirty
-    communities_rebuilt: bool = False
-    reports: dict[str, int] = field(default_factory=dict)
-    topics: dict[str, Any] | None = None  # build_topics' result when topics were rebuilt
-    # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
-    chatter_stripped: Counter[str] = field(default_factory=Counter)
-    topics_failed: list[dict[str, str]] = field(default_factory=list)  # item, reason
-    outcomes: list[str] = field(default_factory=list)  # stages skipped, and why
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def failed_items(self) -> int:
-        """Items that failed in this run (each retried by the next run): `ingest` exits 3."""
-        return (len(self.text_units_failed) + len(self.summaries_failed)
-                + self.reports.get("failed", 0) + len(self.topics_failed))
+def text_units(doc: Document, settings: Settings) -> list[TextUnit]:
+    """The document split into text units of ``chunk_size`` tokens (``chunk_overlap``
+    shared), ids ``<doc id prefix>-<index>``."""
+    texts = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap,
+                         settings.encoding)
+    return [TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
+                     n_tokens=tokens.count(text, settings.encoding),
+                     prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None)
+            for i, text in enumerate(texts)]
 
 
-def chunk_rows(doc: Document, settings: Settings) -> list[Record]:
-    units = tokens.split(doc.text, settings.chunk_size, settings.chunk_overlap, settings.encoding)
-    rows = []
-    for i, text in enumerate(units):
-        cid = f"{doc.id[:24]}-{i:05d}"
-        rows.append({"id": cid, "text": text, "index": i,
-                     "n_tokens": tokens.count(text, settings.encoding),
-                     "prev_id": f"{doc.id[:24]}-{i - 1:05d}" if i else None})
-    return rows
-
-
-def load_documents(graph: Graph, settings: Settings, paths: list[Path],
+def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
                    result: IngestResult, text_field: str | None = None) -> None:
     """Read, replace edited documents, MERGE documents and their text units.
 
@@ -82,8 +55,8 @@ def load_documents(graph: Graph, settings: Settings, paths: list[Path],
         if not path.exists():
             raise InputError(f"no such file or folder: {path}")
         for item in read_path(path, text_field):
-            if isinstance(item, Skipped):
-                result.skipped.append({"path": item.path, "reason": item.reason})
+            if isinstance(item, Failure):
+                result.skipped.append(item)
             else:
                 docs.setdefault(item.id, item)
     result.documents_read = len(docs)
@@ -97,11 +70,11 @@ def load_documents(graph: Graph, settings: Settings, paths: list[Path],
     for doc in docs.values():
         if doc.id in existing:
             continue
-        chunks = chunk_rows(doc, settings)
+        units = text_units(doc, settings)
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
-                     "metadata": doc.metadata, "chunks": chunks})
+                     "metadata": doc.metadata, "chunks": [u.model_dump() for u in units]})
         result.documents_new += 1
-        result.text_units_new += len(chunks)
+        result.text_units_new += len(units)
     # one document per row: a document and its text units are written together or not at all
     graph.write("index/upsert_documents", rows)
 
@@ -109,20 +82,20 @@ def load_documents(graph: Graph, settings: Settings, paths: list[Path],
 async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: IngestResult,
                           progress: Progress) -> None:
     """Extract every text unit not yet extracted; a failing one is recorded and skipped."""
-    pending = graph.run("index/pending_chunks")
+    pending = [TextUnit.model_validate(r) for r in graph.run("index/pending_chunks")]
     task = "text units extracted"
     progress(task, 0, len(pending))
     # twice as many text units in flight as LLM calls: each finishes extracting before more
     # start, instead of every first extraction queueing ahead of every gleaning round
-    in_flight = asyncio.Semaphore(2 * settings.concurrency)
+    in_flight = asyncio.Semaphore(2 * settings.llm.parallel)
     # extractions are merged in batched transactions spanning many text units (group commit)
     writer = ExtractionWriter(graph)
 
-    async def one(row: Record) -> None:
+    async def one(unit: TextUnit) -> None:
         try:
             async with in_flight:
-                ex = await extract_chunk(llm, settings, row["id"], row["text"],
-                                         glean=settings.glean, claims=settings.extract_claims)
+                ex = await extract_text_unit(llm, settings, unit, glean=settings.index.glean,
+                                             claims=settings.index.extract_claims)
             await writer.write(ex)
             result.text_units_extracted += 1
             for reason in ex.dropped:
@@ -130,17 +103,13 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
         except ConfigError:
             raise  # a wrong setting or an unreachable service fails every item alike
         except Exception as err:  # noqa: BLE001 - one text unit's fault fails that unit only
-            reason = getattr(err, "reason", None) or (
-                "llm_error" if isinstance(err, RetagError) else type(err).__name__)
-            log.warning("text unit %s failed: %s", row["id"], err,
+            log.warning("text unit %s failed: %s", unit.id, err,
                         exc_info=not isinstance(err, RetagError))
-            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
-            mark_failed(graph, row["id"], msg)
-            result.text_units_failed.append({"id": row["id"], "reason": reason,
-                                             "error": str(err)[:300]})
+            mark_failed(graph, unit.id, err)
+            result.text_units_failed.append(Failure.of(unit.id, err))
         progress(task, 1, None)
 
-    await asyncio.gather(*(one(r) for r in pending))
+    await asyncio.gather(*(one(u) for u in pending))
     log.debug("%d text units written in %d transactions", result.text_units_extracted,
               writer.transactions)
 
@@ -159,20 +128,30 @@ def rebuild_communities(graph: Graph, settings: Settings) -> int:
 
 
 @holding_index_lock("ingest")
-async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Graph, *,
-                     progress: Progress = no_progress, text_field: str | None = None,
+async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Path] = (),
+                     *, progress: Progress = no_progress, text_field: str | None = None,
                      topics: bool = True, topic_mode: str = "assign") -> IngestResult:
-    """The whole index, then ReTAG topics when the graph changed since they were built (or
-    they were never built) and ``topics`` is true.
+    """Read ``paths`` (none: finish what earlier runs left), the whole index, then ReTAG
+    topics when the graph changed since they were built (or they were never built) and
+    ``topics`` is true.
 
-    Raises InputError for a missing path or an unknown topic mode, ConfigError for services.
+    Raises InputError for a missing path or an unknown topic mode, ConfigError for services
+    (a missing GDS_MODE=sessions setting before any LLM call: communities need it).
     """
+    if settings.gds.mode == "sessions":
+        sessions_requirements(settings)
     result = IngestResult()
     graph.ensure_schema()
+    lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
         progress("documents loaded", result.documents_read, result.documents_read)
+    if lazy:  # concepts and their communities, no LLM call (index/lazy.py)
+        with timed(result.seconds, "concepts"):
+            result.text_units_extracted, result.communities_rebuilt = build_lazy(
+                graph, settings, progress, result.outcomes)
+        return result
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
@@ -195,7 +174,7 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
                                              result.chatter_stripped)
     if not topics or graph.run("index/index_meta_all")[0].get("topics_dirty") is False:
         return result
-    if result.reports.get("failed") or result.reports.get("waiting"):
+    if result.reports.failed or result.reports.waiting:
         # topics mined from an incomplete set of reports would differ from the full one's
         result.outcomes.append("topics not rebuilt: community reports failed (the next run "
                                "retries them, then builds topics)")
@@ -203,5 +182,5 @@ async def run_ingest(settings: Settings, paths: list[Path], llm: LLM, graph: Gra
     with timed(result.seconds, "topics"):
         result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
                                            progress=progress)
-        result.topics_failed = result.topics["failed"]
+        result.topics_failed = result.topics.failed
     return result

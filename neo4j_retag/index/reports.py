@@ -19,11 +19,13 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import Progress, clamped, no_progress, report_markdown
+from ..model import Failure, Progress, clamped, no_progress, report_markdown
 from ..prompts import csv_line, csv_table, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
+from .elements import error_text
 from .report_reuse import composed_props, report_key, reusable, reuse_props
+from .results import ReportCounts
 
 # communities whose contexts are read (and reports stored) together: at most this many, and
 # together at most this many member entities (their relationships and claims come along)
@@ -183,9 +185,9 @@ def mixed_context(elements: Record, children: list[Record],
 
 async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
     # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
-    msgs = render(settings.prompts_dir, "index/community_report", context=context)
+    msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
-                                max_tokens=settings.report_max_tokens)
+                                max_tokens=settings.index.report_max_tokens)
 
 
 def report_props(report: CommunityReport) -> Record:
@@ -198,44 +200,43 @@ def report_props(report: CommunityReport) -> Record:
 
 async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                         progress: Progress = no_progress,
-                        chatter: Counter[str] | None = None) -> dict[str, int]:
+                        chatter: Counter[str] | None = None) -> ReportCounts:
     """Reports for every community of ``scope`` still without one, deepest level first.
 
     Each report is paid once (``index/report_reuse``): a community whose members and
     descriptions were reported already (another level, another scope, the hierarchy before
-    this one) reuses that report; one of at most ``report_compose_max_entities`` entities gets
-    a report composed from its descriptions; only the others cost an LLM call. A report
-    that fails after the LLM layer's retries is recorded (``report_status: 'failed'``,
-    ``report_error`` starting with the reason) and never stops the others; the next run
-    retries it. A community with a sub-community whose report failed waits (its report would
-    be written from an incomplete context): recorded as failed with the reason "waiting",
-    retried with it. Returns counts ``{"ok", "failed", "reused", "composed", "waiting"}``:
-    LLM reports, failures, reports reused, reports composed, communities left for the next
-    run. LLM reports whose text fields needed chatter stripping are counted in
-    ``chatter["report"]``.
+    this one) reuses that report; one of at most ``index.report_compose_max_entities``
+    entities gets a report composed from its descriptions; only the others cost an LLM call.
+    A report that fails after the LLM layer's retries is recorded (``report_status:
+    'failed'``, ``report_error`` starting with the reason) and never stops the others; the
+    next run retries it. A community with a sub-community whose report failed waits (its
+    report would be written from an incomplete context): recorded as failed with the reason
+    "waiting", retried with it. Returns the counts (`ReportCounts`: LLM reports, reused,
+    composed, waiting) and each failure (item ``report <id>``).
+    LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
     task = "community reports"
     progress(task, 0, len(pending))
-    done = {"ok": 0, "failed": 0, "reused": 0, "composed": 0, "waiting": 0}
+    done = ReportCounts()
     levels = sorted({r["level"] for r in pending}, reverse=True)
-    enc, budget = settings.encoding, settings.report_context_tokens
+    enc, budget = settings.encoding, settings.index.report_context_tokens
 
     async def one(cid: int, elements: Record, children: list[Record], key: str,
                   found: list[Record]) -> Record:
         reused = reuse_props(cid, found)
         if reused is not None:
-            done["reused"] += 1
+            done.reused += 1
             progress(task, 1, None)
             return {"id": cid, "props": {**reused, "report_key": key}}
-        if len(elements["entities"]) <= settings.report_compose_max_entities:
-            done["composed"] += 1
+        if len(elements["entities"]) <= settings.index.report_compose_max_entities:
+            done.composed += 1
             progress(task, 1, None)
             return {"id": cid, "props": {**composed_props(elements), "reused_from": None,
                                          "report_key": report_key(elements, "composed")}}
         if any(c["status"] != "ok" for c in children):
             # recorded, not left blank: every community has a report or a reason it has none
-            done["waiting"] += 1
+            done.waiting += 1
             progress(task, 1, None)
             return {"id": cid, "props": {"report_status": "failed", "report_error": (
                 "waiting: a sub-community's report failed; retried with it by the next run")}}
@@ -245,12 +246,10 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             if changed and chatter is not None:
                 chatter["report"] += 1
             props = {**report_props(report), "report_key": key}
-            done["ok"] += 1
+            done.ok += 1
         except LLMError as err:
-            reason = getattr(err, "reason", "llm_error")
-            msg = str(err) if str(err).startswith(reason) else f"{reason}: {err}"
-            props = {"report_status": "failed", "report_error": msg[:2000]}
-            done["failed"] += 1
+            props = {"report_status": "failed", "report_error": error_text(err)}
+            done.failures.append(Failure.of(f"report {cid}", err))
         progress(task, 1, None)
         return {"id": cid, "props": props}
 
@@ -265,11 +264,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                 children[row["parent"]].append(row)
             # reports are looked up after the deeper levels were stored: a community that
             # Leiden did not split reuses its child's report
-            keys = {i: report_key(elements[i], settings.openai_model) for i in ids}
+            keys = {i: report_key(elements[i], settings.llm.model) for i in ids}
             found = reusable(graph, sorted(set(keys.values())))
             rows = await asyncio.gather(*(one(i, elements[i], children[i], keys[i],
                                               found.get(keys[i], [])) for i in ids))
             graph.write("index/set_reports", rows)
-    if not done["failed"] and not done["waiting"]:
+    if not done.failed and not done.waiting:
         graph.run("index/prune_archive", scopes=[scope])
     return done

@@ -13,18 +13,16 @@ Topic subgraphs, two ways:
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
-import re
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import create_model
 
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LevelError, LLMError
 from ..llm import LLM
-from ..model import GENERAL, Progress, entity_key, no_progress
+from ..model import GENERAL, Failure, Progress, TextUnit, entity_key, no_progress
 from ..prompts import fragment, render
 
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
@@ -32,101 +30,25 @@ from ..query.global_search import global_answer
 from ..query.retrieval import levels
 from .communities import Clusterer
 from .elements import summarize_texts
-from .extract import extract_chunk
-from .gds import unique_name
+from .extract import extract_text_unit
+from .gds import sessions_requirements, unique_name
 from .lock import holding_index_lock
 from .reports import build_reports
+from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity
+from .topic_names import Topic, TopicList, bullets, dedupe
 
 log = logging.getLogger(__name__)
 TOPIC_PROJECTION = "retag-topics"
-# names a small model copies from the prompt's JSON example instead of answering
-PLACEHOLDERS = {"...", "short topic name", "topic name", "name", "topic"}
 
 
-class Topic(BaseModel):
-    name: str = Field(json_schema_extra={"maxLength": 60})
-    description: str = ""
-
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, v: Any) -> str:
-        return " ".join(str(v or "").split()).strip(" -*#:.")[:80]
-
-
-class TopicList(BaseModel):
-    # at least one topic in the schema only: under a grammar a small model answers [] otherwise
-    topics: list[Topic] = Field([], json_schema_extra={"minItems": 1})
-
-    @field_validator("topics", mode="before")
-    @classmethod
-    def _items(cls, v: Any) -> Any:
-        return [{"name": t} if isinstance(t, str) else t for t in (v or [])]
-
-
-# words that carry no topic meaning in a topic name ("The Role of the Harbour Plan")
-STOPWORDS = frozenset({
-    "a", "an", "and", "the", "of", "in", "on", "for", "to", "with", "by", "at", "from", "its",
-    "their", "his", "her", "about", "as", "or", "vs", "versus", "role", "impact", "issues",
-    "issue", "topic", "topics", "theme", "themes", "story", "stories", "news", "community",
-    "communities", "local", "town", "city"})
-
-
-def content_words(name: str) -> frozenset[str]:
-    """The meaning-bearing words of a topic name, lower-cased, a plural 's' dropped."""
-    words = re.findall(r"[a-z0-9]+", name.casefold())
-    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss")
-                     else w for w in words if w not in STOPWORDS)
-
-
-def same_topic(a: str, b: str, cutoff: float = 0.85) -> bool:
-    """Whether two topic names are near-duplicates, by spelling (string similarity >=
-    ``cutoff``) or by meaning-bearing words: one name's content words all within the other's
-    with at least two shared ("Lantern Festival" ~ "Lantern Festival Community"), or a
-    Jaccard overlap of at least 0.75. A single shared word ("Millbrook Council" vs "Millbrook
-    Rovers") is not enough."""
-    if difflib.SequenceMatcher(None, a.casefold(), b.casefold()).ratio() >= cutoff:
-        return True
-    wa, wb = content_words(a), content_words(b)
-    if not wa or not wb:
-        return False
-    shared = len(wa & wb)
-    contained = shared == min(len(wa), len(wb))
-    return (contained and (shared >= 2 or wa == wb)) or shared / len(wa | wb) >= 0.75
-
-
-def dedupe(topics: list[Topic], max_topics: int, cutoff: float = 0.85) -> list[Topic]:
-    """Union of topics with near-duplicates merged (:func:`same_topic`), the first kept (the
-    listing is ranked); placeholder names a small model copies from the prompt dropped."""
-    out: list[Topic] = []
-    for t in topics:
-        if not t.name or t.name.casefold() in PLACEHOLDERS or "<" in t.name:
-            continue
-        if any(same_topic(t.name, o.name, cutoff) for o in out):
-            continue
-        out.append(t)
-    return out[:max_topics]
-
-
-def bullets(text: str) -> list[Topic]:
-    """Fallback: topics from an answer's bullet or numbered lines ("name: description")."""
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"\s*(?:[-*\u2022]|\d+[.)])\s+(.+)", line)
-        if m:
-            name, _, desc = m.group(1).replace("**", "").partition(":")
-            out.append(Topic(name=name, description=desc.strip()))
-    return out
-
-
-def _failure(failed: list[dict[str, str]], item: str, err: Exception | str) -> None:
-    reason = getattr(err, "reason", None) or (
-        "llm_error" if isinstance(err, Exception) else "incomplete")
-    log.warning("topic item %s failed (%s): %s", item, reason, err)
-    failed.append({"item": item, "reason": reason, "error": str(err)[:300]})
+def _failure(failed: list[Failure], item: str, err: Exception | str) -> None:
+    failure = Failure.of(item, err)
+    log.warning("topic item %s failed (%s): %s", item, failure.reason, err)
+    failed.append(failure)
 
 
 async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, level: int,
-                  response_type: str, item: str, failed: list[dict[str, str]]) -> str:
+                  response_type: str, item: str, failed: list[Failure]) -> str:
     """A global answer for topic mining; an answer with any failed map batch or reduce is
     recorded as a failed item (topics mined from it would differ from a full one's)."""
     try:
@@ -136,10 +58,10 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, lev
         _failure(failed, item, err)
         return ""
     tr = a.trace
-    if tr.map_parse_failures or tr.map_failures or any(
-            n.startswith("reduce failed") for n in tr.notes):
+    if tr.map_parse_failures or tr.map_failures or tr.failures:
         _failure(failed, item, f"{tr.map_parse_failures + tr.map_failures} of "
-                               f"{tr.map_batches} map batches failed; notes: {tr.notes}")
+                               f"{tr.map_batches} map batches failed; "
+                               f"{'; '.join(f.line() for f in tr.failures) or 'reduce done'}")
     return a.answer
 
 
@@ -152,13 +74,13 @@ def mining_level(graph: Graph) -> int | None:
 
 
 async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: int,
-                      failed: list[dict[str, str]] | None = None) -> tuple[list[Topic], str]:
+                      failed: list[Failure] | None = None) -> tuple[list[Topic], str]:
     """Topics and a corpus description from global queries (ReTAG §3.2.1) at one level
-    (:func:`mining_level`). Failed items are appended to ``failed`` ({item, reason, error});
-    what the others gave is still used."""
+    (:func:`mining_level`). Items that failed (a global answer, the topic list, the corpus
+    summary) are appended to ``failed``; what the others gave is still used."""
     failed = [] if failed is None else failed
-    q_topics = fragment(settings.prompts_dir, "index/topics_question")
-    q_corpus = fragment(settings.prompts_dir, "index/corpus_question")
+    q_topics = fragment("index/topics_question")
+    q_corpus = fragment("index/corpus_question")
     level = mining_level(graph)
     topic_answers = [await _global(graph, llm, settings, q_topics, level, "a bulleted list of "
                                    "topics, 'name: description'", f"topic question L{level}",
@@ -168,22 +90,23 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     joined = "\n\n".join(topic_answers)
     try:
         listed = (await llm.structured(
-            render(settings.prompts_dir, "index/topics_list", answers=joined,
+            render("index/topics_list", answers=joined,
                    max_topics=max_topics), TopicList, stage="topics")).topics
     except LLMError as err:
         _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
         listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
-    summary_failed: list[str] = []
+    summary_failed: list[Failure] = []
     corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
                                    stage="topic_summary")
-    if summary_failed:
-        _failure(failed, "corpus description", "its summary failed: descriptions joined")
+    for f in summary_failed:  # the descriptions joined stand in meanwhile
+        _failure(failed, "corpus description", f"its summary failed: descriptions joined "
+                                               f"({f.reason})")
     return topics, corpus
 
 
-async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
-                        progress: Progress, failed: list[dict[str, str]] | None = None) -> int:
+async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
+                            progress: Progress, failed: list[Failure] | None = None) -> int:
     """Label each text unit with its topics (a JSON-schema enum of the topic names); a text
     unit whose labelling failed is appended to ``failed``."""
     failed = [] if failed is None else failed
@@ -192,51 +115,56 @@ async def assign_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list
     listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
     rows: list[Record] = []
 
-    async def one(chunk: Record) -> None:
-        msgs = render(settings.prompts_dir, "index/assign_topics", topics=listing,
-                      text=chunk["text"])
+    async def one(unit: TextUnit) -> None:
+        msgs = render("index/assign_topics", topics=listing,
+                      text=unit.text)
         try:
             labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)
-            rows.extend({"chunk_id": chunk["id"], "topic": n}
+            rows.extend({"chunk_id": unit.id, "topic": n}
                         for n in dict.fromkeys(labels.topics))  # type: ignore[attr-defined]
         except LLMError as err:
             # an unlabelled text unit stays in the general graph only (until the retry)
-            _failure(failed, f"topic labels of text unit {chunk['id']}", err)
+            _failure(failed, f"topic labels of text unit {unit.id}", err)
         progress("topic assign", 1, None)
 
-    await asyncio.gather(*(one(c) for c in graph.run("index/chunks_for_topics")))
+    await asyncio.gather(*(one(u) for u in _text_units(graph)))
     graph.write("index/label_topic_chunks", rows)
     return len(rows)
 
 
-async def reextract_chunks(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
-                           progress: Progress, failed: list[dict[str, str]] | None = None) -> int:
+async def reextract_text_units(graph: Graph, llm: LLM, settings: Settings,
+                               topics: list[Topic], progress: Progress,
+                               failed: list[Failure] | None = None) -> int:
     """Topic-conditioned extraction over every text unit (the paper's way); failures are
     appended to ``failed``."""
     failed = [] if failed is None else failed
     existing = {r["key"] for r in graph.run("index/entity_keys", label="Entity")}
     rows: list[Record] = []
 
-    async def one(chunk: Record, topic: Topic) -> None:
+    async def one(unit: TextUnit, topic: Topic) -> None:
         try:
-            ex = await extract_chunk(llm, settings, chunk["id"], chunk["text"], glean=0,
-                                     claims=False, focus=f"{topic.name} ({topic.description})")
+            ex = await extract_text_unit(llm, settings, unit, glean=0, claims=False,
+                                         focus=f"{topic.name} ({topic.description})")
             rows.extend({"topic": topic.name, "key": e["key"]} for e in ex.entities
                         if entity_key(e["name"]) in existing)
         except LLMError as err:
-            _failure(failed, f"topic re-extraction of {chunk['id']} for {topic.name!r}", err)
+            _failure(failed, f"topic re-extraction of {unit.id} for {topic.name!r}", err)
         progress("topic re-extraction", 1, None)
 
-    chunks = graph.run("index/chunks_for_topics")
-    await asyncio.gather(*(one(c, t) for c in chunks for t in topics))
+    units = _text_units(graph)
+    await asyncio.gather(*(one(u, t) for u in units for t in topics))
     graph.write("index/label_topic_entities", rows)
     return len(rows)
+
+
+def _text_units(graph: Graph) -> list[TextUnit]:
+    return [TextUnit.model_validate(r) for r in graph.run("index/chunks_for_topics")]
 
 
 @holding_index_lock("topic build")
 async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
                        max_topics: int = 8,
-                       progress: Progress = no_progress) -> dict[str, Any]:
+                       progress: Progress = no_progress) -> TopicsResult:
     """Mine topics, build topic subgraphs, their communities and reports. Replaces previous
     topics; the general graph and its communities are untouched. Topics without a subgraph
     are dropped (``dropped_topics``); the coverage check lists the root communities of the
@@ -244,15 +172,16 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     title, size). Raises InputError for an unknown ``mode`` and LevelError when the general
     graph has no reports yet.
 
-    Returns {topics, dropped_topics, corpus_description, reports, counts,
-    uncovered_root_communities, failed}; ``failed`` lists the items that failed ({item,
-    reason, error}). With any, topics stay marked stale, so the next `ingest` / `topics build`
-    builds them again (the LLM cache makes what succeeded free)."""
+    ``failed`` lists the items that failed. With any, topics stay marked stale, so the next
+    `ingest` / `topics build` builds them again (the LLM cache makes what succeeded free).
+    A GDS_MODE=sessions setting that is missing is a ConfigError before any LLM call."""
     if mode not in ("assign", "reextract"):
         raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
+    if settings.gds.mode == "sessions":
+        sessions_requirements(settings)
     if not levels(graph, GENERAL):
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")
-    failed: list[dict[str, str]] = []
+    failed: list[Failure] = []
     topics, corpus = await mine_topics(graph, llm, settings, max_topics, failed)
     graph.run_script("index/clear_topics")
     graph.run("index/create_topics", corpus_description=corpus, topics=[
@@ -260,9 +189,9 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         for i, t in enumerate(topics)])
     if topics:
         if mode == "assign":
-            await assign_chunks(graph, llm, settings, topics, progress, failed)
+            await assign_text_units(graph, llm, settings, topics, progress, failed)
         else:
-            await reextract_chunks(graph, llm, settings, topics, progress, failed)
+            await reextract_text_units(graph, llm, settings, topics, progress, failed)
     # one projection holding every topic label; Leiden runs per topic through nodeLabels
     labels = [f"Topic{i}" for i in range(len(topics))]
     # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes):
@@ -272,7 +201,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     for name in dropped:
         log.warning("topic %r has no subgraph (no text unit concerns it): dropped", name)
     clusterer = Clusterer(graph, settings)
-    reports: dict[str, dict[str, int]] = {}
+    reports: dict[str, ReportCounts] = {}
     if labels:
         name = unique_name(TOPIC_PROJECTION)  # unique per run: concurrent processes coexist
         try:
@@ -284,9 +213,10 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
             clusterer.gds.drop(name)
         for label in labels:
             reports[label] = await build_reports(graph, llm, settings, label, progress)
-            if reports[label]["failed"]:
+            if reports[label].failed:
                 _failure(failed, f"community reports of {label}",
-                         f"{reports[label]['failed']} failed")
+                         f"{reports[label].failed} failed: " + "; ".join(
+                             f.line() for f in reports[label].failures))
     graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
     if not failed:
         graph.run("index/prune_topic_archive")
@@ -294,7 +224,9 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),
                     ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
-    return {"topics": [t.model_dump() for t in topics if t.name not in dropped],
-            "dropped_topics": dropped, "corpus_description": corpus, "reports": reports,
-            "counts": graph.run("index/topic_counts"), "uncovered_root_communities": uncovered,
-            "failed": failed}
+    return TopicsResult(
+        topics=[t for t in topics if t.name not in dropped], dropped_topics=dropped,
+        corpus_description=corpus, reports=reports,
+        counts=[TopicCount.model_validate(r) for r in graph.run("index/topic_counts")],
+        uncovered_root_communities=[UncoveredCommunity.model_validate(r) for r in uncovered],
+        failed=failed)

@@ -5,8 +5,8 @@ timeouts (``transport``), replies checked before use (``reply``: envelope, sanit
 truncation, loops, repair), unusable replies retried (with more room, a frequency penalty or a
 nudge, by what was wrong), parameters the endpoint refuses adapted once
 (``endpoint``), token accounting by pipeline stage, fault counts by reason, and a disk cache
-of responses (keyed by model, messages and parameters - never the key or base URL) that
-stores only responses that were accepted.
+of responses (keyed by model, messages and parameters - never the key, the base URL or the
+stage header each request carries) that stores only responses that were accepted.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from .. import tokens
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
+from ..prompts import fragment
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
     EMPTY,
@@ -80,20 +81,20 @@ class LLM:
         self.settings = settings
         self.usage = usage or Usage()
         self.client = openai.AsyncOpenAI(
-            base_url=settings.llm_base_url,
-            api_key=settings.openai_api_key.get_secret_value(),
-            timeout=settings.llm_timeout,
+            base_url=settings.llm.endpoint,
+            api_key=settings.llm.api_key.get_secret_value(),
+            timeout=settings.llm.timeout,
             max_retries=0,  # tenacity owns retries
         )
-        self.semaphore = asyncio.Semaphore(settings.concurrency)
+        self.semaphore = asyncio.Semaphore(settings.llm.parallel)
         self.caps = Capabilities(settings)
-        mode = settings.llm_json_mode
+        mode = settings.llm.json_mode
         self.json_explicit = mode != "auto"
         # llama.cpp's server enforces {"type": "json_object", "schema": ...} by grammar and
         # rejects OpenAI's json_schema form; remote APIs get json_schema first
-        default = "json_object" if settings.local_llm else "json_schema"
+        default = "json_object" if settings.llm.local else "json_schema"
         self.json_mode = (self.caps.get("json_mode") or default) if mode == "auto" else mode
-        self.cache = (diskcache.Cache(str(settings.cache_dir)) if settings.llm_cache
+        self.cache = (diskcache.Cache(str(settings.cache_dir)) if settings.llm.cache
                       else None)
 
     async def close(self) -> None:
@@ -108,7 +109,7 @@ class LLM:
         await self.close()
 
     def _key(self, messages: list[dict[str, str]], params: JSON) -> str:
-        blob = json.dumps([self.settings.openai_model, messages, params], sort_keys=True)
+        blob = json.dumps([self.settings.llm.model, messages, params], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def _wire(self, params: JSON) -> JSON:
@@ -155,7 +156,7 @@ class LLM:
     def _more_room(self, cap: int, messages: list[dict[str, str]]) -> int:
         """A larger completion cap after a truncation: doubled, within the context window."""
         used = tokens.count("\n".join(m["content"] for m in messages), self.settings.encoding)
-        return max(cap, min(2 * cap, self.settings.llm_ctx - used - 16))
+        return max(cap, min(2 * cap, self.settings.serve.llm_ctx - used - 16))
 
     async def complete(
         self,
@@ -183,8 +184,8 @@ class LLM:
         Raises ReplyFault (its ``reason`` names the last fault), LLMError or ConfigError.
         """
         params: JSON = {
-            "temperature": self.settings.llm_temperature,
-            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+            "temperature": self.settings.llm.temperature,
+            "max_tokens": max_tokens or self.settings.llm.max_tokens,
         }
         if response_format:
             params["response_format"] = response_format
@@ -193,7 +194,7 @@ class LLM:
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         msgs = list(messages)
-        attempts = attempts or self.settings.llm_max_retries + 1
+        attempts = attempts or self.settings.llm.max_retries + 1
         last: ReplyFault | None = None
         bad = 0  # unparseable / invalid replies so far
         for _ in range(attempts):
@@ -245,16 +246,11 @@ class LLM:
                 ) -> list[dict[str, str]]:
         """``messages`` with the validation error added to the system message (one is put
         first if there is none): chat templates take a system message only there."""
-        nudge = self._prompt("llm/reply_invalid", str(fault)[:300])
+        nudge = fragment("llm/reply_invalid", error=str(fault)[:300])
         if messages and messages[0].get("role") == "system":
             first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
             return [first, *messages[1:]]
         return [{"role": "system", "content": nudge}, *messages]
-
-    def _prompt(self, name: str, error: str) -> str:
-        # prompts.render sits beside this module, not below it: its one {error} by hand
-        text = (self.settings.prompts_dir / f"{name}.txt").read_text().strip()
-        return text.replace("{error}", error)
 
     async def structured(
         self,
@@ -277,8 +273,8 @@ class LLM:
                                  text) from err
 
         schema = schema_of(model)
-        small = bounded(model, self.settings.llm_schema_max_items,
-                        self.settings.llm_schema_max_chars)
+        small = bounded(model, self.settings.llm.schema_max_items,
+                        self.settings.llm.schema_max_chars)
         while True:
             fmt = response_format(self.json_mode, model.__name__,
                                   small if self.json_mode == "json_object" else schema)

@@ -40,7 +40,7 @@ class Capabilities:
 
     def __init__(self, settings: Settings) -> None:
         self.path: Path = settings.cache_dir / CAPS_FILE
-        self.key = f"{settings.llm_base_url}|{settings.openai_model}"
+        self.key = f"{settings.llm.endpoint}|{settings.llm.model}"
         self.values: JSON = self._load().get(self.key, {})
 
     def _load(self) -> JSON:

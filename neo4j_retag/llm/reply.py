@@ -28,8 +28,8 @@ UNPARSEABLE = "unparseable"      # no JSON object in a reply that must be one
 INVALID = "invalid"              # JSON of the wrong shape
 REFUSED = "refused"              # a refusal, or finish_reason "content_filter"
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
-# harmless defects, repaired and counted (the reply is used)
-REPAIRS = ("think", "fence", "prose", "chatter", "nousage", "sanitised", "truncated_ok")
+# harmless defects are repaired and counted under their own names (think, fence, prose,
+# chatter, nousage, sanitised, truncated_ok) beside the reasons above: the reply is used
 
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S | re.I)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
@@ -44,8 +44,7 @@ class ReplyFault(LLMParseError):
     """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
 
     def __init__(self, reason: str, message: str, raw: str = "") -> None:
-        super().__init__(f"{reason}: {message}", raw)
-        self.reason = reason
+        super().__init__(f"{reason}: {message}", raw, reason)
         self.detail = message
 
 
@@ -98,7 +97,7 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     if finish == "content_filter":
         raise ReplyFault(REFUSED, "the endpoint's content filter stopped the reply", content)
     repairs: list[str] = []
-    text = sanitise(content)
+    text = clean(content)
     if text != content:
         repairs.append("sanitised")
     if (m := _THINK.match(text)) is not None:
@@ -109,19 +108,15 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
                  repairs=repairs)
 
 
-def sanitise(text: str) -> str:
-    """NFC, no lone surrogates or control characters (model.clean): safe for any write."""
-    return clean(text)
-
-
 def sanitise_value(value: Any) -> Any:
-    """Every string of a parsed JSON value (keys too) through :func:`sanitise`."""
+    """Every string of a parsed JSON value (keys too) through ``model.clean`` (NFC, no lone
+    surrogates or control characters): safe for any write."""
     if isinstance(value, str):
-        return sanitise(value)
+        return clean(value)
     if isinstance(value, list):
         return [sanitise_value(v) for v in value]
     if isinstance(value, dict):
-        return {sanitise(str(k)): sanitise_value(v) for k, v in value.items()}
+        return {clean(str(k)): sanitise_value(v) for k, v in value.items()}
     return value
 
 

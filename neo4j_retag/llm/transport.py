@@ -18,17 +18,15 @@ from ..model import JSON
 from .endpoint import transport_reason, wait
 from .usage import Usage
 
+# every request names its pipeline stage (usage's key): a proxy, a log or a test double can
+# tell the calls apart without reading the prompt; not part of the response-cache key
+STAGE_HEADER = "X-Retag-Stage"
 RETRYABLE = (
     openai.RateLimitError,
     openai.APITimeoutError,
     openai.APIConnectionError,
     openai.InternalServerError,
 )
-
-
-def reasoned(err: LLMError, reason: str) -> LLMError:
-    err.reason = reason  # type: ignore[attr-defined]  # read like ReplyFault.reason
-    return err
 
 
 async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
@@ -45,10 +43,10 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
 
     retrying = AsyncRetrying(
         retry=retry_if_exception_type(RETRYABLE),
-        stop=stop_after_attempt(settings.llm_max_retries + 1),
+        stop=stop_after_attempt(settings.llm.max_retries + 1),
         wait=wait, before_sleep=count_retry, reraise=True,
     )
-    attempts = settings.llm_max_retries + 1
+    attempts = settings.llm.max_retries + 1
     t0 = 0.0
     try:
         async with semaphore:
@@ -56,22 +54,23 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             async for attempt in retrying:
                 with attempt:
                     raw = await client.chat.completions.with_raw_response.create(
-                        model=settings.openai_model, messages=messages, **params)
+                        model=settings.llm.model, messages=messages,
+                        extra_headers={STAGE_HEADER: stage}, **params)
     except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
         st.failed += 1
         usage.fault("timeout")
-        raise reasoned(LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
-                                f"(LLM_TIMEOUT {settings.llm_timeout:g} s)"), "timeout") from err
+        raise LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
+                       f"(LLM_TIMEOUT {settings.llm.timeout:g} s)", "timeout") from err
     except openai.APIConnectionError as err:
         st.failed += 1
-        hint = "run `neo4j-retag llm start`" if settings.local_llm else "check OPENAI_BASE_URL"
-        raise ConfigError(f"cannot reach the LLM at {settings.llm_base_url}: {hint}") from err
+        hint = "run `neo4j-retag llm start`" if settings.llm.local else "check OPENAI_BASE_URL"
+        raise ConfigError(f"cannot reach the LLM at {settings.llm.endpoint}: {hint}") from err
     except openai.AuthenticationError as err:
         st.failed += 1
         raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
     except openai.NotFoundError as err:
         st.failed += 1
-        raise ConfigError(f"model {settings.openai_model!r} not found at the endpoint: check "
+        raise ConfigError(f"model {settings.llm.model!r} not found at the endpoint: check "
                           "OPENAI_MODEL") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):
@@ -81,7 +80,7 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             err, openai.RateLimitError | openai.InternalServerError) else
             f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
             else "llm_error")
-        raise reasoned(LLMError(f"{stage}: LLM call failed: {err}"), reason) from err
+        raise LLMError(f"{stage}: LLM call failed: {err}", reason) from err
     finally:
         if t0:
             st.seconds += time.perf_counter() - t0

@@ -28,7 +28,7 @@ class Ping(BaseModel):
 
 
 def _neo4j(settings: Settings) -> list[Check]:
-    start = "`neo4j-retag neo4j start`" if settings.local_neo4j else "check NEO4J_URI"
+    start = "`neo4j-retag neo4j start`" if settings.neo4j.local else "check NEO4J_URI"
     try:
         graph = Graph(settings)
     except ConfigError as err:
@@ -36,13 +36,14 @@ def _neo4j(settings: Settings) -> list[Check]:
     with graph:
         comp = graph.run("ops/doctor_components")[0]
         out = [Check("Neo4j reachable", True,
-                     f"{settings.bolt_uri}: {comp['name']} {comp['version']} {comp['edition']}, "
-                     f"database {settings.neo4j_database}")]
-        if settings.gds_mode == "sessions":  # GDS runs in Aura sessions, not in this database
+                     f"{settings.neo4j.bolt_uri}: {comp['name']} {comp['version']} "
+                     f"{comp['edition']}, "
+                     f"database {settings.neo4j.database}")]
+        if settings.gds.mode == "sessions":  # GDS runs in Aura sessions, not in this database
             problem = settings.gds_sessions_problem()
             out.append(Check("Graph Data Science", problem is None,
                              problem or f"GDS_MODE=sessions: Aura Graph Analytics session "
-                             f"{settings.gds_session_name!r} ({settings.gds_session_memory})",
+                             f"{settings.gds.session_name!r} ({settings.gds.session_memory})",
                              "set the named setting (README, Configuration)"))
         else:
             try:
@@ -66,16 +67,16 @@ def _neo4j(settings: Settings) -> list[Check]:
 
 
 async def _llm(settings: Settings) -> list[Check]:
-    start = "`neo4j-retag llm start`" if settings.local_llm else "check OPENAI_BASE_URL"
+    start = "`neo4j-retag llm start`" if settings.llm.local else "check OPENAI_BASE_URL"
     llm = LLM(settings.model_copy(update={"llm_cache": False, "llm_max_retries": 0}))
     out = []
     try:
         models = [m.id async for m in llm.client.models.list()]
-        out.append(Check("LLM endpoint", True, f"{settings.llm_base_url}: models {models[:5]}"))
+        out.append(Check("LLM endpoint", True, f"{settings.llm.endpoint}: models {models[:5]}"))
         text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
                                   max_tokens=5, truncation_ok=True)
         out.append(Check("LLM completion", bool(str(text).strip()),
-                         f"model {settings.openai_model!r} answered {str(text).strip()[:40]!r}",
+                         f"model {settings.llm.model!r} answered {str(text).strip()[:40]!r}",
                          "check OPENAI_MODEL"))
         try:
             await llm.structured([{"role": "user", "content": 'Answer {"ok": true}.'}], Ping,
@@ -90,7 +91,7 @@ async def _llm(settings: Settings) -> list[Check]:
     except (ConfigError, LLMError) as err:
         out.append(Check("LLM endpoint", False, str(err), start))
     except Exception as err:  # noqa: BLE001 - unreachable endpoint in any form
-        out.append(Check("LLM endpoint", False, f"{settings.llm_base_url}: {err}", start))
+        out.append(Check("LLM endpoint", False, f"{settings.llm.endpoint}: {err}", start))
     finally:
         await llm.close()
     return out
@@ -98,11 +99,12 @@ async def _llm(settings: Settings) -> list[Check]:
 
 def _model(settings: Settings) -> Check:
     """Which model answers, with which context, and the token budgets that follow from it."""
-    budgets = (f"budgets: map {settings.map_context_tokens}, reduce "
-               f"{settings.reduce_context_tokens}, report {settings.report_context_tokens} "
-               f"context tokens, {settings.llm_max_tokens} completion tokens")
-    if not settings.local_llm:
-        return Check("LLM model", True, f"{settings.openai_model!r} at {settings.llm_base_url}; "
+    q = settings.query
+    budgets = (f"budgets: map {q.map_context_tokens}, reduce {q.reduce_context_tokens}, report "
+               f"{settings.index.report_context_tokens} context tokens, "
+               f"{settings.llm.max_tokens} completion tokens")
+    if not settings.llm.local:
+        return Check("LLM model", True, f"{settings.llm.model!r} at {settings.llm.endpoint}; "
                      f"{budgets}")
     st = llm_local.status(settings)
     meta = st["gguf"]
@@ -114,13 +116,13 @@ def _model(settings: Settings) -> Check:
     served = (f"serving {st['model']!r}" if st["ready"] else
               "running, busy (not answering /v1/models)" if st["running"] else "not running")
     detail = (f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
-              f"context {settings.llm_ctx} tokens (trained {trained}); {budgets}")
-    if trained is not None and settings.llm_ctx > trained:
-        return Check("LLM model", False, detail, f"LLM_CTX {settings.llm_ctx} exceeds the "
+              f"context {settings.serve.llm_ctx} tokens (trained {trained}); {budgets}")
+    if trained is not None and settings.serve.llm_ctx > trained:
+        return Check("LLM model", False, detail, f"LLM_CTX {settings.serve.llm_ctx} exceeds the "
                      f"model's trained context {trained}: lower LLM_CTX")
-    if st["ready"] and st["model"] != settings.openai_model:
+    if st["ready"] and st["model"] != settings.llm.model:
         return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "
-                     f"not {settings.openai_model!r}: `neo4j-retag llm stop` then `llm start`")
+                     f"not {settings.llm.model!r}: `neo4j-retag llm stop` then `llm start`")
     return Check("LLM model", True, detail)
 
 

@@ -1,83 +1,10 @@
-"""`neo4j-retag documents list|delete` and `reset`: what the index holds, and taking it out.
-
-Why here and not in index/: these are graph-only operations (Cypher, no LLM). Deleting a
-document undoes its contribution to the element instances of Edge et al. 2024 §3.1.2-3.1.3
-(text units, mentions, claims, relationship evidence) and sets the same dirty marks the
-pipeline already resumes from: element summaries whose description set changed, `graph_dirty`
-(communities, reports) and `topics_dirty` (ReTAG topics). The next `ingest` (or
-`ingest --resume`) re-summarises and rebuilds exactly those, so the LLM work stays in index/.
-"""
+"""`neo4j-retag reset`: empty the database (graph-only; the LLM response cache on disk is
+kept). Taking single documents out is `index.delete`: it rebuilds what they changed."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from ..db import Graph, Record
+from ..db import Graph
 from ..db.lock import index_lock
-from ..errors import InputError
-
-MIN_ID_PREFIX = 8  # a shorter id prefix is too likely to match several documents
-
-
-def list_documents(graph: Graph) -> list[Record]:
-    """One row per document: ``id``, ``title``, ``path``, ``text_units``, ``entities`` (distinct
-    entities its text units mention), ``entities_only_here`` (of those, the ones no other
-    document mentions), ``ingested_at`` (ISO timestamp string or None)."""
-    return graph.run("ops/list_documents")
-
-
-def _matches(ref: str, doc: Record) -> bool:
-    path = doc.get("path") or ""
-    if ref == doc["id"] or (len(ref) >= MIN_ID_PREFIX and doc["id"].startswith(ref)):
-        return True
-    # a path as given at ingest, or its absolute form; a folder or a .jsonl/.csv file
-    # matches every document read from it (record paths are "<file>#<n>")
-    candidates = {ref.rstrip("/"), str(Path(ref).resolve())}
-    for p in candidates:
-        if path == p or path.startswith(p + "/") or path.startswith(p + "#"):
-            return True
-    # documents ingested by relative path match the file named by absolute path too
-    return bool(path) and not Path(path).is_absolute() and str(Path(path).resolve()) in candidates
-
-
-def resolve(graph: Graph, refs: list[str]) -> list[Record]:
-    """The documents named by ``refs`` (ids, id prefixes of >= 8 characters, paths, folders).
-
-    Raises InputError naming every ref that matches no document (nothing is deleted then)."""
-    docs = list_documents(graph)
-    found: dict[str, Record] = {}
-    missing = []
-    for ref in refs:
-        hits = [d for d in docs if _matches(ref, d)]
-        if not hits:
-            missing.append(ref)
-        found.update((d["id"], d) for d in hits)
-    if missing:
-        raise InputError("no such document: " + ", ".join(missing)
-                         + " (see `neo4j-retag documents list`)")
-    return list(found.values())
-
-
-def delete_documents(graph: Graph, refs: list[str]) -> dict[str, Any]:
-    """Delete the documents named by ``refs`` and everything only they support, in one
-    transaction. Shared entities and relationships keep the remaining evidence (weights and
-    strengths recomputed now; descriptions re-summarised by the next ingest where their set
-    changed). Communities, reports and topics are marked stale.
-
-    Returns ``{"documents": [{id, title, path}], "entities_to_resummarise": n,
-    "relationships_to_resummarise": n, "nodes_deleted": n, "relationships_deleted": n}``.
-    Raises InputError for a ref that matches no document (then nothing changes), or while
-    another run writes the index (:mod:`neo4j_retag.db.lock`)."""
-    docs = resolve(graph, refs)
-    with index_lock(graph, "documents delete"):
-        counters = graph.run_script_tx("ops/delete_documents", ids=[d["id"] for d in docs])
-        dirty = graph.run("ops/dirty_counts")[0]
-    return {"documents": [{k: d[k] for k in ("id", "title", "path")} for d in docs],
-            "entities_to_resummarise": dirty["entities"],
-            "relationships_to_resummarise": dirty["relationships"],
-            "nodes_deleted": counters.get("nodes_deleted", 0),
-            "relationships_deleted": counters.get("relationships_deleted", 0)}
 
 
 def reset(graph: Graph) -> dict[str, int]:

@@ -1,57 +1,97 @@
 """The query side: every method of `neo4j-retag ask`, one shape for all of them.
 
-A method is ``async (graph, llm, settings, query: Query) -> Answer``; :data:`METHODS` maps the
-``--method`` names to them (the CLI's choices come from it) and :func:`answer` runs one, then
-optional KGiRAG-style refinement. retag (ReTAG, the default), global (GraphRAG global search),
-global-dynamic (global search with GraphRAG's dynamic community selection),
-and the baselines of Edge et al. §3.2: local search, rag (BM25 over text units) and ts
-(map-reduce over text units).
+A method is ``async (graph, llm, settings, query: Query) -> Answer``, registered in
+:data:`METHODS` under its ``--method`` name with a one-line help and whether KGiRAG refinement
+applies (the CLI's choices and help come from it); :func:`answer` runs one, then optional
+refinement. retag (ReTAG, the default), global (GraphRAG global search), global-dynamic
+(global search with GraphRAG's dynamic community selection), and the baselines of Edge et al.
+§3.2: local search, rag (BM25 over text units) and ts (map-reduce over text units); lazy
+(LazyGraphRAG: relevance tests under a budget, claims of text units); and auto (one
+classification call picks retag/global or local). Method modules share helpers through
+``common``, never through each other (auto reaches the others through the registry).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from ..config import Settings
 from ..db import Graph
 from ..errors import InputError
 from ..llm import LLM
 from ..model import Answer, Query
+from .auto import auto_method
 from .basic import ask_rag, ask_ts
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
+from .lazy import ask_lazy
+from .lazy_reports import ensure_reports, is_lazy, needed_levels, note_all
 from .local import ask_local
 from .refine import refine
 from .retag import ask_retag
 
-Method = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
+MethodFn = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered query method: called as its function; ``refinable`` when its answers cite
+    community reports of one scope and level, which KGiRAG refinement retrieves more of;
+    ``needs_reports`` when it reads a level's reports (a lazy index builds them on demand)."""
+
+    run: MethodFn
+    help: str
+    refinable: bool = False
+    # reads a level's community reports: a lazy index builds those first (on demand)
+    needs_reports: bool = False
+
+    async def __call__(self, graph: Graph, llm: LLM, settings: Settings,
+                       query: Query) -> Answer:
+        return await self.run(graph, llm, settings, query)
+
 
 METHODS: dict[str, Method] = {
-    "retag": ask_retag,
-    "global": ask_global,
-    "global-dynamic": ask_global_dynamic,
-    "local": ask_local,
-    "rag": ask_rag,
-    "ts": ask_ts,
+    "retag": Method(ask_retag, "ReTAG: topic, keywords, BM25 top-p reports, map-reduce",
+                    refinable=True, needs_reports=True),
+    "global": Method(ask_global, "GraphRAG global search: map-reduce over a level's reports",
+                     refinable=True, needs_reports=True),
+    "global-dynamic": Method(ask_global_dynamic, "global search over the reports the LLM "
+                             "rates relevant from the root down (GraphRAG's dynamic selection)",
+                             needs_reports=True),
+    "local": Method(ask_local, "local search: matching entities, their relationships, "
+                    "reports and text units"),
+    "rag": Method(ask_rag, "BM25 over text units, one answer call"),
+    "ts": Method(ask_ts, "text summarisation: map-reduce over every text unit"),
+    "lazy": Method(ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
+                   "claims citing text units; on a lazy index or a full one"),
 }
-REFINABLE = ("retag", "global")  # methods whose answers cite community reports
+# auto answers through the registry itself (method modules never import each other)
+METHODS["auto"] = Method(auto_method(METHODS), "one classification call: a global question "
+                         "-> retag (global without topics), a specific one -> local")
 
 
 async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query: Query, *,
                  refine_rounds: int = 0) -> Answer:
     """Answer ``query`` by ``method``, then refine it for up to ``refine_rounds`` rounds
-    (KGiRAG-style, retag and global only). Raises InputError for an unknown method or topic,
+    (KGiRAG-style, refinable methods only). Raises InputError for an unknown method or topic,
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    notes: list[str] = []
+    if METHODS[method].needs_reports and is_lazy(graph):  # on demand (query/lazy_reports.py)
+        await ensure_reports(graph, llm, settings,
+                             needed_levels(graph, settings, method, query.level), notes)
     first = await METHODS[method](graph, llm, settings, query)
-    if refine_rounds <= 0 or method not in REFINABLE:
+    note_all(first.trace, notes)
+    chosen = first.trace.method if method == "auto" else method  # auto: what it chose
+    if refine_rounds <= 0 or not METHODS[chosen].refinable:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
-                                 rounds=refine_rounds, top_p=query.top_p or settings.top_p,
+                                 rounds=refine_rounds, top_p=query.top_p or settings.query.top_p,
                                  response_type=query.response_type)
     final.trace.refinement = rounds
     return final
 
 
-__all__ = ["METHODS", "Method", "answer"]
+__all__ = ["METHODS", "Method", "MethodFn", "answer"]

@@ -21,10 +21,10 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, ReportRow, Trace, clamped, timed
+from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, clamped, timed
 from ..prompts import render
 from ..tokens import truncate
-from .global_search import reports_at_level
+from .common import reports_at_level
 from .map_reduce import map_reduce
 from .retrieval import levels
 
@@ -37,8 +37,8 @@ class Rating(BaseModel):
 async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
                trace: Trace) -> float | None:
     """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails."""
-    msgs = render(settings.prompts_dir, "query/rate_relevance", question=question,
-                  report=truncate(report.full_content, settings.map_context_tokens,
+    msgs = render("query/rate_relevance", question=question,
+                  report=truncate(report.full_content, settings.query.map_context_tokens,
                                   settings.encoding))
     try:
         return (await llm.structured(msgs, Rating, stage="rate", max_tokens=80)).rating
@@ -51,12 +51,11 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                          trace: Trace, scope: str = GENERAL) -> tuple[list[ReportRow],
                                                                       dict[int, float]]:
     """The relevant reports (rating >= DYNAMIC_THRESHOLD, children replacing parents) and the
-    rating of every report rated. Fills ``trace.selection`` with ``threshold``, ``rated``,
-    ``relevant``, ``failures``, ``calls``, ``prompt_tokens``, ``completion_tokens`` (the
-    rating calls only). Raises LevelError when level 0 has no reports."""
+    rating of every report rated. Sets ``trace.selection`` (`model.Selection`: the rating
+    calls only). Raises LevelError when level 0 has no reports."""
     stage = llm.usage.stage("rate")
     before = (stage.calls + stage.cached, stage.prompt_tokens, stage.completion_tokens)
-    threshold = settings.dynamic_threshold
+    threshold = settings.query.dynamic_threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
     ratings: dict[int, float] = {}
@@ -81,14 +80,15 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             parent.update({c["id"]: c["parent"] for c in rows})
             queue = [ReportRow.from_record(c) for c in rows]
             level += 1
-            if not queue and not relevant and level in have and level <= settings.dynamic_max_level:
+            if (not queue and not relevant and level in have
+                    and level <= settings.query.dynamic_max_level):
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
-    trace.selection = {
-        "threshold": threshold, "rated": len(ratings), "relevant": len(relevant),
-        "failures": failures, "calls": stage.calls + stage.cached - before[0],
-        "prompt_tokens": stage.prompt_tokens - before[1],
-        "completion_tokens": stage.completion_tokens - before[2]}
+    trace.selection = Selection(
+        threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
+        calls=stage.calls + stage.cached - before[0],
+        prompt_tokens=stage.prompt_tokens - before[1],
+        completion_tokens=stage.completion_tokens - before[2])
     return list(relevant.values()), ratings
 
 

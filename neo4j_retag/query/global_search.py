@@ -6,16 +6,10 @@ from __future__ import annotations
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, ReportRow, Trace
+from ..model import GENERAL, Answer, Query, Trace
+from .common import reports_at_level
 from .map_reduce import map_reduce
-from .retrieval import check_level, query_level
-
-
-def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
-    """Every report of ``scope`` at ``level``. Raises LevelError when there is none."""
-    check_level(graph, scope, level)
-    return [ReportRow.from_record(r)
-            for r in graph.run("query/reports_at_level", scope=scope, level=level)]
+from .retrieval import query_level
 
 
 async def global_answer(graph: Graph, llm: LLM, settings: Settings, question: str, *,

@@ -1,17 +1,19 @@
 """Local search (Edge et al. 2024's local mode, a §3.2 comparison condition): the entities
 matching the question, their relationships, their community reports and the text units that
-mention them, within one context budget, answered in one call."""
+mention them, within one context budget, answered in one call. The text units are ranked by
+BM25 against the question before the budget cuts them (the full-text index found the
+entities; the units come from their mentions, in no useful order)."""
 
 from __future__ import annotations
 
+from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
 from ..model import Answer, Citation, Query, Trace, timed
 from ..prompts import csv_table
-from .basic import answer_from, fit
 from .citations import cited_sources
-from .map_reduce import no_answer
+from .common import answer_from, bm25_order, fit, no_answer
 from .retrieval import lucene_query, query_level
 
 LOCAL_K = 10  # entities matched by the full-text index
@@ -29,8 +31,9 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.note("no entity matches the question")
         return Answer(answer=no_answer(settings), trace=trace)
     reports = {r["id"]: r for f in found for r in f["reports"]}
-    chunks = {c["id"]: c for f in found for c in f["chunks"]}
-    budget = settings.reduce_context_tokens // TABLES
+    units = list({u["id"]: u for f in found for u in f["text_units"]}.values())
+    units = [units[i] for i in bm25_order(query.question, [u["text"] for u in units])]
+    budget = settings.query.reduce_context_tokens // TABLES
     enc = settings.encoding
     parts = [
         csv_table("Entities", ["entity", "type", "description"], fit(
@@ -41,13 +44,14 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         csv_table("Reports", ["id", "title", "summary"], fit(
             [[i, r["title"] or "", r["summary"] or ""] for i, r in reports.items()], budget, enc)),
     ]
-    source_rows = fit([[i, c["text"]] for i, c in enumerate(chunks.values())], budget, enc)
+    source_rows = fit([[i, u["text"]] for i, u in enumerate(units)], budget, enc)
     parts.append(csv_table("Sources", ["id", "text"], source_rows))
     trace.reports_retrieved = len(reports)
+    events.emit("retrieved", entities=len(found), reports=len(reports), text_units=len(units),
+                method="local", level=level)
     text = await answer_from(llm, settings, query, "\n".join(parts), trace)
     valid = {f"reports:{i}": Citation(kind="report", id=i, title=r["title"] or "", level=level)
              for i, r in reports.items()}
-    chunk_ids = list(chunks)
-    valid |= {f"sources:{r[0]}": Citation(kind="text_unit", id=chunk_ids[r[0]])
+    valid |= {f"sources:{r[0]}": Citation(kind="text_unit", id=units[r[0]]["id"])
               for r in source_rows}
     return Answer(answer=text, citations=cited_sources(text, valid, trace), trace=trace)

@@ -18,24 +18,21 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from .. import events
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import Message, csv_table, fragment, render
+from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
+from .common import complete_or_note, no_answer
 
 
 class MapFailedError(LLMError):
     """Every map batch failed (unparseable after retries, or the call failed): there is no
     answer, and the canned no-answer sentence would pretend the data has none."""
-
-
-def no_answer(settings: Settings) -> str:
-    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
-    return fragment(settings.prompts_dir, "query/no_answer")
 
 
 class MapPoint(BaseModel):
@@ -85,19 +82,6 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
         [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
-    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
-    ``trace.chatter_stripped``), or "" with the failure noted in the trace (never raises)."""
-    try:
-        text = str(await llm.complete(messages, stage=stage))
-    except LLMError as err:
-        trace.note(f"{stage} failed: {err}")
-        return ""
-    text, changed = strip_chatter(text)
-    trace.chatter_stripped += changed
-    return text
-
-
 def _report_table(reports: list[ReportRow]) -> str:
     return csv_table("Reports", ["id", "title", "content"],
                      [[r.id, r.title, r.full_content] for r in reports])
@@ -133,7 +117,7 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
                trace: Trace) -> list[MapPoint]:
     """One map call: the batch's key points, each citing only ids of this batch."""
     ids = tuple(sorted(r.id for r in batch))
-    msgs = render(settings.prompts_dir, "query/map", context=_report_table(batch),
+    msgs = render("query/map", context=_report_table(batch),
                   question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
     try:
@@ -163,9 +147,9 @@ def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list
     parts: list[str] = []
     used: list[MapPoint] = []
     for i, p in enumerate(kept):
-        text = fragment(settings.prompts_dir, "query/analyst", n=i + 1, score=f"{p.score:g}",
+        text = fragment("query/analyst", n=i + 1, score=f"{p.score:g}",
                         description=p.description) + "\n"
-        if count("".join(parts) + text, settings.encoding) > settings.reduce_context_tokens:
+        if count("".join(parts) + text, settings.encoding) > settings.query.reduce_context_tokens:
             break
         parts.append(text)
         used.append(p)
@@ -188,15 +172,24 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
                                    composed=r.composed)
                      for r in reports]
+    events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
     if not reports:
         trace.note("no community reports to answer from")
         return Answer(answer=no_answer(settings), trace=trace)
     with timed(trace.seconds, "map"):
-        groups = batches(reports, settings.map_context_tokens, settings.shuffle_seed,
+        groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
         trace.map_batches = len(groups)
-        point_lists = await asyncio.gather(*(_map(llm, settings, question, b, trace)
-                                             for b in groups))
+        done = 0
+
+        async def mapped(batch: list[ReportRow]) -> list[MapPoint]:
+            nonlocal done
+            points = await _map(llm, settings, question, batch, trace)
+            done += 1
+            events.emit("map", batch=done, batches=len(groups), points=len(points))
+            return points
+
+        point_lists = await asyncio.gather(*(mapped(b) for b in groups))
     points = [p for pl in point_lists for p in pl]
     trace.points_total = len(points)
     kept = sorted((p for p in points if p.score > 0), key=lambda p: -p.score)
@@ -216,7 +209,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     with timed(trace.seconds, "reduce"):
         context, used_points = _reduce_context(settings, kept)
         trace.points_in_reduce = len(used_points)
-        msgs = render(settings.prompts_dir, "query/reduce", context=context, question=question,
+        events.emit("reduce", points=len(used_points))
+        msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         text = await complete_or_note(llm, msgs, "reduce", trace)
     if not text:

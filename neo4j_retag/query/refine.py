@@ -11,7 +11,8 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
-from .map_reduce import map_reduce, no_answer
+from .common import no_answer
+from .map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 
 DRAFT_ID = -1  # the draft answer joins map-reduce as a pseudo-report with this id
@@ -31,7 +32,7 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
     answer, history = first, []
     seen = {c.id for c in first.citations + first.sources}
     for _ in range(rounds):
-        msgs = render(settings.prompts_dir, "query/refine_check", question=question,
+        msgs = render("query/refine_check", question=question,
                       answer=answer.answer, max_keywords=8)
         try:
             check = await llm.structured(msgs, Check, stage="refine_check", max_tokens=200)

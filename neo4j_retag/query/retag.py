@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import create_model
 
+from .. import events
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
@@ -27,7 +28,7 @@ async def classify_topic(llm: LLM, settings: Settings, question: str,
     names = tuple(t["name"] for t in topics)
     model = create_model("TopicChoice", topic=(Literal[names] | None, None))  # type: ignore[valid-type]
     listing = "\n".join(f"- {t['name']}: {t['description'] or ''}" for t in topics)
-    msgs = render(settings.prompts_dir, "query/classify_topic", topics=listing,
+    msgs = render("query/classify_topic", topics=listing,
                   question=question, corpus_description=corpus_description or "(none)")
     try:
         choice = await llm.structured(msgs, model, stage="classify", max_tokens=60)
@@ -46,7 +47,7 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     Raises LevelError when the level has no reports, InputError for an unknown topic.
     """
     level, topic, question = query_level(graph, settings, query.level), query.topic, query.question
-    top_p = query.top_p or settings.top_p
+    top_p = query.top_p or settings.query.top_p
     trace = Trace(method="retag", level=level)
     with timed(trace.seconds, "classify"):
         topics = graph.run("query/topics")
@@ -61,9 +62,11 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.topic = topic
         scope = next((t["label"] for t in topics if t["name"] == topic), GENERAL)
         trace.scope = scope
+        events.emit("topic", topic=topic, scope=scope)
 
     with timed(trace.seconds, "keywords"):
         trace.keywords = await expand_keywords(llm, settings, question, corpus, trace)
+        events.emit("keywords", keywords=trace.keywords)
 
     with timed(trace.seconds, "retrieve"):
         trace.level = check_level(graph, scope, level)

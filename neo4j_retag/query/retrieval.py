@@ -58,7 +58,7 @@ def default_level(graph: Graph, preferred: int) -> int:
 
 def query_level(graph: Graph, settings: Settings, level: int | None) -> int:
     """``level``, or the default level when None (see :func:`default_level`)."""
-    return default_level(graph, settings.query_level) if level is None else level
+    return default_level(graph, settings.query.level) if level is None else level
 
 
 def check_level(graph: Graph, scope: str, level: int) -> int:
@@ -82,7 +82,7 @@ async def expand_keywords(llm: LLM, settings: Settings, question: str, corpus_de
                           trace: Trace, max_keywords: int = 10) -> list[str]:
     """Keywords for retrieval (ReTAG §3.3 keyword expansion); [] with a trace note when the
     model fails (retrieval then uses the question's own words)."""
-    msgs = render(settings.prompts_dir, "query/expand_keywords", question=question,
+    msgs = render("query/expand_keywords", question=question,
                   corpus_description=corpus_description or "(none)", max_keywords=max_keywords)
     try:
         kw = await llm.structured(msgs, Keywords, stage="keywords", max_tokens=150)

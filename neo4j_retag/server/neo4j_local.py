@@ -70,7 +70,7 @@ def _conf_dir(settings: Settings) -> Path:
 def write_conf(settings: Settings) -> Path:
     """Write ``<data dir>/conf/neo4j.conf`` from settings; returns its path."""
     home, data = settings.neo4j_home, data_dir(settings)
-    bolt, http = settings.neo4j_bolt_port, settings.neo4j_http_port
+    bolt, http = settings.neo4j.bolt_port, settings.neo4j.http_port
     conf = {
         "server.default_listen_address": "127.0.0.1",
         "server.default_advertised_address": "127.0.0.1",
@@ -85,9 +85,9 @@ def write_conf(settings: Settings) -> Path:
         "server.directories.run": data / "run",
         "server.directories.plugins": home / "plugins",
         "dbms.security.procedures.unrestricted": "gds.*",
-        "server.memory.heap.initial_size": settings.neo4j_heap,
-        "server.memory.heap.max_size": settings.neo4j_heap,
-        "server.memory.pagecache.size": settings.neo4j_pagecache,
+        "server.memory.heap.initial_size": settings.serve.neo4j_heap,
+        "server.memory.heap.max_size": settings.serve.neo4j_heap,
+        "server.memory.pagecache.size": settings.serve.neo4j_pagecache,
         "dbms.usage_report.enabled": "false",
         "client.allow_telemetry": "false",
         # Community has no browser.allow_outgoing_connections (Enterprise only; strict config
@@ -135,8 +135,8 @@ def _ensure_password(settings: Settings, java: str) -> None:
 # --- probing -----------------------------------------------------------------------------
 
 def _urls(settings: Settings) -> dict[str, str]:
-    http = f"http://127.0.0.1:{settings.neo4j_http_port}"
-    return {"bolt_uri": f"bolt://127.0.0.1:{settings.neo4j_bolt_port}", "http_url": http,
+    http = f"http://127.0.0.1:{settings.neo4j.http_port}"
+    return {"bolt_uri": f"bolt://127.0.0.1:{settings.neo4j.bolt_port}", "http_url": http,
             "browser_url": f"{http}/browser/"}
 
 
@@ -147,7 +147,7 @@ def _versions(settings: Settings) -> dict[str, str] | None:
     """
     if not settings.password_file.exists():
         return None
-    auth = (settings.neo4j_username, settings.password_file.read_text().strip())
+    auth = (settings.neo4j.username, settings.password_file.read_text().strip())
     try:
         with (neo4j.GraphDatabase.driver(_urls(settings)["bolt_uri"], auth=auth,
                                          connection_timeout=3.0) as driver,
@@ -175,7 +175,7 @@ def status(settings: Settings) -> dict[str, object]:
     pid = process.read_pid(_pid_file(settings))
     info: dict[str, object] = {
         "running": pid is not None, "ready": False, "pid": pid, **_urls(settings),
-        "bolt_port": settings.neo4j_bolt_port, "http_port": settings.neo4j_http_port,
+        "bolt_port": settings.neo4j.bolt_port, "http_port": settings.neo4j.http_port,
         "neo4j_version": None, "gds_version": None, "edition": None,
         "installed": (settings.neo4j_home / MARKER).exists(),
         "home": str(settings.neo4j_home), "data_dir": str(data_dir(settings)),
@@ -201,8 +201,8 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
     password is rejected, or the server exits or is not ready within ``timeout`` seconds (a
     server this call spawned is then stopped; the message carries the log tail).
     """
-    if not settings.local_neo4j:
-        raise RuntimeError(f"NEO4J_URI is set ({settings.neo4j_uri}); unset it to use the "
+    if not settings.neo4j.local:
+        raise RuntimeError(f"NEO4J_URI is set ({settings.neo4j.uri}); unset it to use the "
                            "local server")
     pid_file, log_file = _pid_file(settings), _log_file(settings)
     with file_lock(data_dir(settings) / "start.lock"):
@@ -212,7 +212,8 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
             java = java_executable()
             write_conf(settings)
             _ensure_password(settings, java)
-            cmd = [java, f"-Xms{settings.neo4j_heap}", f"-Xmx{settings.neo4j_heap}", *JVM_FLAGS,
+            heap = settings.serve.neo4j_heap
+            cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_FLAGS,
                    "-cp", classpath(home), ENTRY_POINT, f"--home-dir={home}",
                    f"--config-dir={_conf_dir(settings)}", "--console-mode"]
             process.spawn(cmd, pid_file, log_file, env=_env(settings), cwd=home)
@@ -225,7 +226,7 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
                 raise
             raise RuntimeError(
                 f"Neo4j pid {running} (data {data_dir(settings)}) is running but does not answer "
-                f"on bolt port {settings.neo4j_bolt_port}; was it started with other ports? "
+                f"on bolt port {settings.neo4j.bolt_port}; was it started with other ports? "
                 f"Stop it first.\n{exc}") from exc
     return status(settings)
 

@@ -61,14 +61,14 @@ def _drop_file(page, name: str, text: str) -> None:
 @pytest.mark.integration
 @pytest.mark.browser
 def test_browser_renders_a_ready_query_with_the_style(settings, graph, browser, tmp_path):
-    if settings.neo4j_uri:
+    if settings.neo4j.uri:
         pytest.skip("the Browser test drives the project's local server only")
     import_graphrag(graph, settings, write_fixture(tmp_path / "graphrag"))
     user, password = settings.neo4j_auth()
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"http://127.0.0.1:{settings.neo4j_http_port}/browser/")
+    page.goto(f"http://127.0.0.1:{settings.neo4j.http_port}/browser/")
     page.wait_for_selector("input[data-testid='username']", timeout=60_000)
-    page.fill("input[data-testid='boltaddress']", f"127.0.0.1:{settings.neo4j_bolt_port}")
+    page.fill("input[data-testid='boltaddress']", f"127.0.0.1:{settings.neo4j.bolt_port}")
     page.fill("input[data-testid='username']", user)
     page.fill("input[data-testid='password']", password)
     page.click("button[data-testid='connect']")

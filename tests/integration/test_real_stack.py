@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
-from neo4j_retag.index.extract import ExtractedClaim, grounded
+from neo4j_retag.index.extract_records import ExtractedClaim, grounded
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage, run_with_llm
@@ -41,7 +41,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     path = carol_slice(tmp_path)
     usage = Usage()
     result = run(settings, usage, lambda llm: run_ingest(
-        settings, [path], llm, real_graph, topics=False))
+        real_graph, llm, settings, [path], topics=False))
     s = collect(real_graph)
     assert s["text_units"] >= 2 and result.text_units_extracted + len(
         result.text_units_failed) == s["text_units"]
@@ -70,7 +70,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert s["community_reports"] >= 1
 
     topics = run(settings, usage, lambda llm: build_topics(real_graph, llm, settings))
-    assert topics["corpus_description"]
+    assert topics.corpus_description
     assert usage.stage("map").calls >= 1  # mining ran global queries
 
     ids = {r["id"] for r in real_graph.driver.execute_query(
@@ -90,11 +90,11 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert r.trace.method == "retag" and r.trace.keywords is not None
 
     # the CLI on the same graph: --json trace is complete
-    env = {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-           "NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+    env = {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+           "NEO4J_HTTP_PORT": str(settings.neo4j.http_port),
            "NEO4J_DATA": str(settings.neo4j_data_dir), "LLM_CACHE_DIR": str(settings.cache_dir)}
-    if settings.neo4j_uri:
-        env = {"NEO4J_URI": settings.neo4j_uri,
+    if settings.neo4j.uri:
+        env = {"NEO4J_URI": settings.neo4j.uri,
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
     out = CliRunner().invoke(main, ["ask", q, "--level", "0", "--json"], env=env)
     assert out.exit_code == 0, out.output
@@ -105,6 +105,6 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
 
     # a rerun of the ingest is free: every LLM answer comes from the cache or is not needed
     before = usage.total.calls
-    run(settings, usage, lambda llm: run_ingest(settings, [path], llm, real_graph,
+    run(settings, usage, lambda llm: run_ingest(real_graph, llm, settings, [path],
                                                 topics=False))
     assert usage.total.calls == before

@@ -13,11 +13,17 @@ from neo4j_retag.config import resource_dir
 from neo4j_retag.prompts import placeholders, sections
 
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
-# layers, lowest first: a module imports only from its own top package or a lower layer
-LAYERS = [{"errors"}, {"config", "model", "tokens", "text"}, {"llm", "db", "prompts", "server"},
-          {"index", "query", "interop", "ops"}, {"cli"}]
-# the one cross-arrow inside a layer: ReTAG mines topics with global search (index/topics.py)
-CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval")}
+# layers, lowest first: a module imports only from its own top package or a lower layer;
+# eval asks the query methods and serve answers through them (and index/ops), so both sit
+# above them and below the CLI, unaware of each other; events (stage events) is plain data
+LAYERS = [{"errors"}, {"config", "model", "tokens", "text", "events"},
+          {"llm", "db", "prompts", "server"}, {"index", "query", "interop", "ops"},
+          {"eval", "serve"}, {"cli"}]
+MAX_LINES = 300
+# the cross-arrows inside a layer: ReTAG mines topics with global search (index/topics.py);
+# the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt
+CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval"),
+         ("llm", "prompts")}
 
 
 def _modules() -> dict[str, Path]:
@@ -83,9 +89,19 @@ def test_imports_point_one_way_and_have_no_cycle():
             visit(m, [m])
 
 
+def test_query_methods_share_helpers_through_common_not_each_other():
+    from neo4j_retag.query import METHODS
+    modules = _modules()
+    methods = {m.run.__module__.removeprefix("neo4j_retag.") for m in METHODS.values()}
+    assert len(methods) >= 5, methods
+    borrowed = {f"{m} -> {d}" for m in methods for d in _imports(m, modules[m], modules)
+                if d in methods}
+    assert not borrowed, borrowed
+
+
 def test_no_module_is_too_long():
     long = {m: n for m, p in _modules().items()
-            if (n := len(p.read_text().splitlines())) > 400 and not m.startswith("server")}
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, long
 
 
@@ -125,15 +141,15 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
     problems = []
     for path, fn, node, keys in _calls():
         where = f"{path.relative_to(PKG)}:{node.lineno}"
-        if fn in ("render", "fragment", "entries") and len(node.args) >= 2:
-            for name in _names(node.args[1]):
+        if fn in ("render", "fragment", "entries") and node.args:  # the prompt's name first
+            for name in _names(node.args[0]):
                 if not (prompts / f"{name}.txt").exists():
                     problems.append(f"{where}: no prompt {name}")
                     continue
                 checked["prompt"] += 1
                 if fn == "entries":
                     continue
-                wanted = placeholders([t for _, t in sections(prompts, name)])
+                wanted = placeholders([t for _, t in sections(name)])
                 if fn == "fragment":
                     wanted = placeholders([(prompts / f"{name}.txt").read_text()])
                 if wanted != keys:
@@ -159,9 +175,7 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
 def test_every_prompt_and_cypher_file_is_used():
     used = set()
     for _, fn, node, _ in _calls():
-        target = node if fn == "tx" else (node.args[1] if fn in ("render", "fragment", "entries")
-                                          and len(node.args) >= 2 else
-                                          node.args[0] if getattr(node, "args", None) else None)
+        target = node if fn == "tx" else (node.args[0] if getattr(node, "args", None) else None)
         if target is not None:
             used.update(_names(target))
     files = {str(p.relative_to(d).with_suffix("")) for d in (resource_dir("prompts"),

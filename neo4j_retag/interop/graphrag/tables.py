@@ -10,10 +10,10 @@ column mapping is :data:`SPECS` (plus the renames of pre-1.0 columns in its ``al
 Ids are kept: every GraphRAG ``id`` / ``human_readable_id`` is stored as ``graphrag_id`` /
 ``human_readable_id``, text unit ids become :Chunk ids, and GraphRAG's ``community`` number
 becomes ``Community.id`` (the number its reports cite; level 0 is the root in both). Entities
-are keyed by :func:`neo4j_retag.extract.entity_key` of their title, documents by the SHA-256 of
+are keyed by :func:`neo4j_retag.model.entity_key` of their title, documents by the SHA-256 of
 their text, exactly like ingested ones. Every write is a MERGE, so importing twice changes
-nothing (:mod:`neo4j_retag.graphrag_import`); :func:`neo4j_retag.graphrag_export.export_graphrag`
-writes the same layout back, so import -> export -> import is lossless on the fields kept.
+nothing (:mod:`.importer`); :func:`.exporter.export_graphrag` writes the same layout back
+(planned in :mod:`.export_plan`), so import -> export -> import is lossless on the fields kept.
 
 Mapping (GraphRAG column -> graph):
 

@@ -22,11 +22,11 @@ def cli(args, env):
 
 @pytest.mark.integration
 def test_wrong_password_and_dead_llm(settings, graph, tmp_path):
-    env = {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port), "NEO4J_DATA": str(
-        settings.neo4j_data_dir)} if not settings.neo4j_uri else {"NEO4J_URI": settings.neo4j_uri}
+    env = {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port), "NEO4J_DATA": str(
+        settings.neo4j_data_dir)} if not settings.neo4j.uri else {"NEO4J_URI": settings.neo4j.uri}
     out = cli(["stats"], {**env, "NEO4J_PASSWORD": "wrong-password"})
     assert out.exit_code == 2 and "NEO4J_PASSWORD" in out.output
-    if settings.neo4j_uri:
+    if settings.neo4j.uri:
         env["NEO4J_PASSWORD"] = settings.neo4j_auth()[1]
     (tmp_path / "a.txt").write_text("Scrooge met Marley.")
     out = cli(["ingest", str(tmp_path / "a.txt"), "--no-topics"],
@@ -40,9 +40,9 @@ def test_wrong_password_and_dead_llm(settings, graph, tmp_path):
 
 @pytest.mark.integration
 def test_stats_json_keys(settings, graph):
-    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j_uri else
-           {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
+    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j.uri else
+           {"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
     out = cli(["stats", "--json"], env)
     data = json.loads(out.stdout)
     for key in ("documents", "text_units", "entities", "relationships", "claims",

@@ -16,9 +16,9 @@ def env_for(settings, double, tmp_path):
     env = {"OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double",
            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(tmp_path / "cache"),
            "LLM_MAX_RETRIES": "1"}
-    if settings.neo4j_uri:
-        return env | {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-    return env | {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+    if settings.neo4j.uri:
+        return env | {"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+    return env | {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
                   "NEO4J_DATA": str(settings.neo4j_data_dir)}
 
 

@@ -15,9 +15,9 @@ LINE = re.compile(r"^\[progress \d\d:\d\d:\d\d\] (.+)$", re.M)
 
 
 def env_for(settings, double, tmp_path):
-    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
-            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j_uri else
-           {"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
+    env = ({"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
+            "NEO4J_DATA": str(settings.neo4j_data_dir)} if not settings.neo4j.uri else
+           {"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]})
     return {**env, "OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double",
             "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(tmp_path / "cache"),
             "GLEAN": "0", "PROGRESS_INTERVAL": "0.2"}

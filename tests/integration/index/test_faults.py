@@ -6,6 +6,7 @@ import json
 import pytest
 
 from neo4j_retag.index.pipeline import run_ingest
+from neo4j_retag.index.results import ReportCounts
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.ops.stats import collect
 from tests.conftest import corpus, ingest
@@ -35,8 +36,8 @@ def test_one_text_unit_fault_fails_that_unit_with_its_reason(settings, graph, do
     original = double.script["extract"]
     double.script["extract"] = only_for("Chapter 1 ends", bad, original)
     res = ingest(settings, graph, [folder])
-    assert [f["reason"] for f in res.text_units_failed] == [reason]
-    assert res.failed_items == 1 and res.reports["ok"] > 0  # the others went on
+    assert [f.reason for f in res.text_units_failed] == [reason]
+    assert res.failed_items == 1 and res.reports.ok > 0  # the others went on
     stats = collect(graph)
     assert stats["text_units_failed"] == 1 and stats["text_units_extracted"] == 2
     double.script["extract"] = original
@@ -80,7 +81,7 @@ def test_truncated_report_fails_is_retried_and_parents_wait(settings, graph, dou
     cut = Reply('{"title": "T", "summary": "cut mid-wo', finish_reason="length")
     double.script["report"] = lambda b: cut
     res = ingest(settings, graph, [folder])
-    assert res.reports["failed"] > 0 and res.failed_items >= res.reports["failed"]
+    assert res.reports.failed > 0 and res.failed_items >= res.reports.failed
     failed = graph.driver.execute_query(
         "MATCH (c:Community {report_status: 'failed'}) RETURN c.report_error AS e").records
     reasons = {r["e"].split(":")[0] for r in failed}
@@ -89,17 +90,17 @@ def test_truncated_report_fails_is_retried_and_parents_wait(settings, graph, dou
         "MATCH (c:Community) WHERE c.full_content CONTAINS 'cut mid' RETURN c").records
     double.script["report"] = original
     res = ingest(settings, graph, [folder])
-    assert res.reports["failed"] == 0 and res.reports["ok"] > 0 and not res.failed_items
+    assert res.reports.failed == 0 and res.reports.ok > 0 and not res.failed_items
     assert collect(graph)["failed_reports"] == 0
 
 
 def test_no_entities_is_a_plain_outcome(settings, graph, double, tmp_path):
     (tmp_path / "a.txt").write_text("nothing capitalised here at all.")
     double.script["extract"] = lambda b: '{"entities": [], "relationships": []}'
-    res = run_with_llm(settings, lambda llm: run_ingest(settings, [tmp_path / "a.txt"], llm,
-                                                        graph))
+    res = run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings,
+                                                        [tmp_path / "a.txt"]))
     assert res.outcomes == ["no entities extracted: communities, reports and topics skipped"]
-    assert res.failed_items == 0 and not res.reports
+    assert res.failed_items == 0 and res.reports == ReportCounts()
 
 
 def test_failed_topic_item_keeps_topics_stale_and_the_next_run_retries(settings, graph, double,
@@ -107,11 +108,11 @@ def test_failed_topic_item_keeps_topics_stale_and_the_next_run_retries(settings,
     folder = corpus(tmp_path, 3)
     original = double.script["assign"]
     double.script["assign"] = only_for("Chapter 1 ends", "no JSON at all", original)
-    res = run_with_llm(settings, lambda llm: run_ingest(settings, [folder], llm, graph))
-    assert [f["reason"] for f in res.topics_failed] == ["unparseable"]
+    res = run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings, [folder]))
+    assert [f.reason for f in res.topics_failed] == ["unparseable"]
     assert res.failed_items == 1
     assert graph.run("index/index_meta_all")[0]["topics_dirty"] is True
     double.script["assign"] = original
-    res = run_with_llm(settings, lambda llm: run_ingest(settings, [folder], llm, graph))
+    res = run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings, [folder]))
     assert res.topics is not None and not res.topics_failed and not res.failed_items
     assert graph.run("index/index_meta_all")[0]["topics_dirty"] is False

@@ -95,8 +95,9 @@ def test_stale_lock_taken_over_foreign_lock_named(graph):
 
 @pytest.mark.integration
 def test_import_delete_and_reset_refuse_while_another_run_writes(settings, graph, tmp_path):
+    from neo4j_retag.index.delete import delete_documents
     from neo4j_retag.interop.graphrag.importer import import_graphrag
-    from neo4j_retag.ops.documents import delete_documents, reset
+    from neo4j_retag.ops.documents import reset
     q = graph.driver.execute_query
     q("MATCH (n) DETACH DELETE n")
     q("CREATE (:Document {id: 'doc0123456789', title: 'kept'})")
@@ -123,8 +124,8 @@ def test_sessions_mode_without_its_settings_is_one_line(settings, graph, double,
     (tmp_path / "a.txt").write_text("Scrooge met Marley.")
     env = {"OPENAI_BASE_URL": double.base_url, "OPENAI_MODEL": "double", "GDS_MODE": "sessions",
            "AURA_API_CLIENT_ID": "", "LLM_CACHE_DIR": str(tmp_path / "cache")}
-    env |= ({"NEO4J_URI": settings.neo4j_uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
-            if settings.neo4j_uri else {"NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+    env |= ({"NEO4J_URI": settings.neo4j.uri, "NEO4J_PASSWORD": settings.neo4j_auth()[1]}
+            if settings.neo4j.uri else {"NEO4J_BOLT_PORT": str(settings.neo4j.bolt_port),
                                         "NEO4J_DATA": str(settings.neo4j_data_dir)})
     out = CliRunner().invoke(main, ["ingest", str(tmp_path / "a.txt"), "--no-topics"], env=env)
     assert out.exit_code == 2, out.output

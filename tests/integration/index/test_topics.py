@@ -18,18 +18,18 @@ pytestmark = pytest.mark.integration
 
 def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
     out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
-    names = [t["name"] for t in out["topics"]]
+    names = [t.name for t in out.topics]
     assert "Ghosts and spirits" in names
-    assert out["corpus_description"]
-    counts = {c["name"]: c for c in out["counts"]}
+    assert out.corpus_description
+    counts = {c.name: c for c in out.counts}
     ghosts = counts["Ghosts and spirits"]
-    assert ghosts["entities"] > 0 and ghosts["communities"] > 0
-    assert ghosts["reports"] == ghosts["communities"]
+    assert ghosts.entities > 0 and ghosts.communities > 0
+    assert ghosts.reports == ghosts.communities
     # topic communities live beside the general ones, linked to their topic
     n = graph.driver.execute_query(
         "MATCH (c:Community)-[:OF_TOPIC]->(t:Topic {name: 'Ghosts and spirits'}) "
         "RETURN count(c) AS n").records[0]["n"]
-    assert n == ghosts["communities"]
+    assert n == ghosts.communities
     # the global queries ran at every level
     assert double.count("map") >= 2
 
@@ -93,29 +93,29 @@ def test_duplicate_and_empty_topics_and_coverage(indexed, graph, double):
         "-[:IN_COMMUNITY]->(:Community {id: 987654, scope: 'general', level: 0, size: 1, "
         "title: 'Orphan alone', report_status: 'ok', full_content: '# Orphan alone'})")
     out = run(indexed, lambda llm: build_topics(graph, llm, indexed))
-    assert [t["name"] for t in out["topics"]] == ["Ghosts and spirits"]
-    assert out["dropped_topics"] == ["Railway timetables"]
-    assert [c["name"] for c in out["counts"]] == ["Ghosts and spirits"]
+    assert [t.name for t in out.topics] == ["Ghosts and spirits"]
+    assert out.dropped_topics == ["Railway timetables"]
+    assert [c.name for c in out.counts] == ["Ghosts and spirits"]
     # the classifier is offered only topics with a subgraph
     offered = [t["name"] for t in graph.run("query/topics")]
     assert offered == ["Ghosts and spirits"]
     body = next(b for k, b in reversed(double.calls) if k == "assign")
     assert "Railway timetables" in body["messages"][0]["content"]  # it was offered to assign
-    uncovered = out["uncovered_root_communities"]
-    assert [r["id"] for r in uncovered] == [987654] and uncovered[0]["title"] == "Orphan alone"
+    uncovered = out.uncovered_root_communities
+    assert [r.id for r in uncovered] == [987654] and uncovered[0].title == "Orphan alone"
 
 
 def test_topics_build_cli_reports_coverage(indexed, graph, double):
     from click.testing import CliRunner
 
     from neo4j_retag.cli import main
-    env = {"OPENAI_BASE_URL": indexed.llm_base_url, "OPENAI_MODEL": "double",
+    env = {"OPENAI_BASE_URL": indexed.llm.endpoint, "OPENAI_MODEL": "double",
            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(indexed.cache_dir),
-           "NEO4J_BOLT_PORT": str(indexed.neo4j_bolt_port),
-           "NEO4J_HTTP_PORT": str(indexed.neo4j_http_port),
+           "NEO4J_BOLT_PORT": str(indexed.neo4j.bolt_port),
+           "NEO4J_HTTP_PORT": str(indexed.neo4j.http_port),
            "NEO4J_DATA": str(indexed.neo4j_data_dir)}
-    if indexed.neo4j_uri:
-        env = {**env, "NEO4J_URI": indexed.neo4j_uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
+    if indexed.neo4j.uri:
+        env = {**env, "NEO4J_URI": indexed.neo4j.uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
     out = CliRunner().invoke(main, ["topics", "build", "--json"], env=env)
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)

@@ -78,7 +78,7 @@ def test_topics_build_and_retag_over_an_import(settings, graph, double, tmp_path
 
     import_graphrag(graph, settings, write_fixture(tmp_path / "out"))
     out = run(settings, lambda llm: build_topics(graph, llm, settings))
-    assert out["topics"]
+    assert out.topics
     topic_ids = [r["id"] for r in graph.driver.execute_query(
         "MATCH (c:Community) WHERE c.scope <> 'general' RETURN c.id AS id").records]
     assert topic_ids and min(topic_ids) > 3  # topic communities never take GraphRAG's ids
@@ -211,7 +211,7 @@ def test_cli_import_export_browse(settings, graph, tmp_path):
     out = cli.invoke(main, ["browse"], env=env)
     assert out.exit_code == 0, out.output
     assert "explore/community.cypher" in out.output and ":param community" in out.output
-    if not settings.neo4j_uri:
-        assert f"http://127.0.0.1:{settings.neo4j_http_port}/browser/" in out.output
+    if not settings.neo4j.uri:
+        assert f"http://127.0.0.1:{settings.neo4j.http_port}/browser/" in out.output
         assert settings.password_file.read_text().strip() in out.output
 

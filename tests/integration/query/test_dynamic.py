@@ -69,9 +69,9 @@ def test_only_the_relevant_branch_is_mapped(settings, graph, double):
     tr = answer.trace
     assert {c.id for c in tr.context} == {12, 111}
     assert all(c.rating == 4 for c in tr.context)
-    assert tr.selection["rated"] == 6 and tr.selection["relevant"] == 2
-    assert tr.selection["calls"] == 6 == usage.stages["rate"].calls
-    assert tr.selection["prompt_tokens"] == usage.stages["rate"].prompt_tokens > 0
+    assert tr.selection.rated == 6 and tr.selection.relevant == 2
+    assert tr.selection.calls == 6 == usage.stages["rate"].calls
+    assert tr.selection.prompt_tokens == usage.stages["rate"].prompt_tokens > 0
     assert "map" in usage.stages and usage.stages["map"].calls >= 1  # counted apart
     assert any(c.cited for c in tr.context)  # the double's reduce cites what it was given
 
@@ -92,7 +92,7 @@ def test_threshold_is_configurable(settings, graph, double):
     double.script["rate"] = lambda b: json.dumps({"rating": 2, "reason": "partly"})
     strict = settings.model_copy(update={"dynamic_threshold": 3})
     answer, _ = run(strict, graph)
-    assert answer.trace.selection["relevant"] == 0
+    assert answer.trace.selection.relevant == 0
     answer, _ = run(settings, graph)  # default threshold 1: everything, leaves replace roots
     assert {c.id for c in answer.trace.context} == {111, 12, 13, 21, 22}
 

@@ -36,10 +36,10 @@ SCHEMA = {
 def settings() -> Settings:
     s = Settings()
     try:
-        with urllib.request.urlopen(f"{s.llm_base_url.rstrip('/')}/models", timeout=5):
+        with urllib.request.urlopen(f"{s.llm.endpoint.rstrip('/')}/models", timeout=5):
             pass
     except OSError as exc:
-        msg = f"no LLM server at {s.llm_base_url} ({exc}); run `neo4j-retag llm start`"
+        msg = f"no LLM server at {s.llm.endpoint} ({exc}); run `neo4j-retag llm start`"
         if os.environ.get("RETAG_TEST_REQUIRE") == "1":
             pytest.fail(msg)
         pytest.skip(msg)
@@ -49,9 +49,9 @@ def settings() -> Settings:
 def test_chat_completion_follows_json_schema(settings: Settings) -> None:
     from openai import OpenAI
 
-    client = OpenAI(base_url=settings.llm_base_url, api_key="x", timeout=300, max_retries=0)
+    client = OpenAI(base_url=settings.llm.endpoint, api_key="x", timeout=300, max_retries=0)
     resp = client.chat.completions.create(
-        model=settings.openai_model,
+        model=settings.llm.model,
         messages=[
             {"role": "system", "content": "Answer with one JSON object only."},
             {"role": "user", "content": "Give the city, country and population of Tokyo."},

@@ -26,7 +26,7 @@ def settings(neo4j_env: dict) -> Settings:
 
 @pytest.fixture(scope="module")
 def driver(settings: Settings) -> Iterator[neo4j.Driver]:
-    drv = neo4j.GraphDatabase.driver(settings.bolt_uri, auth=settings.neo4j_auth(),
+    drv = neo4j.GraphDatabase.driver(settings.neo4j.bolt_uri, auth=settings.neo4j_auth(),
                                      connection_timeout=5.0)
     drv.verify_connectivity()
     yield drv
@@ -35,7 +35,7 @@ def driver(settings: Settings) -> Iterator[neo4j.Driver]:
 
 def test_gds_version(driver: neo4j.Driver, settings: Settings) -> None:
     rec = driver.execute_query("RETURN gds.version() AS v").records[0]
-    assert rec["v"].startswith(settings.gds_version.rsplit(".", 1)[0])
+    assert rec["v"].startswith(settings.serve.gds_version.rsplit(".", 1)[0])
 
 
 def test_leiden_intermediate_communities(driver: neo4j.Driver, settings: Settings) -> None:
@@ -52,7 +52,7 @@ def test_leiden_intermediate_communities(driver: neo4j.Driver, settings: Setting
         f"CREATE (s)-[:LINK {{weight: e[2]}}]->(t)",
         edges=[list(e) for e in edges],
     )
-    gds = GraphDataScience(settings.bolt_uri, auth=settings.neo4j_auth(), arrow=False,
+    gds = GraphDataScience(settings.neo4j.bolt_uri, auth=settings.neo4j_auth(), arrow=False,
                            show_progress=False)
     try:
         G, projected = gds.graph.project.native(
@@ -85,7 +85,7 @@ def test_browser_serves_connect_form(driver: neo4j.Driver, settings: Settings,
                                      tmp_path: Path) -> None:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
-    url = f"http://127.0.0.1:{settings.neo4j_http_port}/browser/"
+    url = f"http://127.0.0.1:{settings.neo4j.http_port}/browser/"
     cmd = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
            "--no-first-run", "--disable-background-networking", "--disable-component-update",
            "--disable-sync", f"--user-data-dir={tmp_path / 'chromium'}",
@@ -96,4 +96,4 @@ def test_browser_serves_connect_form(driver: neo4j.Driver, settings: Settings,
     assert 'data-testid="connect"' in dom or 'data-testid="activeEditor"' in dom, dom[:2000]
     # the discovery endpoint told the Browser the right Bolt address
     if 'data-testid="boltaddress"' in dom:
-        assert f":{settings.neo4j_bolt_port}" in dom
+        assert f":{settings.neo4j.bolt_port}" in dom

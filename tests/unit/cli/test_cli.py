@@ -45,3 +45,16 @@ def test_cli_module_imports_no_heavy_client():
             "'tiktoken') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_ask_help_lists_every_registered_method():
+    from click.testing import CliRunner
+
+    from neo4j_retag.cli import main
+    from neo4j_retag.query import METHODS
+    out = CliRunner().invoke(main, ["ask", "--help"], terminal_width=400)
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    for name, m in METHODS.items():
+        assert f"{name}: {m.help}" in text or f"{name} (default): {m.help}" in text, name
+    assert "global-dynamic" in text and "(KGiRAG-style; retag, global)" in text

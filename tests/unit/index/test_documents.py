@@ -1,7 +1,7 @@
 import json
 
-from neo4j_retag.index.documents import Document, Skipped, decode, read_path
-from neo4j_retag.model import clean
+from neo4j_retag.index.documents import Document, decode, read_path
+from neo4j_retag.model import Failure, clean
 
 
 def test_clean_nfc_and_controls():
@@ -26,12 +26,12 @@ def test_read_folder_records_and_skips(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     items = list(read_path(tmp_path))
     docs = [i for i in items if isinstance(i, Document)]
-    skipped = {i.path.split("/")[-1]: i.reason for i in items if isinstance(i, Skipped)}
+    skipped = {i.item.split("/")[-1]: i for i in items if isinstance(i, Failure)}
     assert {d.title for d in docs} == {"a", "T1", "T2"}
     assert next(d for d in docs if d.title == "T1").metadata == {"title": "T1", "category": "tech"}
-    assert skipped["empty.md"] == "empty document"
-    assert skipped["img.txt"] == "binary file"
-    assert "malformed" in skipped["bad.json"]
+    assert (skipped["empty.md"].reason, skipped["empty.md"].error) == ("empty", "empty document")
+    assert (skipped["img.txt"].reason, skipped["img.txt"].error) == ("binary", "binary file")
+    assert skipped["bad.json"].reason == "malformed" and "malformed" in skipped["bad.json"].error
 
 
 def test_same_content_same_id(tmp_path):

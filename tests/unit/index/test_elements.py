@@ -5,7 +5,7 @@ import time
 import pytest
 
 from neo4j_retag.index.elements import ExtractionWriter
-from neo4j_retag.index.extract import ChunkExtraction
+from neo4j_retag.index.extract import TextUnitExtraction
 
 
 class RecordingGraph:
@@ -33,9 +33,9 @@ class RecordingGraph:
                 self.active -= 1
 
 
-def _ex(i: int) -> ChunkExtraction:
-    return ChunkExtraction(chunk_id=f"c{i:03d}", entities=[{"key": f"e{i}"}],
-                           relationships=[], claims=[])
+def _ex(i: int) -> TextUnitExtraction:
+    return TextUnitExtraction(text_unit_id=f"c{i:03d}", entities=[{"key": f"e{i}"}],
+                              relationships=[], claims=[])
 
 
 async def _write_all(writer: ExtractionWriter, n: int) -> list[BaseException | None]:

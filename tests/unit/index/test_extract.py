@@ -3,15 +3,10 @@ import json
 import pytest
 
 from neo4j_retag.errors import LLMParseError
-from neo4j_retag.index.extract import (
-    ExtractedClaim,
-    GraphClaimsExtraction,
-    assemble,
-    extract_chunk,
-    grounded,
-)
+from neo4j_retag.index.extract import assemble, extract_text_unit
+from neo4j_retag.index.extract_records import ExtractedClaim, GraphClaimsExtraction, grounded
 from neo4j_retag.llm import run_with_llm
-from neo4j_retag.model import entity_key
+from neo4j_retag.model import TextUnit, entity_key
 from tests.conftest import make_settings
 
 
@@ -59,8 +54,9 @@ def dsettings(tmp_path, double):
 
 
 def _extract(settings, **kw):
-    return run_with_llm(settings, lambda llm: extract_chunk(llm, settings, "c1", TEXT, glean=0,
-                                                            claims=True, **kw))
+    unit = TextUnit(id="c1", text=TEXT)
+    return run_with_llm(settings, lambda llm: extract_text_unit(llm, settings, unit, glean=0,
+                                                                claims=True, **kw))
 
 
 def test_combined_schema_asks_for_a_claim_and_ungrounded_ones_are_dropped(dsettings, double):
@@ -107,7 +103,7 @@ def test_empty_claims_from_the_combined_call_get_a_claims_call_of_their_own(dset
 
 
 def test_combined_mode_makes_one_call(dsettings, double):
-    assert dsettings.claims_call == "combined"
+    assert dsettings.index.claims_call == "combined"
     ex = _extract(dsettings)
     assert double.count("claims") == 0 and double.count("extract") == 1
     assert ex.claims  # the double's combined claim, grounded in the text
@@ -130,7 +126,6 @@ def test_grounding():
 
 def test_bad_records_are_dropped_and_counted_the_good_ones_kept():
     """Issue 9 item 3: a null source, an empty name, tuples mixed with prose."""
-    from neo4j_retag.index.extract import GraphClaimsExtraction, assemble
     raw = {"entities": [{"name": "Alice", "type": "person"}, {"name": ""}, {"name": None},
                         'Here are the entities I found: ("entity"<|>Bob<|>person)',
                         ["Carol", "person", "a tuple"], "Bob"],
@@ -152,7 +147,7 @@ def test_bad_records_are_dropped_and_counted_the_good_ones_kept():
 
 
 def test_a_list_field_given_as_prose_is_one_dropped_record():
-    from neo4j_retag.index.extract import GraphExtraction
+    from neo4j_retag.index.extract_records import GraphExtraction
     g = GraphExtraction.model_validate({"entities": [{"name": "A"}],
                                         "relationships": "none found in this text"})
     assert len(g.entities) == 1 and g.relationships == []

@@ -38,7 +38,7 @@ def test_sessions_mode_complete_settings_and_location():
 
 
 def test_unknown_mode_is_a_setting_error():
-    with pytest.raises(ValueError, match="gds_mode"):
+    with pytest.raises(ValueError, match="(?i)gds_mode"):  # GDS_MODE, its env name
         Settings(gds_mode="cloud")
 
 

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from neo4j_retag.errors import InputError
-from neo4j_retag.interop.graphrag.exporter import join_chunks
+from neo4j_retag.interop.graphrag.export_plan import join_chunks
 from neo4j_retag.interop.graphrag.plan import plan_import
 from neo4j_retag.interop.graphrag.tables import read_output
 from tests.graphrag_fixture import D, T, fixture_tables, write_fixture

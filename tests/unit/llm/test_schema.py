@@ -2,7 +2,7 @@ from neo4j_retag.llm import bound_schema
 
 
 def test_bound_schema_adds_limits_everywhere():
-    from neo4j_retag.index.extract import GraphClaimsExtraction
+    from neo4j_retag.index.extract_records import GraphClaimsExtraction
     s = bound_schema(GraphClaimsExtraction.model_json_schema(), 5, 100)
     assert s["properties"]["entities"]["maxItems"] == 5
     assert s["$defs"]["ExtractedEntity"]["properties"]["name"]["maxLength"] == 100

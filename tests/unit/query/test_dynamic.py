@@ -52,7 +52,7 @@ def test_children_of_relevant_reports_are_rated_and_replace_their_parent(double,
     got, ratings, trace = select(double, tmp_path, lambda t: 4 if "Ghost" in t else 0)
     assert sorted(ratings) == [1, 2, 11, 12, 111]  # 21 is under an irrelevant root
     assert got == [111]  # 1 -> 11 -> 111; 12 is irrelevant
-    assert trace.selection | {"prompt_tokens": 0, "completion_tokens": 0} == {
+    assert trace.selection.model_dump() | {"prompt_tokens": 0, "completion_tokens": 0} == {
         "threshold": 1.0, "rated": 5, "relevant": 1, "failures": 0, "calls": 5,
         "prompt_tokens": 0, "completion_tokens": 0}
 
@@ -73,5 +73,5 @@ def test_a_failed_rating_fails_that_report_only(double, tmp_path):
         return 4
     got, ratings, trace = select(double, tmp_path, rating)
     assert got == [12, 111] and 2 not in ratings
-    assert trace.selection["failures"] == 1
+    assert trace.selection.failures == 1
     assert any("rating of report 2 failed" in n for n in trace.notes)

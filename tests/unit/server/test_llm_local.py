@@ -29,32 +29,32 @@ def test_model_path_serves_the_given_gguf():
     assert cmd[cmd.index("--n_threads") + 1] == "3"
     assert cmd[cmd.index("--chat_format") + 1] == "chat_template.default"  # from the GGUF
     # the served alias (and the LLM cache key) name the model; budgets follow the context
-    assert cmd[cmd.index("--model_alias") + 1] == s.openai_model == \
+    assert cmd[cmd.index("--model_alias") + 1] == s.llm.model == \
         "smollm2-135m-instruct.q4_1"
-    assert s.map_context_tokens == 1500 and s.llm_max_tokens == 400
+    assert s.query.map_context_tokens == 1500 and s.llm.max_tokens == 400
     st = llm_local.status(s)
     assert st["model_file"] == str(gguf.resolve()) and st["n_ctx"] == 4096
     assert st["gguf"]["context_length"] == 8192 and st["gguf"]["chat_template"]
     assert Settings(llm_model_path=gguf, openai_model="mine",
-                    openai_base_url=None).openai_model == "mine"  # an explicit name wins
+                    openai_base_url=None).llm.model == "mine"  # an explicit name wins
 
 
 def test_default_is_the_embedded_smollm2():
     s = Settings(openai_base_url=None, llm_model_path=None)
     cmd = llm_local.command(s)
     assert cmd[cmd.index("--model") + 1] == str(smollm2_file())
-    assert s.openai_model == "smollm2" and s.map_context_tokens == 3000
+    assert s.llm.model == "smollm2" and s.query.map_context_tokens == 3000
 
 
 def test_budgets_follow_the_context_up_to_the_remote_defaults():
     big = Settings(openai_base_url=None, llm_ctx=32768)
-    assert big.map_context_tokens == 8000 and big.report_max_tokens == 1500
+    assert big.query.map_context_tokens == 8000 and big.index.report_max_tokens == 1500
     mid = Settings(openai_base_url=None, llm_ctx=16384)
-    assert mid.map_context_tokens == 6000 and mid.reduce_context_tokens == 6000
+    assert mid.query.map_context_tokens == 6000 and mid.query.reduce_context_tokens == 6000
     assert Settings(openai_base_url=None, llm_ctx=16384, map_context_tokens=999) \
-        .map_context_tokens == 999  # a budget the user set is kept
+        .query.map_context_tokens == 999  # a budget the user set is kept
     remote = Settings(openai_base_url="http://x/v1", llm_ctx=4096)
-    assert remote.map_context_tokens == 8000
+    assert remote.query.map_context_tokens == 8000
 
 
 def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):

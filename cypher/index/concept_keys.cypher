@@ -1,0 +1,3 @@
+MATCH (k:Concept)
+RETURN k.key AS key
+ORDER BY key

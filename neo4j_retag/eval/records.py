@@ -1,0 +1,132 @@
+"""The typed records of an evaluation run: what each answer gave, each verdict, and the scores
+(written as JSON: ``answers.json``, ``judgements.json``, ``scores.json``; `eval --json`)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..llm import Usage
+from ..model import Citation, Failure, Trace
+
+
+class Metrics(BaseModel):
+    """One answer's claim metrics: unique claims and claim clusters per τ (``"0.5"`` ...)."""
+
+    claims: int
+    clusters: dict[str, int]
+
+
+class LLMCost(BaseModel):
+    """The LLM calls one answer took, in total and by stage."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    stages: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, usage: Usage) -> LLMCost:
+        return cls(stages=usage.as_dict(), **vars(usage.total))
+
+
+class AnswerRecord(BaseModel):
+    """One method's answer to one question, its cost, claims and metrics. ``answer`` is None
+    when answering failed (``error``); ``metrics`` None when the claims were not extracted
+    (``claims_error``, or no answer)."""
+
+    question: str
+    method: str
+    answer: str | None = None
+    error: Failure | None = None
+    seconds: float = 0
+    llm: LLMCost = Field(default_factory=LLMCost)
+    citations: list[Citation] = Field(default_factory=list)
+    trace: Trace | None = None
+    claims: list[str] | None = None
+    metrics: Metrics | None = None
+    claims_error: Failure | None = None
+
+
+class Judgement(BaseModel):
+    """The judge's verdict on one pair of answers: a's score against b, 0-1 (0.5 a tie)."""
+
+    question: str
+    a: str
+    b: str
+    criterion: str
+    score: float
+
+
+class Stats(BaseModel):
+    """Mean and sample standard deviation; both None when there is no value."""
+
+    mean: float | None = None
+    std: float | None = None
+    n: int = 0
+
+
+class WinRate(BaseModel):
+    """a's mean score against b on one criterion, over ``questions`` questions."""
+
+    a: str
+    b: str
+    criterion: str
+    win_rate: float | None
+    questions: int
+
+
+class Tally(BaseModel):
+    """How often the judge agreed with the claim metrics on pairs where neither is tied."""
+
+    agree: int = 0
+    pairs: int = 0
+    rate: float | None = None
+
+
+class Agreement(BaseModel):
+    comprehensiveness: Tally = Field(default_factory=Tally)  # vs unique claim counts
+    diversity: dict[str, Tally] = Field(default_factory=dict)  # vs cluster counts per τ
+
+
+class ClaimStats(BaseModel):
+    claims: Stats
+    clusters: dict[str, Stats]
+
+
+class CostStats(BaseModel):
+    prompt_tokens: Stats
+    llm_calls: Stats  # cached calls included
+    seconds: Stats
+
+
+class Scores(BaseModel):
+    """Everything an evaluation run measured (``scores.json``). ``win_matrix`` is
+    ``{criterion: {row: {column: row's win rate}}}``, the diagonal None."""
+
+    level: int
+    methods: list[str]
+    criteria: list[str]
+    questions: list[str]
+    taus: list[str]
+    win_rates: list[WinRate]
+    win_matrix: dict[str, dict[str, dict[str, float | None]]]
+    claims: dict[str, ClaimStats]
+    agreement: Agreement
+    cost: dict[str, CostStats]
+    failures: list[Failure] = Field(default_factory=list)
+
+
+class AnswerSummary(BaseModel):
+    question: str
+    method: str
+    answer: str | None
+    error: Failure | None
+
+
+class EvalResult(Scores):
+    """What `eval` returns: the scores, the files written and every answer in short."""
+
+    files: list[str] = Field(default_factory=list)
+    answers: list[AnswerSummary] = Field(default_factory=list)

@@ -1,0 +1,156 @@
+"""`neo4j-retag eval`: the evaluation of Edge et al. 2024 (§3.3) and ReTAG (§4), with the
+claim-based metrics of Edge et al. 2025.
+
+Questions (given, or generated activity-centred: personas -> tasks -> questions), answered by
+every method with per-answer cost accounting; each answer's factual claims extracted and
+clustered (comprehensiveness, diversity); every pair of methods judged head to head on each
+criterion in both orders; the judge's agreement with the claim metrics; all written to an
+output folder (questions, answers with traces, scores.json, PNG charts).
+
+A failed answer, claim extraction or verdict fails that item only: it is listed in
+``failures`` as a `Failure` (and a verdict counts as a tie), never dropped silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+
+from ..config import Settings
+from ..db import Graph
+from ..errors import InputError, LLMError, RetagError
+from ..llm import LLM, Usage
+from ..model import Failure, Progress, Query, no_progress
+from ..query import METHODS, answer
+from ..query.common import no_answer
+from ..query.retrieval import query_level
+from . import require_extra
+from .claims import claim_metrics, extract_claims
+from .judge import criteria, judge
+from .questions import EvalQuestion, generate_questions, write_questions
+from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, LLMCost, Scores
+from .report import scores, write_folder
+
+__all__ = ["criteria", "judge", "run_eval"]
+
+
+async def _answer(graph: Graph, settings: Settings, method: str, q: str,
+                  level: int) -> AnswerRecord:
+    """One answer with its own LLM accounting and wall time; a failure is recorded in it."""
+    inner = Usage()
+    t0 = time.perf_counter()
+    rec = AnswerRecord(question=q, method=method)
+    try:
+        async with LLM(settings, inner) as sub_llm:
+            a = await answer(method, graph, sub_llm, settings, Query(question=q, level=level))
+        a.trace.llm = LLMCost.of(inner).model_dump()
+        rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
+    except RetagError as err:
+        # a LevelError or InputError is no LLM failure: its class is the reason
+        rec.error = Failure.of(f"answer by {method} to {q!r}", err,
+                               None if isinstance(err, LLMError) else type(err).__name__)
+    rec.seconds = round(time.perf_counter() - t0, 3)
+    rec.llm = LLMCost.of(inner)
+    return rec
+
+
+async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
+    """Fill the record's claims and metrics, or its ``claims_error``."""
+    if rec.answer is None:
+        return
+    if rec.answer.strip() == no_answer(settings):  # "the data cannot answer": no claim
+        rec.claims, rec.metrics = [], claim_metrics([])
+        return
+    try:
+        claims = await extract_claims(llm, settings, rec.question, rec.answer)
+    except LLMError as err:
+        rec.claims_error = Failure.of(f"claims of {rec.method}'s answer to {rec.question!r}",
+                                      err)
+        return
+    rec.claims = claims
+    rec.metrics = await asyncio.to_thread(claim_metrics, claims)
+
+
+async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
+                   methods: list[str], level: int, progress: Progress = no_progress,
+                   ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
+    """Answers, claims, judgements and the aggregated scores."""
+    answers = []
+    progress("answers", 0, len(questions) * len(methods))
+    for q in questions:
+        for m in methods:  # one at a time: per-answer seconds and usage stay comparable
+            answers.append(await _answer(graph, settings, m, q, level))
+            progress("answers", 1)
+    failures = [r.error for r in answers if r.error]
+
+    progress("claims", 0, len(answers))
+
+    async def claims_of(rec: AnswerRecord) -> None:
+        await _claims(llm, settings, rec)
+        progress("claims", 1)
+
+    await asyncio.gather(*(claims_of(r) for r in answers))
+    failures += [r.claims_error for r in answers if r.claims_error]
+
+    text = {(r.question, r.method): r.answer for r in answers}
+    crit = list(criteria(settings))
+    jobs = [(q, a, b, c) for a, b in itertools.combinations(methods, 2) for c in crit
+            for q in questions if text[(q, a)] is not None and text[(q, b)] is not None]
+    progress("judgements", 0, len(jobs))
+
+    # as many judgements at once as the LLM takes calls (each is two calls, run together):
+    # all of them at once would queue every first call before any second one, and progress
+    # would stand at 0 for half the stage
+    running = asyncio.Semaphore(max(1, settings.llm.parallel))
+
+    async def one(q: str, a: str, b: str, c: str) -> Judgement:
+        async with running:
+            s = await judge(llm, settings, q, c, text[(q, a)] or "", text[(q, b)] or "",
+                            failures)
+        progress("judgements", 1)
+        return Judgement(question=q, a=a, b=b, criterion=c, score=s)
+
+    judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
+    result = scores(methods, crit, level, questions, answers, judgements, failures)
+    return result, answers, judgements
+
+
+async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str], *,
+                   questions: list[EvalQuestion] | None = None,
+                   generate: tuple[int, int, int] | None = None, level: int | None = None,
+                   out: Path | None = None, progress: Progress = no_progress) -> EvalResult:
+    """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
+    task)`` of them from the corpus description, answered by every method at ``level``
+    (default QUERY_LEVEL, clamped), measured and judged; the folder ``out`` gets
+    questions.json/.txt, answers.json, judgements.json, scores.json and the PNG charts.
+
+    Returns the scores with the files written and every answer in short. Raises InputError for
+    fewer than two methods, an unknown one, or no questions; LLMError when no question could
+    be generated; ConfigError when the ``[eval]`` extra is not installed.
+    """
+    if len(methods) < 2 or any(m not in METHODS for m in methods):
+        raise InputError(f"--methods: two or more of {', '.join(METHODS)}")
+    require_extra()  # before any LLM call: the metrics and charts come last
+    lvl = query_level(graph, settings, level)
+    gen_failures: list[Failure] = []
+    if questions is None:
+        corpus = graph.run("query/corpus")[0]["description"] or ""
+        k, n, m = generate or (5, 5, 5)
+        questions, gen_failures = await generate_questions(llm, settings, corpus, personas=k,
+                                                           tasks=n, questions=m)
+    questions = list({q.question: q for q in questions}.values())  # each asked once
+    if not questions:
+        raise InputError("no evaluation questions given")
+    files: list[Path] = []
+    if out is not None:
+        files += write_questions(out, questions)  # first: a long run's questions are kept
+    result, answers, judgements = await evaluate(
+        graph, llm, settings, [q.question for q in questions], methods, lvl, progress)
+    result.failures = gen_failures + result.failures
+    if out is not None:
+        files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
+    return EvalResult(**dict(result), files=[str(f) for f in files],
+                      answers=[AnswerSummary(question=r.question, method=r.method,
+                                             answer=r.answer, error=r.error) for r in answers])

@@ -1,0 +1,155 @@
+"""Noun-phrase concepts of a text unit, with no model and no LLM (the LazyGraphRAG index).
+
+Why a heuristic of our own: GraphRAG's ``fast`` extractors fetch NLTK corpora or a spaCy model
+at run time (they fail offline), spaCy's English models are on the package registry only as
+third-party mirrors, and YAKE (the model-free keyphrase extractor there) is GPL/LGPL-licensed
+and ranks keyphrases, not noun phrases. What a global question needs from a concept is that it
+names the story's people, places and organisations, and its recurring subjects:
+
+- **names**: maximal runs of capitalised words ("Bank of England", "Time Warner", "BBC"),
+  joined over "of"/"de"/"&" inside a run; a run's first word at a sentence start counts only
+  when it is an acronym, or no stopword whose lower-case form does not occur in the text and
+  that is capitalised elsewhere or followed by a capitalised word (so "Sales rose" gives
+  nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
+- **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
+  candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words.
+
+Concepts are ranked names first, then by frequency and length; at most MAX_CONCEPTS per text
+unit. ``benchmarks/lazy.py --concepts`` measures them on BBC (README, "Lazy mode").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..model import entity_key
+
+MAX_CONCEPTS = 15  # per text unit: 105 co-occurrence pairs at most
+MAX_PHRASE_WORDS = 3
+
+_STOP_TEXT = """
+a about above after again against ago all almost also although always am among an and another
+any anyone anything are around as at away back be became because become been before being
+below best better between both but by can cannot could did do does doing done down during each
+either else enough even ever every few first for from further get gets getting give given go
+goes going got had has have having he her here hers herself him himself his how however i if
+in into is it its itself just last least less let like made make makes making many may me
+might more most much must my myself near need never new next no nor not now of off often on
+once one only or other others our ours ourselves out over own per perhaps put quite rather
+really said same saw say saying says see seen several shall she should since so some someone
+something still such take taken than that the their theirs them themselves then there these
+they thing things this those though through thus till to told too took toward under until up
+upon us use used very via was way we well went were what whatever when where whether which
+while who whom whose why will with within without would yes yet you your yours yourself
+year years time times people week weeks day days month months told added want wants wanted
+think thought know known says mr mrs ms dr cent percent two three four five six seven eight
+nine ten lot lots part including include includes according around expected set came come
+comes look looked looking show shows showed believe believed believes tell telling asked
+monday tuesday wednesday thursday friday saturday sunday january february march april june
+july august september october november december
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
+JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
+# words, and the punctuation that ends a name or phrase run (a list "Chelsea, Celtic")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’&.\-]*[A-Za-z0-9]|[A-Za-z]|&|[,()\"“”—–/]")
+_SENTENCE = re.compile(r"(?<=[.!?:;\"”])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Concept:
+    key: str  # the identity (entity_key of the name): case-folded, whitespace collapsed
+    name: str  # as it reads in the text
+    kind: str  # "name" (capitalised run) or "phrase" (lower-case content words)
+    count: int  # occurrences in the text unit
+
+
+def _clean(word: str) -> str:
+    word = word.strip(".-'’")
+    for suffix in ("'s", "’s"):
+        word = word.removesuffix(suffix)
+    head = re.split(r"['’]", word, maxsplit=1)[0]
+    return "" if head != word and head.lower() in STOPWORDS else word  # "I'm", "It'll"
+
+
+def _is_cap(word: str) -> bool:
+    return word[:1].isupper()
+
+
+def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str]) -> list[str]:
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        while run and run[-1].lower() in JOINERS:
+            run.pop()
+        while run and run[0].lower() in {"the", *JOINERS}:
+            run.pop(0)
+        if run:
+            out.append(" ".join(run))
+        run.clear()
+
+    for i, raw in enumerate(sentence):
+        word = _clean(raw)
+        if not word:
+            flush()
+            continue
+        if _is_cap(word):
+            acronym = len(word) > 1 and word.isupper()  # "UK", "BBC": a name anywhere
+            if i == 0 and not acronym and (
+                    word.lower() in STOPWORDS or word.lower() in lower_words or (
+                        word not in mid_caps and not _is_cap(_clean(sentence[1:2] and
+                                                                    sentence[1] or "")))):
+                continue  # a sentence's first word: capitalised by position only
+            if word.lower() in STOPWORDS and not run and word.lower() != "the":
+                continue  # "He", "In", "But" ...
+            run.append(word)
+        elif run and word.lower() in JOINERS:
+            run.append(word)
+        else:
+            flush()
+        if raw != word.rstrip("'’") and raw.endswith(("'s", "’s", ".")) and raw[-1] != ".":
+            flush()  # a possessive ends the name: "Umbro's profits"
+    flush()
+    return out
+
+
+def _phrases(sentence: list[str]) -> list[str]:
+    out: list[str] = []
+    run: list[str] = []
+    for raw in [*sentence, ""]:
+        word = _clean(raw).lower()
+        content = (word and not _is_cap(_clean(raw)) and word.isalpha() and len(word) > 2
+                   and word not in STOPWORDS)
+        if content:
+            run.append(word)
+            continue
+        if run and len(run) <= MAX_PHRASE_WORDS:
+            out.append(" ".join(run))
+        run = []
+    return out
+
+
+def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:
+    """The text unit's concepts, best first (names, then recurring or multi-word phrases)."""
+    sentences = [_TOKEN.findall(s) for s in _SENTENCE.split(text) if s.strip()]
+    lower_words = {w for s in sentences for w in s if w.islower()}
+    mid_caps = {_clean(w) for s in sentences for w in s[1:] if _is_cap(w)}
+    names: Counter[str] = Counter()
+    phrases: Counter[str] = Counter()
+    shown: dict[str, str] = {}
+    for words in sentences:
+        for n in _names(words, lower_words, mid_caps):
+            if len(n) > 1 or n.isupper():
+                key = entity_key(n)
+                names[key] += 1
+                shown.setdefault(key, n)
+        for p in _phrases(words):
+            phrases[p] += 1
+    ranked = [Concept(k, shown[k], "name", c) for k, c in names.items()]
+    ranked.sort(key=lambda c: (-c.count, -len(c.key.split()), c.key))
+    common = [Concept(p, p, "phrase", c) for p, c in phrases.items()
+              if (c > 1 or " " in p) and p not in names]
+    common.sort(key=lambda c: (-c.count * len(c.key.split()), c.key))
+    return (ranked + common)[:limit]

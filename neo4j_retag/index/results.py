@@ -1,0 +1,98 @@
+"""What the indexing stages return: typed results (a field typo fails at once, not silently),
+each failed item a `model.Failure`. `neo4j-retag ingest --json` and `topics build --json`
+print them (``model_dump``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, Field, computed_field
+
+from ..model import Failure
+from .topic_names import Topic
+
+
+class ReportCounts(BaseModel):
+    """`build_reports` for one scope: LLM reports (``ok``), reports ``reused`` from a community
+    with the same members and descriptions (another level or scope, an earlier hierarchy),
+    reports ``composed`` from a tiny community's descriptions (no LLM call; issue 18),
+    communities ``waiting`` for a sub-community's failed report, and the ``failures`` (item
+    ``report <id>``)."""
+
+    ok: int = 0
+    reused: int = 0
+    composed: int = 0
+    waiting: int = 0
+    failures: list[Failure] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def failed(self) -> int:
+        return len(self.failures)
+
+
+class TopicCount(BaseModel):
+    """One topic's subgraph: its entities, communities and reports."""
+
+    name: str
+    label: str
+    entities: int = 0
+    communities: int = 0
+    reports: int = 0
+
+
+class UncoveredCommunity(BaseModel):
+    """A root community of the general graph none of whose entities is in a topic."""
+
+    id: int
+    title: str = ""
+    size: int | None = None
+
+
+class TopicsResult(BaseModel):
+    """`build_topics`: the topics kept, those ``dropped_topics`` (no subgraph), the corpus
+    description, report counts per topic label, per-topic ``counts``, the coverage check,
+    and the items that ``failed`` (with any, topics stay stale: the next run rebuilds them)."""
+
+    topics: list[Topic] = Field(default_factory=list)
+    dropped_topics: list[str] = Field(default_factory=list)
+    corpus_description: str = ""
+    reports: dict[str, ReportCounts] = Field(default_factory=dict)
+    counts: list[TopicCount] = Field(default_factory=list)
+    uncovered_root_communities: list[UncoveredCommunity] = Field(default_factory=list)
+    failed: list[Failure] = Field(default_factory=list)
+
+
+class IngestResult(BaseModel):
+    """`run_ingest`: what each stage did and every item that failed (retried by the next
+    run) or input skipped (listed only: the next run skips it again)."""
+
+    documents_read: int = 0
+    documents_new: int = 0
+    documents_replaced: int = 0
+    skipped: list[Failure] = Field(default_factory=list)
+    text_units_new: int = 0
+    text_units_extracted: int = 0
+    text_units_failed: list[Failure] = Field(default_factory=list)
+    dropped_records: dict[str, int] = Field(default_factory=dict)  # reason -> records dropped
+    elements_summarized: int = 0
+    summaries_failed: list[Failure] = Field(default_factory=list)  # elements kept dirty
+    communities_rebuilt: bool = False
+    reports: ReportCounts = Field(default_factory=ReportCounts)
+    topics: TopicsResult | None = None  # when topics were rebuilt
+    # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
+    chatter_stripped: Counter[str] = Field(default_factory=Counter)
+    topics_failed: list[Failure] = Field(default_factory=list)
+    outcomes: list[str] = Field(default_factory=list)  # stages skipped, and why
+    seconds: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def failures(self) -> dict[str, list[Failure]]:
+        """Every item that failed in this run, by kind (a report's item is ``report <id>``)."""
+        return {"text unit": self.text_units_failed, "summary": self.summaries_failed,
+                "community": self.reports.failures, "topic item": self.topics_failed}
+
+    @property
+    def failed_items(self) -> int:
+        """Items that failed in this run (each retried by the next run): `ingest` exits 3."""
+        return sum(map(len, self.failures.values()))

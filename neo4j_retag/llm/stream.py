@@ -1,0 +1,87 @@
+"""A free-text completion streamed piece by piece (the answer a reader watches being written
+by `serve`'s `/ask/stream`), checked like any other reply once it is complete.
+
+The request is the one ``LLM.complete`` makes (same parameters, same cache key), so a streamed
+answer and a CLI answer to the same question are the same reply. Streaming is the first
+attempt only: a reply that proves unusable when complete (truncated, looping, empty,
+refused), or a stream the endpoint refuses or drops, is asked again through
+``LLM.complete`` with its retries, after ``on_token(None)`` tells the listener to start over.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import openai
+
+from ..errors import LLMParseError
+from .reply import check_text, read_envelope
+from .transport import STAGE_HEADER
+
+if TYPE_CHECKING:
+    from . import LLM
+
+log = logging.getLogger(__name__)
+
+
+async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
+                             on_token: Callable[[str | None], None]) -> str:
+    """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
+    Raises what ``LLM.complete`` raises."""
+    params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
+                              "max_tokens": llm.settings.llm.max_tokens}
+    key = llm._key(messages, params)
+    if llm.cache is not None and (hit := llm.cache.get(key)) is not None:
+        llm.usage.stage(stage).cached += 1
+        on_token(hit)
+        return str(hit)
+    st = llm.usage.stage(stage)
+    parts: list[str] = []
+    try:
+        async with llm.semaphore:
+            t0 = time.perf_counter()
+            try:
+                stream = await llm.client.chat.completions.create(
+                    model=llm.settings.llm.model, messages=messages, stream=True,
+                    stream_options={"include_usage": True},
+                    extra_headers={STAGE_HEADER: stage}, **llm._wire(params))
+                finish, usage = None, None
+                async with stream:
+                    async for chunk in stream:
+                        if chunk.usage is not None:
+                            usage = chunk.usage.model_dump()
+                        for choice in chunk.choices:
+                            if choice.delta and choice.delta.content:
+                                parts.append(choice.delta.content)
+                                on_token(choice.delta.content)
+                            finish = choice.finish_reason or finish
+            finally:
+                st.seconds += time.perf_counter() - t0
+        body = {"choices": [{"message": {"role": "assistant", "content": "".join(parts)},
+                             "finish_reason": finish}], "usage": usage}
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)
+        reply = read_envelope(body, prompt, llm.settings.encoding)
+        st.calls += 1
+        st.prompt_tokens += reply.prompt_tokens
+        st.completion_tokens += reply.completion_tokens
+        text = check_text(reply)
+    except (openai.OpenAIError, LLMParseError) as err:
+        # the stream as a first attempt only: the client's own retries take it from here
+        log.warning("%s: the streamed reply is unusable (%s): asked again without streaming",
+                    stage, err)
+        reason = getattr(err, "reason", None)
+        if reason:
+            llm.usage.fault(reason)
+        if parts:
+            on_token(None)
+        text = str(await llm.complete(messages, stage=stage))
+        on_token(text)
+        return text
+    for r in reply.repairs:
+        llm.usage.fault(r)
+    if llm.cache is not None and text.strip():
+        llm.cache.set(key, text)
+    return text

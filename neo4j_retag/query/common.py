@@ -1,0 +1,98 @@
+"""What every query method shares, so that no method file borrows from another: the no-answer
+sentence, one LLM call with its failure noted, the context budget, one answer call over a
+prepared context, a level's reports, and BM25 over an in-memory candidate set."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .. import events
+from ..config import Settings
+from ..db import Graph
+from ..errors import LLMError
+from ..llm import LLM
+from ..llm.stream import complete_streaming
+from ..model import Failure, Query, ReportRow, Trace, timed
+from ..prompts import Message, fragment, render
+from ..text import strip_chatter
+from ..tokens import count
+from .retrieval import check_level
+
+WORD = re.compile(r"\w+")
+
+
+def no_answer(settings: Settings) -> str:
+    """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
+    return fragment("query/no_answer")
+
+
+async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace) -> str:
+    """The completion's text without the model's chatter (lead-ins, wrappers; counted in
+    ``trace.chatter_stripped``), or "" with the failure noted and recorded in
+    ``trace.failures`` (item ``stage``; never raises). Streamed piece by piece when someone
+    listens to the question's events (`serve`)."""
+    sink = events.token_sink()
+    try:
+        text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink) if sink
+                          else llm.complete(messages, stage=stage)))
+    except LLMError as err:
+        trace.note(f"{stage} failed: {err}")
+        trace.failures.append(Failure.of(stage, err))
+        return ""
+    text, changed = strip_chatter(text)
+    trace.chatter_stripped += changed
+    return text
+
+
+def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
+    """The leading rows whose CSV lines fit ``budget`` tokens."""
+    out, used = [], 0
+    for r in rows:
+        n = count(",".join(str(x) for x in r), enc) + 2
+        if used + n > budget:
+            break
+        out.append(r)
+        used += n
+    return out
+
+
+async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
+                      trace: Trace) -> str:
+    """One answer call over a prepared context (``prompts/query/rag_answer.txt``); the
+    no-answer sentence when the call fails (noted in the trace)."""
+    msgs = render("query/rag_answer", context=context,
+                  question=query.question, response_type=query.response_type)
+    with timed(trace.seconds, "answer"):
+        text = await complete_or_note(llm, msgs, "answer", trace)
+    return text or no_answer(settings)
+
+
+def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
+    """Every report of ``scope`` at ``level``. Raises LevelError when there is none."""
+    check_level(graph, scope, level)
+    return [ReportRow.from_record(r)
+            for r in graph.run("query/reports_at_level", scope=scope, level=level)]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, for BM25 over texts held in memory."""
+    return WORD.findall(text.casefold())
+
+
+def bm25_order(query: str, texts: Sequence[str]) -> list[int]:
+    """The positions of ``texts``, best BM25 match for ``query`` first; ties keep their
+    order. For a candidate set already in hand (a few text units or claims): the Neo4j
+    full-text index ranks the whole graph, this ranks what one query gathered.
+
+    BM25+ (rank_bm25's ``BM25Plus``): its idf, ``log((N + 1) / n)``, stays positive as
+    Lucene's does, where Okapi's gives 0 to a term in half of a small set and less to one in
+    more, so that a unit sharing a common query word would rank below one sharing nothing.
+    """
+    docs = [words(t) for t in texts]
+    if not any(docs):  # rank_bm25 divides by the mean length
+        return list(range(len(texts)))
+    from rank_bm25 import BM25Plus  # lazy: numpy behind it
+    scores = BM25Plus(docs).get_scores(words(query))
+    return sorted(range(len(texts)), key=lambda i: -scores[i])

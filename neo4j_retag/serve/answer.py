@@ -1,0 +1,70 @@
+"""One answer function for every front end: `ask --json`, `POST /ask` and MCP's `ask` take
+the same fields (:class:`AskRequest`) and give the same JSON (``Answer.as_dict()``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..config import Settings
+from ..db import Graph
+from ..errors import InputError
+from ..llm import LLM
+from ..model import Answer, Query, timed
+from ..query import answer as answer_by
+
+MAX_QUESTION_CHARS = 4000
+
+
+class AskRequest(BaseModel):
+    """The options of `neo4j-retag ask`, as fields."""
+
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    method: str = Field("retag", description="retag, global, global-dynamic, local, rag, ts, "
+                        "lazy or auto (one classification call picks retag/global or local)")
+    level: int | None = Field(None, ge=0, description="community level (default QUERY_LEVEL)")
+    top_p: int | None = Field(None, ge=1, description="reports retrieved by BM25 (retag)")
+    topic: str | None = Field(None, description="force a topic instead of classifying")
+    response_type: str = Field("multiple paragraphs", max_length=200)
+    refine: int = Field(0, ge=0, le=5, description="KGiRAG refinement rounds (retag, global)")
+    dynamic: bool = Field(False, description="with method global: dynamic community selection")
+    budget: int | None = Field(None, ge=1, le=10_000, description="lazy: relevance tests "
+                               "(default LAZY_BUDGET)")
+
+    def method_name(self) -> str:
+        """The method to run: ``global`` with ``dynamic`` is ``global-dynamic``.
+        Raises InputError when ``dynamic`` goes with another method."""
+        if not self.dynamic:
+            return self.method
+        if self.method not in ("global", "global-dynamic"):
+            raise InputError("--dynamic goes with --method global")
+        return "global-dynamic"
+
+    def query(self) -> Query:
+        return Query(question=self.question, level=self.level, top_p=self.top_p,
+                     topic=self.topic, response_type=self.response_type, budget=self.budget)
+
+
+async def answer_question(graph: Graph, llm: LLM, settings: Settings,
+                          request: AskRequest) -> Answer:
+    """Answer ``request`` with ``llm`` (whose ``usage`` should be this question's alone: the
+    trace's ``llm`` is that usage, the cost line). Raises InputError for an unknown method or
+    topic, LevelError, LLMError (every map batch failed), ConfigError (the LLM unreachable)."""
+    seconds: dict[str, float] = {}
+    with timed(seconds, "total"):
+        answer = await answer_by(request.method_name(), graph, llm, settings, request.query(),
+                                 refine_rounds=request.refine)
+    usage = llm.usage
+    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
+    answer.trace.seconds["total"] = seconds["total"]
+    return answer
+
+
+def cost_line(answer: Answer | dict[str, Any]) -> str:
+    """The trace's cost in one line: LLM calls, tokens, seconds."""
+    trace = answer.trace.as_dict() if isinstance(answer, Answer) else answer["trace"]
+    llm, secs = trace.get("llm") or {}, trace.get("seconds") or {}
+    return (f"{trace['method']}: {llm.get('calls', 0)} LLM calls (+{llm.get('cached', 0)} "
+            f"cached), {llm.get('prompt_tokens', 0)} prompt + {llm.get('completion_tokens', 0)}"
+            f" completion tokens, {secs.get('total', 0):.1f} s")

@@ -1,0 +1,198 @@
+"""The HTTP API (FastAPI; OpenAPI at /docs): /ask and /ask/stream, documents, ingest jobs,
+stats, health, the page at / and MCP on /mcp. Errors are JSON with the CLI's one-line
+message (``{"error": "..."}``), never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from sse_starlette.sse import EventSourceResponse
+
+from .. import events
+from ..errors import ConfigError, InputError, LevelError, LLMError, RetagError
+from ..index.delete import delete_documents, list_documents
+from ..ops.stats import collect
+from . import corpus
+from .answer import AskRequest
+from .gate import BusyError
+from .security import Guard, TooLargeError, inside_root
+from .service import Service
+
+log = logging.getLogger(__name__)
+PAGE = Path(__file__).with_name("page")
+
+
+class WritesOffError(RetagError):
+    """A write while `serve` runs without --allow-writes (403)."""
+
+    def __init__(self) -> None:
+        super().__init__("writes are off: start `neo4j-retag serve --allow-writes`")
+
+
+STATUS: list[tuple[type[Exception], int]] = [
+    (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (InputError, 400),
+    (LevelError, 400), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
+
+
+class ServeAsk(AskRequest):
+    method: str = Field("auto", description=AskRequest.model_fields["method"].description)
+
+
+class IngestRequest(BaseModel):
+    paths: list[str] = Field(min_length=1, max_length=100,
+                             description="files or folders under SERVE_INGEST_ROOT")
+    topics: bool = True
+
+
+def error_response(err: Exception) -> JSONResponse:
+    status = next((s for cls, s in STATUS if isinstance(err, cls)), 500)
+    if status == 500 and not isinstance(err, RetagError):
+        log.error("internal error", exc_info=err)  # the log keeps it; the client gets one line
+        return JSONResponse({"error": f"internal error ({type(err).__name__}); see the "
+                             "server log"}, status_code=500)
+    headers = {"Retry-After": str(err.retry_after)} if isinstance(err, BusyError) else None
+    return JSONResponse({"error": str(err)}, status_code=status, headers=headers)
+
+
+def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
+    """The app around ``service`` (started and stopped by the app's lifespan)."""
+    from .mcp import build_mcp
+    mcp = build_mcp(service)
+    mcp_http = mcp.streamable_http_app(streamable_http_path="/mcp", host=host)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await service.start()
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            await service.stop()
+
+    app = FastAPI(title="neo4j-retag", lifespan=lifespan, description="GraphRAG + ReTAG "
+                  "global sensemaking over a corpus: ask, stream, documents, MCP on /mcp.")
+    app.router.routes.extend(mcp_http.routes)  # /mcp exactly (a Mount would redirect /mcp)
+    app.mount("/page", StaticFiles(directory=PAGE), name="page")
+    for cls in (RetagError, Exception):
+        app.add_exception_handler(cls, lambda request, err: error_response(err))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"] if x != "body")
+        return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
+
+    def writes() -> None:
+        if not service.allow_writes:
+            raise WritesOffError
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(PAGE / "index.html")
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "writes": service.allow_writes}
+
+    @app.post("/ask")
+    async def ask(body: ServeAsk, request: Request) -> Response:
+        """The same fields as `ask --json` (method defaults to auto), the same JSON out."""
+        service.gate.admit()
+        task = asyncio.create_task(service.ask(body, admitted=True))
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.5)
+            if not task.done() and await request.is_disconnected():
+                task.cancel()  # the client left: its LLM calls stop with the task
+                return Response(status_code=499)
+        return JSONResponse(json.loads(json.dumps(task.result().as_dict(), default=str)))
+
+    @app.post("/ask/stream")
+    async def ask_stream(body: ServeAsk) -> EventSourceResponse:
+        """Server-sent events: classified, topic, keywords, retrieved, map (batch k of n),
+        reduce, token (the answer piece by piece; text null = start over), then answer (the
+        JSON of /ask) or error."""
+        service.gate.admit()
+        queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+
+        async def work() -> None:
+            try:
+                answer = await service.ask(body, admitted=True)
+                queue.put_nowait(("answer", answer.as_dict()))
+            except Exception as err:  # noqa: BLE001 - reported to the client as one line
+                resp = error_response(err)
+                queue.put_nowait(("error", json.loads(resp.body)))
+            finally:
+                queue.put_nowait(None)
+
+        with events.listening(lambda kind, data: queue.put_nowait((kind, data))):
+            task = asyncio.create_task(work())
+
+        async def stream() -> AsyncIterator[dict[str, str]]:
+            try:
+                while (item := await queue.get()) is not None:
+                    yield {"event": item[0], "data": json.dumps(item[1], default=str)}
+            finally:
+                if not task.done():
+                    task.cancel()  # the client disconnected mid-stream: stop its LLM calls
+
+        return EventSourceResponse(stream(), ping=15)
+
+    @app.get("/documents")
+    async def documents() -> list[dict[str, Any]]:
+        return list_documents(service.g)
+
+    @app.delete("/documents/{doc_id}")
+    async def delete_document(doc_id: str) -> dict[str, Any]:
+        writes()
+        return delete_documents(service.g, [doc_id])
+
+    @app.post("/ingest", status_code=202)
+    async def ingest(body: IngestRequest) -> dict[str, Any]:
+        writes()
+        paths = [inside_root(p, service.settings.api.ingest_root) for p in body.paths]
+        return service.start_ingest(paths, topics=body.topics)
+
+    @app.get("/jobs/{job_id}")
+    async def job(job_id: str) -> dict[str, Any]:
+        if job_id not in service.jobs:
+            raise InputError(f"no job {job_id}")
+        return service.jobs[job_id]
+
+    @app.get("/stats")
+    async def stats() -> dict[str, Any]:
+        return {**collect(service.g), "serve": service.gate.as_dict()}
+
+    @app.get("/topics")
+    async def topics() -> dict[str, Any]:
+        return {"corpus_description": corpus.corpus_description(service.g),
+                "topics": corpus.list_topics(service.g)}
+
+    @app.get("/reports/search")
+    async def search(q: str, k: int = 10) -> list[dict[str, Any]]:
+        return corpus.search_reports(service.g, q, k)
+
+    @app.get("/reports/{report_id}")
+    async def report(report_id: int) -> dict[str, Any]:
+        return corpus.get_report(service.g, report_id)
+
+    @app.get("/text-units/{unit_id}")
+    async def text_unit(unit_id: str) -> dict[str, Any]:
+        return corpus.get_text_unit(service.g, unit_id)
+
+    return app
+
+
+def with_guard(app: FastAPI, service: Service) -> Guard:
+    """``app`` behind the API key and the body cap."""
+    return Guard(app, service.settings.api.key(), service.settings.api.max_body)

@@ -1,0 +1,137 @@
+"""MCP (the official `mcp` SDK, v2 ``MCPServer``): tools an agent calls - ``ask`` (any method,
+``auto`` by default), ``list_topics``, ``list_documents``, ``search_reports`` (BM25),
+``get_report`` - and, with --allow-writes only, ``ingest`` and ``delete_documents``;
+resources: the corpus description and each topic. Served on /mcp (streamable HTTP) by the
+app, or on stdin/stdout with `serve --mcp-stdio`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+from urllib.parse import quote, unquote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import Resource as MCPResource
+
+from ..errors import RetagError
+from ..index.delete import delete_documents, list_documents
+from . import corpus
+from .answer import AskRequest, cost_line
+from .security import inside_root
+from .service import Service
+
+T = TypeVar("T")
+INSTRUCTIONS = ("Answers questions over one document corpus indexed as a knowledge graph "
+                "(GraphRAG + ReTAG on Neo4j). Use `ask` for global questions (main themes, "
+                "how the documents connect) as well as specific ones; method `auto` picks.")
+
+
+async def _tool(fn: Callable[[], Awaitable[T] | T]) -> T:
+    """Run a tool body; a RetagError becomes the tool's one-line error for the model."""
+    try:
+        out = fn()
+        return await out if isinstance(out, Awaitable) else out  # type: ignore[return-value]
+    except RetagError as err:
+        raise ToolError(str(err)) from None
+
+
+class RetagMCP(MCPServer):
+    """Lists each topic as a resource, read from the graph when asked (topics change)."""
+
+    def __init__(self, service: Service) -> None:
+        super().__init__("neo4j-retag", instructions=INSTRUCTIONS)
+        self.service = service
+
+    async def list_resources(self) -> list[MCPResource]:
+        listed = await super().list_resources()
+        return listed + [MCPResource(uri=f"retag://topics/{quote(t['name'], safe='')}",
+                                     name=t["name"], description=t["description"] or "",
+                                     mime_type="application/json")
+                         for t in corpus.list_topics(self.service.g)]
+
+
+def build_mcp(service: Service) -> RetagMCP:
+    mcp = RetagMCP(service)
+
+    @mcp.tool()
+    async def ask(question: str, method: str = "auto", level: int | None = None,
+                  topic: str | None = None) -> dict[str, Any]:
+        """Answer a question about the corpus. method: auto (default: picks retag for a
+        global question, local for one about named things), retag, global, global-dynamic,
+        local, rag, ts. level: community level (default: the server's). topic: force one
+        (see list_topics). Returns the answer, its citations (report / text unit ids and
+        titles) and the trace's cost."""
+        async def go() -> dict[str, Any]:
+            req = AskRequest(question=question, method=method, level=level, topic=topic)
+            a = await service.ask(req)
+            trace = a.trace
+            routing = trace.routing.model_dump() if trace.routing else None
+            return {"answer": a.answer, "method": trace.method, "routing": routing,
+                    "citations": [c.model_dump(include={"kind", "id", "title", "level"})
+                                  for c in a.citations],
+                    "cost": {"llm_calls": trace.llm.get("calls", 0),
+                             "prompt_tokens": trace.llm.get("prompt_tokens", 0),
+                             "completion_tokens": trace.llm.get("completion_tokens", 0),
+                             "seconds": trace.seconds.get("total", 0.0),
+                             "line": cost_line(a)},
+                    "notes": trace.notes,
+                    "failures": [f.model_dump() for f in trace.failures]}
+        return await _tool(go)
+
+    @mcp.tool()
+    async def list_topics() -> dict[str, Any]:
+        """The corpus description and its topics (name, description)."""
+        return await _tool(lambda: {
+            "corpus_description": corpus.corpus_description(service.g),
+            "topics": [{k: t[k] for k in ("name", "description")}
+                       for t in corpus.list_topics(service.g)]})
+
+    @mcp.tool()
+    async def list_documents_tool() -> list[dict[str, Any]]:
+        """Every document: id, title, path, text units, entities, ingested at."""
+        return await _tool(lambda: list_documents(service.g))
+
+    @mcp.tool()
+    async def search_reports(query: str, k: int = 10) -> list[dict[str, Any]]:
+        """The k best community reports for a query by BM25: id, title, summary, level."""
+        return await _tool(lambda: corpus.search_reports(service.g, query, k))
+
+    @mcp.tool()
+    async def get_report(report_id: int) -> dict[str, Any]:
+        """One community report: title, summary, findings, rating and its entities."""
+        return await _tool(lambda: corpus.get_report(service.g, report_id))
+
+    # the SDK names a tool after its function: list_documents would shadow the import
+    mcp.remove_tool("list_documents_tool")
+    mcp.add_tool(list_documents_tool, name="list_documents")
+
+    if service.allow_writes:
+        @mcp.tool()
+        async def ingest(paths: list[str], topics: bool = True) -> dict[str, Any]:
+            """Index files or folders under the server's SERVE_INGEST_ROOT in the background;
+            returns the job (poll GET /jobs/{id})."""
+            return await _tool(lambda: service.start_ingest(
+                [inside_root(p, service.settings.api.ingest_root) for p in paths], topics))
+
+        @mcp.tool(name="delete_documents")
+        async def delete_documents_tool(ids: list[str]) -> dict[str, Any]:
+            """Remove documents (ids or 8+ character id prefixes) and what only they
+            support; communities and reports are rebuilt by the next ingest."""
+            return await _tool(lambda: delete_documents(service.g, ids))
+
+    @mcp.resource("retag://corpus", name="corpus", mime_type="text/plain",
+                  description="what the corpus is about (written when topics are built)")
+    def corpus_resource() -> str:
+        return corpus.corpus_description(service.g) or "(no corpus description yet)"
+
+    @mcp.resource("retag://topics/{name}", name="topic", mime_type="application/json",
+                  description="one topic: its name and description")
+    def topic_resource(name: str) -> dict[str, Any]:
+        wanted = unquote(name)
+        for t in corpus.list_topics(service.g):
+            if t["name"] == wanted:
+                return {"name": t["name"], "description": t["description"]}
+        raise ResourceNotFoundError(f"no topic {wanted!r}")
+
+    return mcp

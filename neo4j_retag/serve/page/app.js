@@ -1,0 +1,154 @@
+// The page at /: ask, watch the stages and the answer stream in (POST /ask/stream, read as
+// server-sent events), open a cited report beside the answer. No framework, no build step.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const key = () => sessionStorage.getItem("retag-key");
+
+function headers(json) {
+  const h = json ? { "Content-Type": "application/json" } : {};
+  if (key()) h.Authorization = "Bearer " + key();
+  return h;
+}
+
+async function getJSON(url) {
+  let r = await fetch(url, { headers: headers(false) });
+  if (r.status === 401) {
+    sessionStorage.setItem("retag-key", prompt("API key (SERVE_API_KEY)") || "");
+    r = await fetch(url, { headers: headers(false) });
+  }
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+function el(tag, text, attrs) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  Object.assign(e, attrs || {});
+  return e;
+}
+
+function describe(kind, d) {
+  switch (kind) {
+    case "classified": return `classified: ${d.kind} question -> ${d.method}` +
+                              (d.reason ? ` (${d.reason})` : "");
+    case "topic": return `topic: ${d.topic || "none (general graph)"}`;
+    case "keywords": return `keywords: ${(d.keywords || []).join(", ") || "-"}`;
+    case "retrieved": return "retrieved " + Object.entries(d)
+        .filter(([k]) => !["method", "level"].includes(k)).map(([k, v]) => `${v} ${k}`)
+        .join(", ");
+    case "map": return `map batch ${d.batch}/${d.batches}: ${d.points} points`;
+    case "reduce": return `reduce: ${d.points} points -> answer`;
+    default: return kind;
+  }
+}
+
+function showEvent(kind, d) {
+  const text = describe(kind, d);
+  const items = $("events").children;
+  const last = items[items.length - 1];
+  if (kind === "map" && last && last.dataset.kind === "map") last.textContent = text;
+  else {
+    const li = el("li", text);
+    li.dataset.kind = kind;
+    $("events").append(li);
+  }
+}
+
+async function openCitation(c) {
+  const box = $("report-body");
+  box.replaceChildren(el("p", "loading ...", { className: "muted" }));
+  $("report").hidden = false;
+  try {
+    if (c.kind === "report") {
+      const r = await getJSON(`/reports/${c.id}`);
+      const parts = [el("h2", r.title, { id: "report-title" }),
+                     el("p", `report ${r.id}, level ${r.level}` +
+                        (r.rating != null ? `, rating ${r.rating}` : ""), { className: "muted" }),
+                     el("p", r.summary)];
+      for (const f of r.findings) {
+        const div = el("div", undefined, { className: "finding" });
+        div.append(el("h4", f.summary), el("p", f.explanation));
+        parts.push(div);
+      }
+      const ul = el("ul", undefined, { className: "entities" });
+      for (const e of r.entities) ul.append(el("li", `${e.name} (${e.type || "?"})`));
+      parts.push(el("h3", `Entities (${r.entities.length})`), ul);
+      box.replaceChildren(...parts);
+    } else {
+      const t = await getJSON(`/text-units/${encodeURIComponent(c.id)}`);
+      box.replaceChildren(el("h2", t.title || t.path, { id: "report-title" }),
+                          el("p", `text unit ${t.id}`, { className: "muted" }), el("p", t.text));
+    }
+  } catch (err) {
+    box.replaceChildren(el("p", String(err.message || err), { className: "muted" }));
+  }
+}
+
+function showFinal(a) {
+  $("answer").textContent = a.answer;
+  const cites = $("citations");
+  cites.replaceChildren();
+  for (const c of a.citations) {
+    const label = (c.kind === "report" ? `report ${c.id}` : `text unit ${c.id}`) +
+                  (c.title ? `: ${c.title}` : "");
+    const link = el("a", label, { href: `#${c.kind}-${c.id}`, className: "citation" });
+    link.addEventListener("click", (ev) => { ev.preventDefault(); openCitation(c); });
+    cites.append(link);
+  }
+  const t = a.trace, llm = t.llm || {};
+  $("cost").textContent = `${t.method}` + (t.routing && t.routing.kind ? ` (auto: ${t.routing.kind})` : "") +
+    ` | ${llm.calls || 0} LLM calls (+${llm.cached || 0} cached) | ${llm.prompt_tokens || 0} prompt + ` +
+    `${llm.completion_tokens || 0} completion tokens | ${(t.seconds.total || 0).toFixed(1)} s`;
+}
+
+async function ask(ev) {
+  ev.preventDefault();
+  for (const id of ["events", "citations"]) $(id).replaceChildren();
+  for (const id of ["answer", "cost", "error"]) $(id).textContent = "";
+  $("go").disabled = true;
+  try {
+    const r = await fetch("/ask/stream", {
+      method: "POST", headers: headers(true),
+      body: JSON.stringify({ question: $("question").value, method: $("method").value }),
+    });
+    if (!r.ok) throw new Error((await r.json()).error || r.statusText);
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value.replace(/\r\n/g, "\n");
+      let cut;
+      while ((cut = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, cut);
+        buf = buf.slice(cut + 2);
+        let kind = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) kind = line.slice(6).trim();
+          else if (line.startsWith("data:")) data += line.slice(5).replace(/^ /, "");
+        }
+        if (!data) continue;
+        const d = JSON.parse(data);
+        if (kind === "token") {
+          if (d.text === null) $("answer").textContent = "";
+          else $("answer").textContent += d.text;
+        } else if (kind === "answer") showFinal(d);
+        else if (kind === "error") $("error").textContent = d.error;
+        else showEvent(kind, d);
+      }
+    }
+  } catch (err) {
+    $("error").textContent = String(err.message || err);
+  } finally {
+    $("go").disabled = false;
+  }
+}
+
+$("ask").addEventListener("submit", ask);
+$("close").addEventListener("click", () => { $("report").hidden = true; });
+getJSON("/topics").then((t) => {
+  const topics = t.topics.map((x) => x.name).join(", ");
+  $("corpus").textContent = (t.corpus_description || "no corpus description yet") +
+    (topics ? ` | topics: ${topics}` : " | no topics (neo4j-retag topics build)");
+}).catch(() => {});

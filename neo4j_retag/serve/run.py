@@ -1,0 +1,46 @@
+"""Start `serve`: the HTTP app under uvicorn (with MCP on /mcp), or MCP alone on stdin/stdout
+(`--mcp-stdio`, what desktop agents launch)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..config import Settings
+from ..errors import ConfigError
+from .security import check_bind
+from .service import Service
+
+log = logging.getLogger(__name__)
+
+
+def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
+          mcp_stdio: bool = False, allow_writes: bool = False) -> None:
+    """Run until interrupted. Raises ConfigError for a non-local host without
+    SERVE_API_KEY (before anything starts), or when the serve extra is not installed."""
+    if not mcp_stdio:
+        check_bind(host, settings.api)
+    try:
+        import uvicorn
+
+        from .http import create_app, with_guard
+    except ImportError as err:
+        raise ConfigError(f"`serve` needs the serve extra: pip install 'neo4j-retag[serve]' "
+                          f"({err.name} is missing)") from err
+    service = Service(settings, allow_writes=allow_writes)
+    if mcp_stdio:
+        asyncio.run(_stdio(service))
+        return
+    app = with_guard(create_app(service, host), service)
+    log.warning("serving on http://%s:%d (MCP on /mcp, API docs on /docs)%s", host, port,
+                ", writes allowed" if allow_writes else "")
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+
+
+async def _stdio(service: Service) -> None:
+    from .mcp import build_mcp
+    await service.start()
+    try:
+        await build_mcp(service).run_stdio_async()
+    finally:
+        await service.stop()

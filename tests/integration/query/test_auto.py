@@ -1,0 +1,68 @@
+"""`--method auto` on the real Neo4j with the LLM double: one classification call, then the
+method it chose; the trace says which and why; the stage events a listener sees."""
+
+import pytest
+
+from neo4j_retag import events
+from neo4j_retag.llm import Usage
+from neo4j_retag.llm import run_with_llm as run
+from neo4j_retag.model import Query, Routing
+from neo4j_retag.query import answer
+from neo4j_retag.query.auto import method_for
+from tests.llm_double import Fail
+
+pytestmark = pytest.mark.integration
+
+
+def test_method_for_kinds():
+    assert method_for("global", True) == "retag"
+    assert method_for("global", False) == "global"
+    assert method_for("specific", True) == method_for("specific", False) == "local"
+
+
+def test_auto_routes_global_and_specific_questions(indexed, graph, double):
+    usage = Usage()
+    seen: list[tuple[str, dict]] = []
+
+    async def go(llm):
+        with events.listening(lambda kind, data: seen.append((kind, data))):
+            return await answer("auto", graph, llm, indexed,
+                                Query(question="What are the main themes?", level=0))
+
+    a = run(indexed, go, usage)
+    # no topics in this graph: a global question goes to GraphRAG's global search
+    assert a.trace.method == "global" and a.trace.routing.kind == "global"
+    assert a.trace.routing.reason == "the double says global"
+    assert any("answered by global" in n for n in a.trace.notes)
+    assert usage.stages["route"].calls == 1 and double.count("route") == 1
+    kinds = [k for k, _ in seen]
+    assert kinds.index("classified") < kinds.index("retrieved") < kinds.index("map") \
+        < kinds.index("reduce") < kinds.index("token")
+    pieces = [d["text"] for k, d in seen if k == "token"]
+    assert len(pieces) > 3 and None not in pieces  # streamed word by word, no restart
+    assert "".join(pieces).startswith("The main themes")
+    assert usage.stages["reduce"].calls == 1 and usage.stages["reduce"].completion_tokens > 0
+    assert a.citations  # the streamed reduce gives the same cited answer
+
+    b = run(indexed, lambda llm: answer("auto", graph, llm, indexed,
+                                        Query(question="Who is Scrooge?", level=0)))
+    assert b.trace.method == "local" and b.trace.routing == Routing(
+        kind="specific", method="local", reason="the double says specific", topics=0)
+    assert b.as_dict()["trace"]["routing"]["method"] == "local"
+
+
+def test_auto_falls_back_when_nothing_matches_or_the_call_fails(indexed, graph, double):
+    a = run(indexed, lambda llm: answer("auto", graph, llm, indexed,
+                                        Query(question="Who is Zebulon?", level=0)))
+    assert a.trace.routing.method == "global" and a.trace.routing.kind == "specific"
+    assert any("no entity matches" in n for n in a.trace.notes)
+
+    def refuse(body):
+        raise Fail(400, {"error": {"message": "bad request"}})
+
+    double.script["route"] = refuse
+    b = run(indexed, lambda llm: answer("auto", graph, llm, indexed,
+                                        Query(question="Who is Scrooge?", level=0)))
+    assert b.trace.method == "global"
+    assert any("classification failed" in n for n in b.trace.notes)
+    assert [f.item for f in b.trace.failures][:1] == ["route"]

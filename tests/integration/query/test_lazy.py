@@ -1,0 +1,190 @@
+"""`ask --method lazy` and reports on demand on the real Neo4j + GDS, with the scripted LLM
+double (and one run with the real local LLM, marked llm)."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from neo4j_retag.cli import main
+from neo4j_retag.errors import LevelError
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.model import Query
+from neo4j_retag.query import answer
+from neo4j_retag.query.lazy import NothingRelevantError
+from tests.conftest import double_vars, ingest, neo4j_vars
+
+pytestmark = pytest.mark.integration
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-corpus"
+QUESTION = "What are the main themes of the harbour plan and the festival?"
+
+
+def ask(settings, graph, method="lazy", **query):
+    async def go():
+        async with LLM(settings, Usage()) as llm:
+            a = await answer(method, graph, llm, settings, Query(question=QUESTION, **query))
+            return a, llm.usage
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def lazy(settings, graph):
+    s = settings.model_copy(update={"index_method": "lazy", "chunk_size": 40,
+                                    "chunk_overlap": 8})
+    ingest(s, graph, [SAMPLE])
+    return s
+
+
+def chunk_ids(graph) -> set[str]:
+    return {r["id"] for r in graph.run("query/lazy_units")}
+
+
+def test_lazy_answers_with_text_unit_citations_that_exist(lazy, graph, double):
+    a, usage = ask(lazy, graph, budget=12)
+    assert a.citations and all(c.kind == "text_unit" for c in a.citations)
+    assert {c.id for c in a.citations} <= chunk_ids(graph)
+    assert {c.id for c in a.citations} <= {s.id for s in a.sources}
+    assert "[Data: Sources (" in a.answer
+    sel = a.trace.lazy_search
+    # every text unit relevant (the double says yes): the budget is spent exactly
+    assert sel.tests == 12 == double.count("relevance") == usage.stages["relevance"].calls
+    assert sel.relevant == 12 and sel.failed_tests == 0
+    assert usage.stages["lazy_subqueries"].calls == 1
+    assert usage.stages["lazy_claims"].calls == sel.claim_calls >= 1
+    assert usage.stages["lazy_answer"].calls == 1
+    assert double.count("report") == 0  # lazy reads no report
+
+
+def test_budget_is_never_exceeded_and_pruning_is_traced(lazy, graph, double):
+    n_units = len(chunk_ids(graph))
+    assert n_units > 16
+    # relevant: only the harbour story's text units
+    double.script["relevance"] = lambda b: json.dumps(
+        {"relevant": "harbour" in b["messages"][-1]["content"].split("Question:")[0].lower()})
+    uncached = lazy.model_copy(update={"llm_cache": False})  # every test a call
+    for budget in (3, 8, n_units + 50):
+        before = double.count("relevance")
+        a, usage = ask(uncached, graph, budget=budget)
+        spent = double.count("relevance") - before
+        assert spent == a.trace.lazy_search.tests == usage.stages["relevance"].calls
+        assert spent <= min(budget, n_units)
+        assert a.trace.lazy_search.relevant >= 1
+    assert a.trace.lazy_search.communities_pruned >= 1  # the other stories' communities
+
+
+def test_nothing_relevant_is_an_honest_no_answer_exit_1(lazy, graph, double):
+    double.script["relevance"] = lambda b: json.dumps({"relevant": False})
+    with pytest.raises(NothingRelevantError, match="no text unit was relevant"):
+        ask(lazy, graph, budget=20)
+    assert double.count("lazy_claims") == double.count("lazy_answer") == 0
+    env = {**neo4j_vars(lazy), **double_vars(lazy)}
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "5"], env=env)
+    assert r.exit_code == 1 and "no text unit was relevant" in r.output
+
+
+def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
+    from tests.llm_double import Fail
+
+    def flaky(body):
+        if "harbour" in body["messages"][-1]["content"].split("Question:")[0].lower():
+            raise Fail(500)
+        return json.dumps({"relevant": True})
+    double.script["relevance"] = flaky
+    a, _ = ask(lazy, graph, budget=10)
+    assert a.trace.lazy_search.failed_tests >= 1 and a.trace.lazy_search.tests <= 10
+    double.script["relevance"] = lambda b: (_ for _ in ()).throw(Fail(500))
+    env = {**neo4j_vars(lazy), **double_vars(lazy), "LLM_CACHE": "false"}
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
+    assert r.exit_code == 1 and "relevance tests failed" in r.output
+
+
+def test_lazy_runs_on_a_full_index_too(indexed, graph, double):
+    a, _ = ask(indexed, graph, budget=6)
+    assert a.citations and {c.id for c in a.citations} <= chunk_ids(graph)
+    assert a.trace.lazy_search.tests == 6
+
+
+def test_reports_on_demand_are_stored_once_and_reused(lazy, graph, double):
+    assert not graph.run("query/reports_at_level", scope="general", level=0)
+    a, usage = ask(lazy, graph, method="global", level=0)
+    built = usage.stages["lazy_report"].calls
+    roots = graph.run("query/reports_at_level", scope="general", level=0)
+    assert built == len(roots) > 0 and a.trace.reports_retrieved == len(roots)
+    assert any("built on demand" in n for n in a.trace.notes)
+    lazy_marked = graph.driver.execute_query(
+        "MATCH (c:Community {level: 0}) RETURN collect(DISTINCT c.lazy) AS m",
+        database_=graph.database).records[0]["m"]
+    assert lazy_marked == [True]
+    again, usage2 = ask(lazy, graph, method="global", level=0)  # reused: no report call
+    assert "lazy_report" not in usage2.stages and again.citations
+    r, usage3 = ask(lazy, graph, method="retag", level=0)  # retag reads the same reports
+    assert "lazy_report" not in usage3.stages and r.trace.reports_retrieved >= 1
+
+
+@pytest.mark.llm
+def test_lazy_with_the_real_local_llm(real_settings, real_graph):
+    s = real_settings.model_copy(update={"index_method": "lazy"})
+    ingest(s, real_graph, [SAMPLE])
+    try:
+        a, usage = ask(s, real_graph, budget=8)
+    except NothingRelevantError:
+        pytest.skip("the 135M model judged no text unit relevant")  # honest, not a crash
+    assert usage.stages["relevance"].calls + usage.stages["relevance"].cached <= 8
+    assert {c.id for c in a.citations} <= chunk_ids(real_graph)
+    assert a.answer.strip()
+
+
+def test_eval_compares_lazy_global_and_retag_on_a_lazy_index(lazy, graph, double, tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("What are the main themes?\nWho matters most in these stories?\n")
+    out = CliRunner().invoke(main, ["eval", str(questions), "--methods", "lazy,global,retag",
+                                    "--level", "0", "--out", str(tmp_path / "ev"), "--json"],
+                             env=double_vars(lazy) | neo4j_vars(lazy))
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["failures"] == [] and len(data["answers"]) == 2 * 3
+    assert len(data["win_rates"]) == 3 * 4
+    answers = json.loads((tmp_path / "ev" / "answers.json").read_text())
+    lazy_answers = [a for a in answers if a["method"] == "lazy"]
+    assert len(lazy_answers) == 2 and all(a["citations"] for a in lazy_answers)
+    assert all(c["kind"] == "text_unit" for a in lazy_answers for c in a["citations"])
+    scores = json.loads((tmp_path / "ev" / "scores.json").read_text())
+    assert set(scores["claims"]) == {"lazy", "global", "retag"}
+    assert double.count("report") == len(
+        graph.run("query/reports_at_level", scope="general", level=0))  # built once, reused
+
+
+def test_cli_ingest_lazy_then_ask_lazy(settings, graph, double):
+    env = {**neo4j_vars(settings), **double_vars(settings)}
+    r = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--lazy", "--json", "--quiet"], env=env)
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["llm_total"]["calls"] == 0 and summary["communities_rebuilt"]
+    assert any("lazy index" in o for o in summary["outcomes"])
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
+    assert r.exit_code == 0, r.output
+    assert "lazy search: 4 of 4 relevance tests" in r.output and "text unit" in r.output
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4",
+                                  "--json"], env=env)
+    out = json.loads(r.stdout)
+    assert out["trace"]["lazy_search"]["tests"] == 4
+    assert out["citations"] and out["citations"][0]["kind"] == "text_unit"
+
+
+def test_a_failed_report_on_demand_is_recorded_and_retried(lazy, graph, double):
+    from tests.llm_double import Fail
+
+    double.script["report"] = lambda b: (_ for _ in ()).throw(Fail(500))
+    uncached = lazy.model_copy(update={"llm_cache": False})
+    with pytest.raises(LevelError):  # no report at the level: the global query fails
+        ask(uncached, graph, method="global", level=0)
+    failed = graph.driver.execute_query(
+        "MATCH (c:Community {level: 0}) RETURN count(CASE WHEN c.report_status = 'failed' "
+        "THEN 1 END) AS f, count(c) AS n", database_=graph.database).records[0]
+    assert failed["f"] == failed["n"] > 0
+    from tests.llm_double import DEFAULTS
+    double.script["report"] = DEFAULTS["report"]
+    a, usage = ask(uncached, graph, method="global", level=0)  # retried, now stored
+    assert usage.stages["lazy_report"].calls == failed["n"] and a.trace.reports_retrieved

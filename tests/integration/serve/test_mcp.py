@@ -1,0 +1,85 @@
+"""MCP with the SDK's own client, over streamable HTTP (/mcp) and over stdio (`serve
+--mcp-stdio` as a desktop agent launches it): the tools listed, `ask` answering with
+citations and cost, the other read tools, resources, write tools only with --allow-writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+pytest.importorskip("mcp", reason="the serve extra is not installed")
+from mcp import StdioServerParameters  # noqa: E402
+from mcp.client import Client  # noqa: E402
+
+from tests.conftest import double_vars, neo4j_vars  # noqa: E402
+
+from .conftest import BASE_PORT, Running  # noqa: E402
+
+pytestmark = pytest.mark.integration
+READ_TOOLS = {"ask", "list_topics", "list_documents", "search_reports", "get_report"}
+
+
+def _data(result) -> object:
+    """A tool's structured result (a list comes wrapped as {"result": [...]})."""
+    assert not result.is_error, result.content
+    data = result.structured_content
+    if data is None:
+        data = json.loads(result.content[0].text)
+    return data["result"] if set(data) == {"result"} else data
+
+
+async def _exercise(client) -> dict:
+    tools = {t.name for t in (await client.list_tools()).tools}
+    asked = _data(await client.call_tool("ask", {"question": "Who is Scrooge?", "level": 0}))
+    hits = _data(await client.call_tool("search_reports", {"query": "Scrooge", "k": 3}))
+    report = _data(await client.call_tool("get_report", {"report_id": hits[0]["id"]}))
+    docs = _data(await client.call_tool("list_documents", {}))
+    bad = await client.call_tool("ask", {"question": "x", "method": "nope"})
+    resources = {str(r.uri) for r in (await client.list_resources()).resources}
+    corpus = await client.read_resource("retag://corpus")
+    return {"tools": tools, "ask": asked, "hits": hits, "report": report, "docs": docs,
+            "bad": bad, "resources": resources, "corpus": corpus}
+
+
+def _check(got: dict) -> None:
+    assert got["tools"] >= READ_TOOLS and not {"ingest", "delete_documents"} & got["tools"]
+    a = got["ask"]
+    assert a["method"] == "local" and a["routing"]["kind"] == "specific"
+    assert a["answer"] and a["citations"] and {"kind", "id", "title"} <= a["citations"][0].keys()
+    assert a["cost"]["llm_calls"] >= 2 and "LLM calls" in a["cost"]["line"]
+    assert len(got["hits"]) >= 1 and {"id", "title", "summary"} <= got["hits"][0].keys()
+    assert got["report"]["entities"] and "findings" in got["report"]
+    assert len(got["docs"]) == 4
+    assert got["bad"].is_error and "unknown method 'nope'" in got["bad"].content[0].text
+    assert "retag://corpus" in got["resources"]
+    assert got["corpus"].contents
+
+
+async def test_mcp_over_http(indexed):
+    with Running(indexed, BASE_PORT + 5) as srv:
+        async with Client(f"{srv.url}/mcp") as client:
+            got = await _exercise(client)
+    _check(got)
+
+
+async def test_mcp_write_tools_only_with_allow_writes(indexed):
+    with Running(indexed, BASE_PORT + 6, allow_writes=True) as srv:
+        async with Client(f"{srv.url}/mcp") as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+    assert {"ingest", "delete_documents"} <= tools
+
+
+async def test_mcp_over_stdio(indexed):
+    # this checkout first, then whatever the test run was given
+    path = os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, **neo4j_vars(indexed), **double_vars(indexed),
+           "MAP_CONTEXT_TOKENS": "1500", "LLM_MAX_RETRIES": "1", "PYTHONPATH": path}
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "neo4j_retag.cli", "serve", "--mcp-stdio"],
+                                   env=env)
+    async with Client(params) as client:
+        got = await _exercise(client)
+    _check(got)

@@ -1,0 +1,78 @@
+"""The page at / in headless Chromium (the system one, as tests/integration/test_browser.py):
+ask, watch the stages and the streamed answer, click a citation, read the report beside the
+answer. The screenshot goes to docs/serve-page.png with RETAG_UPDATE_DOCS=1."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+
+from neo4j_retag.config import REPO_ROOT
+from tests.unit.test_explore import ARGS, CHROMIUM
+
+from .conftest import BASE_PORT, Running
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
+
+
+def _reduce(body) -> str:
+    ids = list(dict.fromkeys(re.findall(r"Reports \((\d+)\)", body["messages"][-1]["content"])))
+    cite = f" [Data: Reports ({', '.join(ids[:3])})]" if ids else ""
+    return ("Two threads run through the story. Scrooge's counting-house and Marley's memory "
+            f"tie money to loneliness{cite}.\n\nFezziwig's ball and Belle's farewell show what "
+            f"Scrooge gave up for gold, and the Cratchits what he might still share{cite}.")
+
+
+@pytest.fixture
+def chromium():
+    if not CHROMIUM.exists() and not shutil.which("chromium"):
+        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM if CHROMIUM.exists() else
+                                                  shutil.which("chromium")),
+                              headless=True, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def test_page_asks_streams_and_opens_a_cited_report(indexed, double, chromium, tmp_path):
+    double.script["reduce"] = _reduce
+    with Running(indexed, BASE_PORT + 6) as srv:
+        page = chromium.new_page(viewport={"width": 1300, "height": 820})
+        page.goto(srv.url + "/")
+        assert page.locator("#method").input_value() == "auto"
+        page.fill("#question", "What are the main themes of the story?")
+        page.click("#go")
+        logs: list[str] = []
+        page.on("console", lambda m: logs.append(m.text))
+        try:
+            page.wait_for_function(
+                "() => document.getElementById('cost').textContent.length > 0", timeout=60_000)
+        except Exception:
+            pytest.fail(f"no answer: error {page.locator('#error').text_content()!r}, events "
+                        f"{page.locator('#events li').all_text_contents()}, console {logs}")
+        events = page.locator("#events li").all_text_contents()
+        assert events[0].startswith("classified: global question -> global"), events
+        assert any(e.startswith("retrieved") for e in events)
+        assert any(e.startswith("map batch") for e in events)
+        assert "Two threads run through the story" in page.locator("#answer").text_content()
+        assert "LLM calls" in page.locator("#cost").text_content()
+        links = page.locator("#citations a.citation")
+        assert links.count() >= 1
+        title = links.first.text_content().split(": ", 1)[1]
+        links.first.click()
+        page.wait_for_selector("#report-title", timeout=30_000)
+        assert page.locator("#report-title").text_content() == title
+        assert page.locator("#report .entities li").count() >= 1
+        assert page.locator("#report .finding").count() >= 1
+        # docs/serve-page.png is this screenshot, taken with RETAG_UPDATE_DOCS=1
+        shot = (REPO_ROOT / "docs" if os.environ.get("RETAG_UPDATE_DOCS") == "1"
+                else tmp_path) / "serve-page.png"
+        page.screenshot(path=str(shot))
+        assert shot.stat().st_size > 10_000

@@ -1,0 +1,55 @@
+"""Typed stage results: each failed item a `Failure` ({item, reason, error} in JSON), counts
+derived from the lists, and topic mining reading a failed reduce from a typed trace field."""
+
+import asyncio
+
+from neo4j_retag.errors import LLMError
+from neo4j_retag.index import topics
+from neo4j_retag.index.elements import error_text
+from neo4j_retag.index.results import IngestResult, ReportCounts
+from neo4j_retag.llm.reply import ReplyFault
+from neo4j_retag.model import Answer, Failure, Trace
+
+
+def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
+    res = IngestResult(
+        text_units_failed=[Failure.of("doc-00001", ReplyFault("truncated", "cut"))],
+        summaries_failed=[Failure.of("Scrooge", LLMError("summarize: timed out", "timeout"))],
+        reports=ReportCounts(ok=2, failures=[Failure.of("report 7", LLMError("x"))]),
+        skipped=[Failure(item="a.bin", reason="binary", error="binary file")])
+    data = res.model_dump(mode="json")
+    assert data["text_units_failed"] == [
+        {"item": "doc-00001", "reason": "truncated", "error": "truncated: cut"}]
+    assert data["summaries_failed"][0]["reason"] == "timeout"
+    assert data["reports"]["failed"] == 1 and data["reports"]["failures"][0]["item"] == "report 7"
+    assert data["skipped"] == [{"item": "a.bin", "reason": "binary", "error": "binary file"}]
+    assert res.failed_items == 3  # skipped inputs are listed, not retried
+    assert list(res.failures) == ["text unit", "summary", "community", "topic item"]
+
+
+def test_error_text_starts_with_the_reason_once():
+    assert error_text(ReplyFault("loop", "repeats")) == "loop: repeats"
+    assert error_text(LLMError("map: LLM call failed", "http500")) == (
+        "http500: map: LLM call failed")
+    assert error_text(KeyError("k")) == "KeyError: 'k'"
+
+
+def test_topic_mining_fails_an_answer_whose_reduce_failed(monkeypatch):
+    """A failed reduce is read from `Trace.failures`, not from the wording of a note."""
+    trace = Trace(map_batches=2)
+    trace.failures.append(Failure.of("reduce", LLMError("reduce: LLM call failed", "http500")))
+    trace.note("the words of this note do not matter")
+
+    async def answer(*args, **kwargs):
+        return Answer(answer="points", trace=trace)
+
+    monkeypatch.setattr(topics, "global_answer", answer)
+    failed: list[Failure] = []
+    text = asyncio.run(topics._global(None, None, None, "q", 0, "list", "topic question L0",
+                                      failed))
+    assert text == "points" and [f.item for f in failed] == ["topic question L0"]
+    assert "reduce (http500)" in failed[0].error
+    trace.failures.clear()  # the same answer without the failure: nothing failed
+    failed.clear()
+    asyncio.run(topics._global(None, None, None, "q", 0, "list", "topic question L0", failed))
+    assert failed == []

@@ -1,0 +1,47 @@
+"""A streamed completion (llm.stream) against the scripted double: pieces as they come, the
+same cache key as ``complete``, usage counted, and an unusable streamed reply asked again
+without streaming after telling the listener to start over."""
+
+import pytest
+
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm.stream import complete_streaming
+from tests.llm_double import Reply, ScriptedLLM
+
+from .test_client import answers, settings_for
+
+MSGS = [{"role": "user", "content": "Say something about Scrooge."}]
+
+
+@pytest.fixture
+def double():
+    d = ScriptedLLM()
+    d.start()
+    yield d
+    d.stop()
+
+
+async def test_pieces_then_cached_like_complete(tmp_path, double):
+    double.script["reduce"] = lambda b: "Scrooge learns to keep Christmas in his heart."
+    usage, pieces = Usage(), []
+    async with LLM(settings_for(tmp_path, double), usage) as llm:
+        text = await complete_streaming(llm, MSGS, stage="reduce", on_token=pieces.append)
+        assert text == "Scrooge learns to keep Christmas in his heart."
+        assert len(pieces) == 8 and "".join(pieces) == text
+        assert double.calls[-1][1]["stream"] is True
+        st = usage.stages["reduce"]
+        assert st.calls == 1 and st.completion_tokens > 0 and st.prompt_tokens > 0
+        # the same request without streaming is a cache hit: same key as LLM.complete
+        assert await llm.complete(MSGS, stage="reduce") == text
+        assert usage.stages["reduce"].cached == 1 and double.count() == 1
+
+
+async def test_an_unusable_stream_starts_over_without_streaming(tmp_path, double):
+    double.script["reduce"] = answers(Reply("cut off in the mid", finish_reason="length"),
+                                    "A whole answer.")
+    pieces: list = []
+    async with LLM(settings_for(tmp_path, double)) as llm:
+        text = await complete_streaming(llm, MSGS, stage="reduce", on_token=pieces.append)
+    assert text == "A whole answer."
+    assert None in pieces and pieces[-1] == "A whole answer."
+    assert [c[1].get("stream") for c in double.calls] == [True, None]

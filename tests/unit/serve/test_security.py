@@ -1,0 +1,79 @@
+"""serve's safety checks without a server: the bind rule, the bearer key, the ingest root
+(no `..`, no symlink escape, a folder holding a link that leads out), the question gate."""
+
+import asyncio
+
+import pytest
+
+from neo4j_retag.config import Settings
+from neo4j_retag.errors import ConfigError, InputError
+from neo4j_retag.serve.answer import AskRequest, cost_line
+from neo4j_retag.serve.gate import BusyError, Gate
+from neo4j_retag.serve.security import authorised, check_bind, inside_root
+
+
+def test_bind_needs_a_key_beyond_loopback():
+    for host in ("127.0.0.1", "localhost", "::1"):
+        check_bind(host, Settings(serve_api_key=None).api)
+    for key in (None, ""):
+        with pytest.raises(ConfigError, match="without SERVE_API_KEY"):
+            check_bind("0.0.0.0", Settings(serve_api_key=key).api)
+    check_bind("0.0.0.0", Settings(serve_api_key="k").api)
+
+
+def test_bearer_key():
+    assert authorised("Bearer k3y", "k3y") and authorised("bearer k3y ", "k3y")
+    for header in (None, "", "Bearer", "Bearer k3", "Basic k3y", "k3y"):
+        assert not authorised(header, "k3y")
+
+
+def test_ingest_root(tmp_path):
+    root, out = tmp_path / "root", tmp_path / "out"
+    (root / "docs").mkdir(parents=True)
+    out.mkdir()
+    (root / "docs" / "a.txt").write_text("a")
+    (out / "b.txt").write_text("b")
+    assert inside_root("docs/a.txt", root) == (root / "docs" / "a.txt").resolve()
+    assert inside_root(str(root / "docs"), root) == (root / "docs").resolve()
+    (root / "link").symlink_to(out)
+    (root / "docs" / "b.txt").symlink_to(out / "b.txt")
+    for bad, why in (("../out/b.txt", r"'\.\.'"), ("docs/../../out", r"'\.\.'"),
+                     (str(out / "b.txt"), "outside"), ("link", "outside"),
+                     ("docs", "outside"), ("nope.txt", "does not exist")):
+        with pytest.raises(InputError, match=why):
+            inside_root(bad, root)
+    with pytest.raises(InputError, match="SERVE_INGEST_ROOT"):
+        inside_root("docs/a.txt", None)
+
+
+async def test_gate_caps_and_refuses_past_the_queue():
+    gate = Gate(limit=2, queue_limit=1)
+    release = asyncio.Event()
+
+    async def question():
+        async with gate.slot():
+            await release.wait()
+
+    tasks = []
+    for _ in range(3):
+        gate.admit()
+        tasks.append(asyncio.create_task(question()))
+    await asyncio.sleep(0.01)
+    assert (gate.active, gate.waiting) == (2, 1)
+    with pytest.raises(BusyError) as busy:
+        gate.admit()
+    assert busy.value.retry_after >= 1 and gate.refused == 1
+    release.set()
+    await asyncio.gather(*tasks)
+    assert gate.as_dict() == {"limit": 2, "queue_limit": 1, "active": 0, "waiting": 0,
+                                   "max_active": 2, "answered": 3, "refused": 1}
+
+
+def test_ask_request():
+    assert AskRequest(question="q", method="global", dynamic=True).method_name() == \
+        "global-dynamic"
+    with pytest.raises(InputError, match="--dynamic goes with --method global"):
+        AskRequest(question="q", method="retag", dynamic=True).method_name()
+    line = cost_line({"trace": {"method": "retag", "llm": {"calls": 3, "cached": 1,
+                     "prompt_tokens": 900, "completion_tokens": 80}, "seconds": {"total": 2.5}}})
+    assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"
