@@ -9,6 +9,7 @@ of the unchanged ones). When a graphrag 3.3 venv is present (GRAPHRAG_VENV, else
 back; else GraphRAG's figures measured for issue 18 on this machine are quoted (marked so).
 
     .venv/bin/python benchmarks/llm_cost.py --articles 20 [--articles 200] [--runs on,off,added]
+        [--assign-batch K]
 
 Starts (if needed) and EMPTIES the benchmark Neo4j (RETAG_BENCH_BOLT_PORT, default 7689).
 Writes bench-results/llm_cost-<N>.json.
@@ -119,7 +120,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     fake_stats(url, reset=True)
     estimate = estimate_ingest(settings, [corpus], graph)
     t0 = time.perf_counter()
-    result = with_llm(settings, usage, lambda llm: run_ingest(settings, [corpus], llm, graph))
+    result = with_llm(settings, usage, lambda llm: run_ingest(graph, llm, settings, [corpus]))
     seconds = time.perf_counter() - t0
     record_usage(graph, usage)
     record_estimate(graph, estimate)
@@ -136,7 +137,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
         "topic_prompt_tokens": topic_prompt,
         "topic_prompt_share": round(topic_prompt / max(total.prompt_tokens, 1), 3),
         "stages": stages, "fakellm_calls_by_kind": fk.get("calls"),
-        "reports": result.reports, "report_sources": report_sources(graph),
+        "reports": result.reports.model_dump(mode="json"), "report_sources": report_sources(graph),
         "estimate": {"calls": estimate.total.calls, "prompt_tokens": estimate.total.prompt_tokens,
                      "completion_tokens": estimate.total.completion_tokens,
                      "stages": estimate.as_dict()},
@@ -146,20 +147,21 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     }
 
 
-def run_ours(n: int, runs: list[str], url: str, work: Path) -> dict[str, Any]:
+def run_ours(n: int, runs: list[str], url: str, work: Path,
+             extra: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     corpus = work / f"bbc-{n}"
     copy_articles(corpus, n)
     for name in runs:
         if name == "added":
             continue
-        settings = bench_settings(url).model_copy(update={
+        settings = bench_settings(url, **extra).model_copy(update={
             "llm_cache": name == "on", "llm_cache_dir": work / f"cache-{n}-{name}"})
         with Graph(settings) as graph:
             wipe(graph)
             out[f"cache_{name}"] = one_ingest(settings, graph, corpus, url)
     if "added" in runs:
-        settings = bench_settings(url)
+        settings = bench_settings(url, **extra)
         part = work / f"bbc-{n}-minus-1"
         copy_articles(part, n, skip_last=True)
         with Graph(settings) as graph:
@@ -213,19 +215,24 @@ def main() -> None:
     ap.add_argument("--articles", type=int, action="append")
     ap.add_argument("--runs", default="on,off,added")
     ap.add_argument("--port", type=int, default=8871, help="fakellm's port")
+    ap.add_argument("--assign-batch", type=int, default=None,
+                    help="TOPIC_ASSIGN_BATCH (default: the setting's); written to "
+                         "llm_cost-<N>-assign<K>.json when given")
     args = ap.parse_args()
+    extra = {} if args.assign_batch is None else {"topic_assign_batch": args.assign_batch}
     RESULTS.mkdir(exist_ok=True)
     for n in args.articles or [20]:
         with tempfile.TemporaryDirectory() as tmp, fakellm(args.port) as url:
             work = Path(tmp)
-            ours = run_ours(n, args.runs.split(","), url, work)
+            ours = run_ours(n, args.runs.split(","), url, work, extra)
             graphrag = run_graphrag(n, work) if Path(work / f"bbc-{n}").exists() else {}
         ref = graphrag if graphrag.get("ran") else (graphrag.get("quoted_from_issue_18") or {})
         off = ours.get("cache_off", {})
         ratios = {k: round(off[k] / ref[k], 3) for k in ("chat_calls", "prompt_tokens",
                                                          "completion_tokens", "report_calls")
                   if off and ref.get(k)}
-        res = {"articles": n, "ours": ours, "graphrag": graphrag,
+        res = {"articles": n, "topic_assign_batch": bench_settings(url, **extra).index
+               .topic_assign_batch, "ours": ours, "graphrag": graphrag,
                "ratios_cache_off_vs_graphrag": ratios, "machine": machine()}
         print(json.dumps({k: v for k, v in res.items() if k != "ours"}, indent=2))
         for name, run in ours.items():
@@ -236,7 +243,8 @@ def main() -> None:
         if "added" in ours:
             a = ours["added"]
             print("added", {k: v for k, v in a.items() if k not in ("first", "second")})
-        (RESULTS / f"llm_cost-{n}.json").write_text(json.dumps(res, indent=2, default=str))
+        suffix = "" if args.assign_batch is None else f"-assign{args.assign_batch}"
+        (RESULTS / f"llm_cost-{n}{suffix}.json").write_text(json.dumps(res, indent=2, default=str))
 
 
 if __name__ == "__main__":

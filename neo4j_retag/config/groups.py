@@ -174,6 +174,9 @@ class IndexSettings(Group):
         "REPORT_COMPOSE_MAX_ENTITIES", 3, "communities of at most this many entities get a "
         "report composed from their descriptions, without an LLM call (README: what a model's "
         "report adds there)")
+    topic_assign_batch: int = Field(
+        1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
+        "their topics per LLM call (README: What a user pays)")
     method: Literal["full", "lazy"] = env(
         "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
         "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")

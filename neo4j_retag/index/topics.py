@@ -4,7 +4,8 @@ with global queries at one level (the cheapest to read), build each topic's subg
 
 Topic subgraphs, two ways:
 - ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
-  subgraph is what those text units produced. Cost: one call per text unit.
+  subgraph is what those text units produced. Cost: one call per ``TOPIC_ASSIGN_BATCH`` text
+  units (index/topic_assign.py).
 - ``reextract`` (the paper's way): topic-conditioned extraction of every text unit; entities
   found again under a topic's focus join its subgraph (names found only there are not added
   to the general graph). Cost: #topics x #text units extraction calls.
@@ -14,9 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Literal
-
-from pydantic import create_model
 
 from ..config import Settings
 from ..db import Graph, Record
@@ -28,6 +26,7 @@ from ..prompts import fragment, render
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
 from ..query.global_search import global_answer
 from ..query.retrieval import levels
+from . import topic_assign
 from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_text_unit
@@ -107,29 +106,11 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
 
 async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
                             progress: Progress, failed: list[Failure] | None = None) -> int:
-    """Label each text unit with its topics (a JSON-schema enum of the topic names); a text
-    unit whose labelling failed is appended to ``failed``."""
-    failed = [] if failed is None else failed
-    names = tuple(t.name for t in topics)
-    model = create_model("TopicLabels", topics=(list[Literal[names]], []))  # type: ignore[valid-type]
-    listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
-    rows: list[Record] = []
-
-    async def one(unit: TextUnit) -> None:
-        msgs = render("index/assign_topics", topics=listing,
-                      text=unit.text)
-        try:
-            labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)
-            rows.extend({"chunk_id": unit.id, "topic": n}
-                        for n in dict.fromkeys(labels.topics))  # type: ignore[attr-defined]
-        except LLMError as err:
-            # an unlabelled text unit stays in the general graph only (until the retry)
-            _failure(failed, f"topic labels of text unit {unit.id}", err)
-        progress("topic assign", 1, None)
-
-    await asyncio.gather(*(one(u) for u in _text_units(graph)))
-    graph.write("index/label_topic_chunks", rows)
-    return len(rows)
+    """Label each text unit with its topics (``index.topic_assign_batch`` text units per call,
+    index/topic_assign.py); a text unit whose labelling failed is appended to ``failed``."""
+    return await topic_assign.assign_text_units(
+        graph, llm, settings, topics, progress, [] if failed is None else failed,
+        _text_units(graph))
 
 
 async def reextract_text_units(graph: Graph, llm: LLM, settings: Settings,
