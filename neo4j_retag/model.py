@@ -136,11 +136,13 @@ class ReportRow(BaseModel):
     level: int | None = None
     rank: float | None = None
     score: float | None = None
+    composed: bool = False  # composed from descriptions without an LLM call (issue 18)
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> ReportRow:
         return cls(id=r["id"], title=r.get("title") or "", full_content=r.get("full_content")
-                   or "", level=r.get("level"), rank=r.get("rank"), score=r.get("score"))
+                   or "", level=r.get("level"), rank=r.get("rank"), score=r.get("score"),
+                   composed=bool(r.get("composed")))
 
 
 class Citation(BaseModel):
@@ -188,6 +190,7 @@ class ContextReport(BaseModel):
     score: float | None = None
     rating: float | None = None
     cited: bool = False
+    composed: bool = False  # a report composed from descriptions, not written by the model
 
 
 class Selection(BaseModel):

@@ -81,8 +81,11 @@ def double() -> Iterator[ScriptedLLM]:
 
 
 def make_settings(tmp_path: Path, base: dict[str, Any], **extra: Any) -> Settings:
+    # reports composed for single entities only (as before issue 18): the tests' tiny graphs
+    # would otherwise get no LLM report at all
     return Settings(**{"llm_cache_dir": tmp_path / "llm-cache", "openai_model": "double",
-                       "llm_json_mode": "json_schema", "llm_max_retries": 1, **base, **extra})
+                       "llm_json_mode": "json_schema", "llm_max_retries": 1,
+                       "report_compose_max_entities": 1, **base, **extra})
 
 
 @pytest.fixture
@@ -104,7 +107,8 @@ def neo4j_vars(settings: Settings) -> dict[str, str]:
 def double_vars(settings: Settings) -> dict[str, str]:
     """Environment variables pointing a CLI run at the scripted LLM double of ``settings``."""
     return {"OPENAI_BASE_URL": settings.llm.endpoint, "OPENAI_MODEL": "double",
-            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir)}
+            "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir),
+            "REPORT_COMPOSE_MAX_ENTITIES": str(settings.index.report_compose_max_entities)}
 
 
 def wipe(graph: Graph) -> None:

@@ -49,6 +49,7 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "glean": _glean_or_loop,
     "claims": "claims",
     "summarize": "summarize",
+    "topic_summary": "summarize",  # the corpus description (index/topics.py, issue 18)
     "report": "report",
     "map": "map",
     "reduce": "reduce",
@@ -188,6 +189,9 @@ def default_route(body: dict[str, Any]) -> str:
 
 def default_assign(body: dict[str, Any]) -> str:
     topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
+    passages = [f for f in _asked_fields(body) if f.startswith("passage_")]
+    if passages:  # a batch (index/topic_assign.py): the first topic for each passage
+        return json.dumps({p: topics[:1] for p in passages})
     return json.dumps({"topics": topics[:1]})
 
 

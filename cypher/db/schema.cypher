@@ -11,6 +11,9 @@ CREATE INDEX document_path IF NOT EXISTS FOR (d:Document) ON (d.path);
 CREATE INDEX chunk_extracted IF NOT EXISTS FOR (c:Chunk) ON (c.extracted);
 CREATE INDEX entity_dirty IF NOT EXISTS FOR (e:Entity) ON (e.dirty);
 CREATE INDEX community_scope_level IF NOT EXISTS FOR (c:Community) ON (c.scope, c.level);
+CREATE INDEX community_report_key IF NOT EXISTS FOR (c:Community) ON (c.report_key);
+CREATE INDEX archive_report_key IF NOT EXISTS FOR (a:ReportArchive) ON (a.report_key);
+CREATE INDEX archive_scope IF NOT EXISTS FOR (a:ReportArchive) ON (a.scope);
 CREATE FULLTEXT INDEX community_reports IF NOT EXISTS FOR (c:Community) ON EACH [c.title, c.summary, c.full_content]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}};
 CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS FOR (c:Chunk) ON EACH [c.text]

@@ -2,7 +2,7 @@
 // (at every level) and to their parent; a topic's communities also to their :Topic.
 UNWIND $rows AS row
 CREATE (c:Community {id: row.id, scope: $scope, level: row.level, size: size(row.members),
-                     carried: row.carried, parent: row.parent})
+                     carried: row.carried, parent: row.parent, membership: row.membership})
 WITH c, row
 CALL (c, row) {
   UNWIND row.members AS key

@@ -9,4 +9,6 @@ RETURN COUNT { (:Document) } AS documents,
        COUNT { (c:Community {scope: 'general'}) WHERE c.report_status = 'ok' } AS community_reports,
        COUNT { (c:Community) WHERE c.report_status = 'failed' } AS failed_reports,
        COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
+       COUNT { (c:Community) WHERE c.report_source = 'composed' } AS composed_reports,
+       COUNT { (c:Community) WHERE c.reused_from IS NOT NULL } AS reused_reports,
        COUNT { (:Topic) } AS topics

@@ -2,5 +2,6 @@
 MATCH (c:Community {scope: $scope, level: $level})
 WHERE c.report_status = 'ok'
 RETURN c.id AS id, c.title AS title, c.full_content AS full_content, c.rank AS rank,
-       c.level AS level
+       c.level AS level,
+       c.report_source = 'composed' AS composed
 ORDER BY c.id

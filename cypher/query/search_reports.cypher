@@ -3,6 +3,7 @@
 CALL db.index.fulltext.queryNodes('community_reports', $query) YIELD node, score
 WHERE node.scope = $scope AND node.level = $level AND node.report_status = 'ok'
 RETURN node.id AS id, node.title AS title, node.full_content AS full_content,
-       node.rank AS rank, node.level AS level, score
+       node.rank AS rank, node.level AS level,
+       node.report_source = 'composed' AS composed, score
 ORDER BY score DESC, id
 LIMIT $top_p

@@ -45,12 +45,15 @@ if TYPE_CHECKING:
 @click.option("--quiet", is_flag=True,
               help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
 @click.option("--wait", is_flag=True, help=WAIT_HELP)
+@click.option("--estimate", is_flag=True,
+              help="print the expected LLM calls and tokens per stage (and a price with "
+                   "LLM_PRICE_INPUT / LLM_PRICE_OUTPUT); calls no LLM, writes nothing")
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
            resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
-           quiet: bool, wait: bool) -> None:
+           quiet: bool, wait: bool, estimate: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
@@ -71,10 +74,19 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     if lazy:
         updates["index_method"] = "lazy"
     settings = waiting(obj.settings, wait).model_copy(update=updates)
+    if estimate:
+        from .estimate import print_estimate
+        print_estimate(settings, list(paths), text_field, not no_topics, as_json)
+        return
     usage = Usage()
     seconds: dict[str, float] = {}
 
     async def work(llm: Any, graph: Any) -> tuple[Any, dict[str, Any]]:
+        from ..index.estimate import estimate_ingest, record_actual, record_estimate
+        est = estimate_ingest(settings, list(paths), graph, text_field=text_field,
+                              topics=not no_topics)
+        if est.text_units:  # kept for `stats`: this run's estimate beside what it spent
+            record_estimate(graph, est)
         # with --json, progress lines go to stderr so stdout stays one JSON document
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
                           stream=sys.stderr if as_json else None,
@@ -82,6 +94,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
             result = await run_ingest(graph, llm, settings, paths, progress=bars,
                                       text_field=text_field, topics=not no_topics,
                                       topic_mode=topic_mode)
+        if est.text_units:
+            record_actual(graph, usage)
         return result, collect(graph)
 
     with timed(seconds, "total"):
@@ -175,6 +189,13 @@ def stats(obj: Ctx, as_json: bool) -> None:
         usage.add_row(u["stage"], str(u["calls"]), str(u["cached"]), str(u["prompt_tokens"]),
                       str(u["completion_tokens"]))
     console.print(usage)
+    if data.get("ingest_estimate"):
+        est = Table("stage (last ingest)", "calls est. / actual", "prompt tokens est. / actual",
+                    "completion tokens est. / actual")
+        for e in data["ingest_estimate"]:
+            est.add_row(e["stage"], *(f"{e[k]:,} / {e['actual_' + k] or 0:,}" for k in
+                                      ("calls", "prompt_tokens", "completion_tokens")))
+        console.print(est)
 
 
 @click.group()

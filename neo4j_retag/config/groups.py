@@ -118,6 +118,11 @@ class LLMSettings(Group):
         "a small model under a grammar loops until max_tokens without them")
     cache: bool = env("LLM_CACHE", True, "disk cache of LLM responses")
     cache_dir: Path | None = env("LLM_CACHE_DIR", None, "unset = <home>/llm-cache")
+    price_input: float | None = env(
+        "LLM_PRICE_INPUT", None, "price per million prompt tokens (ingest --estimate prints a "
+        "price)")
+    price_output: float | None = env(
+        "LLM_PRICE_OUTPUT", None, "price per million completion tokens")
 
     @property
     def local(self) -> bool:
@@ -172,6 +177,13 @@ class IndexSettings(Group):
     leiden_seed: int = env("LEIDEN_SEED", 42)
     report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000)
     report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500)
+    report_compose_max_entities: int = env(
+        "REPORT_COMPOSE_MAX_ENTITIES", 3, "communities of at most this many entities get a "
+        "report composed from their descriptions, without an LLM call (README: what a model's "
+        "report adds there)")
+    topic_assign_batch: int = Field(
+        1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
+        "their topics per LLM call (README: What a user pays)")
     method: Literal["full", "lazy"] = env(
         "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
         "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")

@@ -17,6 +17,7 @@ from ..config import Settings
 from ..db import Graph
 from ..model import GENERAL
 from .gds import Gds, unique_name
+from .report_reuse import membership_hash
 
 MAX_SPLIT_DEPTH = 6
 
@@ -212,14 +213,25 @@ class Clusterer:
         return roots
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
-        """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them."""
-        self.graph.run_script("index/clear_communities", scope=scope)
+        """Replace ``scope``'s :Community nodes with ``roots``' hierarchy; returns all of them.
+
+        The old communities with a report are archived first (``index/archive_communities``):
+        a new community with the same level and members keeps the old one's id, so an id once
+        cited never points at another community; the others get ids never given before."""
+        self.graph.run_script("index/archive_communities", scope=scope)
         comms = walk(roots)
+        kept = {(r["level"], r["membership"]): r["id"]
+                for r in self.graph.run("index/archived_communities", scope=scope)}
         next_id = self.graph.run("index/next_community_id")[0]["next"]
-        for i, c in enumerate(comms):
-            c.id = next_id + i
+        for c in comms:
+            c.id = kept.pop((c.level, membership_hash(c.members)), -1)
+        for c in comms:
+            if c.id < 0:
+                c.id, next_id = next_id, next_id + 1
         parents = {child.id: c.id for c in comms for child in c.children}
         rows = [{"id": c.id, "level": c.level, "members": c.members, "carried": c.carried,
-                 "parent": parents.get(c.id)} for c in comms]
+                 "parent": parents.get(c.id), "membership": membership_hash(c.members)}
+                for c in comms]
         self.graph.write("index/write_communities", rows, scope=scope)
+        self.graph.run("index/set_index_meta", props={"next_community_id": next_id})
         return comms

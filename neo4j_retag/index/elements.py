@@ -108,7 +108,8 @@ def mark_failed(graph: Graph, unit_id: str, err: BaseException) -> None:
 
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
                           descriptions: list[str], failures: list[Failure] | None = None,
-                          chatter: Counter[str] | None = None) -> str:
+                          chatter: Counter[str] | None = None,
+                          stage: str = "summarize") -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
     as is; the joined texts, truncated, when the LLM fails (a `Failure` of ``name`` then
     appended to ``failures``, so the caller can retry it later). The model's lead-ins and
@@ -128,7 +129,7 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
                   descriptions=listing,
                   max_words=int(settings.index.summary_max_tokens * WORDS_PER_TOKEN))
     try:
-        text = await llm.complete(msgs, stage="summarize",
+        text = await llm.complete(msgs, stage=stage,
                                   max_tokens=settings.index.summary_max_tokens)
     except LLMError as err:
         log.warning("summary of %r failed (%s): the descriptions joined instead", name, err)

@@ -125,7 +125,9 @@ class ConceptClusterer(Clusterer):
         return roots
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
-        self.graph.run_script("index/clear_communities", scope=GENERAL)
+        # as Clusterer.write: entity reports are archived (kept for a full index again), and
+        # new ids come above every id ever given, so a cited id never names another community
+        self.graph.run_script("index/archive_communities", scope=GENERAL)
         comms = walk(roots)
         next_id = self.graph.run("index/next_community_id")[0]["next"]
         for i, c in enumerate(comms):
@@ -134,6 +136,7 @@ class ConceptClusterer(Clusterer):
         rows = [{"id": c.id, "level": c.level, "members": c.members, "carried": c.carried,
                  "parent": parents.get(c.id)} for c in comms]
         self.graph.write("index/write_concept_communities", rows)
+        self.graph.run("index/set_index_meta", props={"next_community_id": next_id + len(comms)})
         return comms
 
 

@@ -119,9 +119,10 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
 
 def rebuild_communities(graph: Graph, settings: Settings) -> int:
     """General-graph hierarchy; returns the number of communities. Topics built on the old
-    hierarchy are removed first (they are stale; the next topic build makes them again), so
-    community ids start from 0 as in a first run: the same graph gets the same ids (global
-    search batches and cites by id)."""
+    hierarchy are removed first (they are stale; the next topic build makes them again).
+    A community with the same level and members as before keeps its id and its report
+    (``Clusterer.write``): the same graph gets the same ids (global search batches and cites
+    by id), and an added document changes only the communities it touches."""
     graph.run_script("index/clear_topics")
     clusterer = Clusterer(graph, settings)
     comms = clusterer.write(clusterer.hierarchy(GENERAL), GENERAL)
@@ -183,9 +184,10 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                                    "skipped")
             return result
         # an empty graph has no communities, reports or topics (every document deleted: the
-        # old ones would answer from content that is gone)
+        # old ones would answer from content that is gone). Reports go to the archive no query
+        # reads, reused only by a community with the same members and descriptions again
         graph.run_script("index/clear_topics")
-        graph.run_script("index/clear_communities", scope=GENERAL)
+        graph.run_script("index/archive_communities", scope=GENERAL)
         graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": False})
         result.communities_rebuilt = True
         result.outcomes.append("no entities left: communities, reports and topics removed")

@@ -25,6 +25,7 @@ from ..prompts import csv_line, csv_table, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .elements import error_text
+from .report_reuse import composed_props, report_key, reusable, reuse_props
 from .results import ReportCounts
 
 # communities whose contexts are read (and reports stored) together: at most this many, and
@@ -208,22 +209,12 @@ async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport
                                 max_tokens=settings.index.report_max_tokens)
 
 
-def single_entity_report(elements: Record) -> CommunityReport:
-    """The report of a community of one entity without relationships: its description and
-    claims, as they are (an LLM summary of one description adds nothing)."""
-    e = elements["entities"][0]
-    claims = [Finding(summary=f"{c['type'] or 'claim'} ({c['status']})",
-                      explanation=c["description"] or "") for c in elements["claims"]]
-    return CommunityReport(title=e["name"], summary=e["description"] or e["name"], rating=1.0,
-                           rating_explanation="a single entity without relationships",
-                           findings=claims)
-
-
 def report_props(report: CommunityReport) -> Record:
     return {"title": report.title, "summary": report.summary, "rating": report.rating,
             "rank": report.rating, "rating_explanation": report.rating_explanation,
             "findings": json.dumps([f.model_dump() for f in report.findings]),
-            "full_content": report.markdown(), "report_status": "ok", "report_error": None}
+            "full_content": report.markdown(), "report_status": "ok", "report_error": None,
+            "report_source": "llm", "reused_from": None}
 
 
 async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
@@ -231,13 +222,17 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                         chatter: Counter[str] | None = None) -> ReportCounts:
     """Reports for every community of ``scope`` still without one, deepest level first.
 
+    Each report is paid once (``index/report_reuse``): a community whose members and
+    descriptions were reported already (another level, another scope, the hierarchy before
+    this one) reuses that report; one of at most ``index.report_compose_max_entities``
+    entities gets a report composed from its descriptions; only the others cost an LLM call.
     A report that fails after the LLM layer's retries is recorded (``report_status:
     'failed'``, ``report_error`` starting with the reason) and never stops the others; the
     next run retries it. A community with a sub-community whose report failed waits (its
     report would be written from an incomplete context): recorded as failed with the reason
-    "waiting", retried with it. Returns the counts (`ReportCounts`, with the ``[Data: ...]``
-    ids in report text that were not in its context, removed, as ``invalid_citations``) and
-    each failure (item ``report <id>``).
+    "waiting", retried with it. Returns the counts (`ReportCounts`: LLM reports, reused,
+    composed, waiting, and the ``[Data: ...]`` ids in report text that were not in its
+    context, removed, as ``invalid_citations``) and each failure (item ``report <id>``).
     LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
@@ -247,24 +242,24 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.index.report_context_tokens
 
-    async def one(cid: int, elements: Record,
-                  children: list[Record]) -> Record:
+    async def one(cid: int, elements: Record, children: list[Record], key: str,
+                  found: list[Record]) -> Record:
+        reused = reuse_props(cid, found)
+        if reused is not None:
+            done.reused += 1
+            progress(task, 1, None)
+            return {"id": cid, "props": {**reused, "report_key": key}}
+        if len(elements["entities"]) <= settings.index.report_compose_max_entities:
+            done.composed += 1
+            progress(task, 1, None)
+            return {"id": cid, "props": {**composed_props(elements), "reused_from": None,
+                                         "report_key": report_key(elements, "composed")}}
         if any(c["status"] != "ok" for c in children):
             # recorded, not left blank: every community has a report or a reason it has none
             done.waiting += 1
             progress(task, 1, None)
             return {"id": cid, "props": {"report_status": "failed", "report_error": (
                 "waiting: a sub-community's report failed; retried with it by the next run")}}
-        if len(children) == 1 and children[0]["carried"] and children[0]["status"] == "ok":
-            # a carried copy has the same members: the same report, no LLM call
-            done.copied += 1
-            progress(task, 1, None)
-            return {"id": cid, "props": children[0]["report"]}
-        if len(elements["entities"]) == 1 and not elements["relationships"]:
-            # one entity, no relationship: its description is the whole story, no LLM call
-            done.single += 1
-            progress(task, 1, None)
-            return {"id": cid, "props": report_props(single_entity_report(elements))}
         context = mixed_context(elements, children, budget, enc)
         try:
             report, changed = (await _report(llm, settings, context)).without_chatter()
@@ -274,7 +269,7 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             # context's ids here, the invalid ones counted and kept on the community
             report, invalid = report.checked_citations(context)
             done.invalid_citations += len(invalid)
-            props = report_props(report) | {"invalid_citations": invalid}
+            props = {**report_props(report), "report_key": key, "invalid_citations": invalid}
             done.ok += 1
         except LLMError as err:
             props = {"report_status": "failed", "report_error": error_text(err)}
@@ -291,6 +286,13 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             children: dict[int, list[Record]] = {i: [] for i in ids}
             for row in graph.run("index/community_children", ids=ids):
                 children[row["parent"]].append(row)
-            rows = await asyncio.gather(*(one(i, elements[i], children[i]) for i in ids))
+            # reports are looked up after the deeper levels were stored: a community that
+            # Leiden did not split reuses its child's report
+            keys = {i: report_key(elements[i], settings.llm.model) for i in ids}
+            found = reusable(graph, sorted(set(keys.values())))
+            rows = await asyncio.gather(*(one(i, elements[i], children[i], keys[i],
+                                              found.get(keys[i], [])) for i in ids))
             graph.write("index/set_reports", rows)
+    if not done.failed and not done.waiting:
+        graph.run("index/prune_archive", scopes=[scope])
     return done

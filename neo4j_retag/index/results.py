@@ -13,14 +13,15 @@ from .topic_names import Topic
 
 
 class ReportCounts(BaseModel):
-    """`build_reports` for one scope: LLM reports (``ok``), reports ``copied`` from a
-    carried-down copy, ``single``-entity reports (no LLM call), communities ``waiting`` for a
-    sub-community's failed report, ``invalid_citations`` removed from report text, and the
-    ``failures`` (item ``report <id>``)."""
+    """`build_reports` for one scope: LLM reports (``ok``), reports ``reused`` from a community
+    with the same members and descriptions (another level or scope, an earlier hierarchy),
+    reports ``composed`` from a tiny community's descriptions (no LLM call; issue 18),
+    communities ``waiting`` for a sub-community's failed report, ``invalid_citations``
+    removed from report text, and the ``failures`` (item ``report <id>``)."""
 
     ok: int = 0
-    copied: int = 0
-    single: int = 0
+    reused: int = 0
+    composed: int = 0
     waiting: int = 0
     invalid_citations: int = 0  # [Data: ...] ids in report text not in its context (removed)
     failures: list[Failure] = Field(default_factory=list)

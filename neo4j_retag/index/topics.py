@@ -1,22 +1,20 @@
-"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine the corpus topics and a corpus
-description with global queries at every level, build each topic's subgraph (entities marked
-with a per-topic label), and give each topic its own communities and reports.
+"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine topics and a corpus description
+with global queries at one level (the cheapest to read), build each topic's subgraph
+(entities with a per-topic label), and give each topic its own communities and reports.
 
 Topic subgraphs, two ways:
 - ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
-  subgraph is what those text units produced. Cost: one call per text unit.
+  subgraph is what those text units produced. Cost: one call per ``TOPIC_ASSIGN_BATCH`` text
+  units (index/topic_assign.py).
 - ``reextract`` (the paper's way): topic-conditioned extraction of every text unit; entities
-  found again under a topic's focus join its subgraph (new names found only there are not
-  added to the general graph). Cost: #topics x #text units extraction calls.
+  found again under a topic's focus join its subgraph (names found only there are not added
+  to the general graph). Cost: #topics x #text units extraction calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Literal
-
-from pydantic import create_model
 
 from ..config import Settings
 from ..db import Graph, Record
@@ -29,6 +27,7 @@ from ..prompts import fragment, render
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
 from ..query.global_search import global_answer
 from ..query.retrieval import levels
+from . import topic_assign
 from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_text_unit
@@ -66,21 +65,28 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, question: str, lev
     return a.answer
 
 
+def mining_level(graph: Graph) -> int | None:
+    """The level topic mining reads: the one whose reports are shortest in all. Every level
+    covers every entity (carried down); the root's few large communities usually tell the
+    corpus in the fewest tokens (README, "What a user pays": every level cost 38 %)."""
+    rows = graph.run("index/level_report_sizes")
+    return min(rows, key=lambda r: (r["chars"], r["level"]))["level"] if rows else None
+
+
 async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: int,
                       failed: list[Failure] | None = None) -> tuple[list[Topic], str]:
-    """Topics and a corpus description from global queries at every level (ReTAG §3.2.1).
-    Items that failed (a global answer, the topic list, the corpus summary) are appended to
-    ``failed``; what the others gave is still used."""
+    """Topics and a corpus description from global queries (ReTAG §3.2.1) at one level
+    (:func:`mining_level`). Items that failed (a global answer, the topic list, the corpus
+    summary) are appended to ``failed``; what the others gave is still used."""
     failed = [] if failed is None else failed
     q_topics = fragment("index/topics_question")
     q_corpus = fragment("index/corpus_question")
-    topic_answers, descriptions = [], []
-    for level in levels(graph, GENERAL):
-        topic_answers.append(await _global(
-            graph, llm, settings, q_topics, level,
-            "a bulleted list of topics, 'name: description'", f"topic question L{level}", failed))
-        descriptions.append(await _global(graph, llm, settings, q_corpus, level,
-                                          "one paragraph", f"corpus question L{level}", failed))
+    level = mining_level(graph)
+    topic_answers = [await _global(graph, llm, settings, q_topics, level, "a bulleted list of "
+                                   "topics, 'name: description'", f"topic question L{level}",
+                                   failed)] if level is not None else []
+    descriptions = [await _global(graph, llm, settings, q_corpus, level, "one paragraph",
+                                  f"corpus question L{level}", failed)] if level is not None else []
     joined = "\n\n".join(topic_answers)
     try:
         listed = (await llm.structured(
@@ -91,7 +97,8 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
         listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
     summary_failed: list[Failure] = []
-    corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed)
+    corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
+                                   stage="topic_summary")
     for f in summary_failed:  # the descriptions joined stand in meanwhile
         _failure(failed, "corpus description", f"its summary failed: descriptions joined "
                                                f"({f.reason})")
@@ -100,29 +107,11 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
 
 async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
                             progress: Progress, failed: list[Failure] | None = None) -> int:
-    """Label each text unit with its topics (a JSON-schema enum of the topic names); a text
-    unit whose labelling failed is appended to ``failed``."""
-    failed = [] if failed is None else failed
-    names = tuple(t.name for t in topics)
-    model = create_model("TopicLabels", topics=(list[Literal[names]], []))  # type: ignore[valid-type]
-    listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
-    rows: list[Record] = []
-
-    async def one(unit: TextUnit) -> None:
-        msgs = render("index/assign_topics", topics=listing,
-                      text=unit.text)
-        try:
-            labels = await llm.structured(msgs, model, stage="topic_assign", max_tokens=100)
-            rows.extend({"chunk_id": unit.id, "topic": n}
-                        for n in dict.fromkeys(labels.topics))  # type: ignore[attr-defined]
-        except LLMError as err:
-            # an unlabelled text unit stays in the general graph only (until the retry)
-            _failure(failed, f"topic labels of text unit {unit.id}", err)
-        progress("topic assign", 1, None)
-
-    await asyncio.gather(*(one(u) for u in _text_units(graph)))
-    graph.write("index/label_topic_chunks", rows)
-    return len(rows)
+    """Label each text unit with its topics (``index.topic_assign_batch`` text units per call,
+    index/topic_assign.py); a text unit whose labelling failed is appended to ``failed``."""
+    return await topic_assign.assign_text_units(
+        graph, llm, settings, topics, progress, [] if failed is None else failed,
+        _text_units(graph))
 
 
 async def reextract_text_units(graph: Graph, llm: LLM, settings: Settings,
@@ -211,6 +200,8 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                          f"{reports[label].failed} failed: " + "; ".join(
                              f.line() for f in reports[label].failures))
     graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
+    if not failed:
+        graph.run("index/prune_topic_archive")
     uncovered = graph.run("index/uncovered_roots", labels=labels)
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),

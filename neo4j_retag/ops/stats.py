@@ -19,7 +19,8 @@ def record_usage(graph: Graph, usage: Usage) -> None:
 def collect(graph: Graph) -> Record:
     """Counts as a dict: documents, text_units, entities, relationships, claims, communities,
     community_reports, levels (one entry per level), topics (with their levels), llm_usage,
-    dropped_records ({reason: extraction records dropped})."""
+    dropped_records ({reason: extraction records dropped}), ingest_estimate (per stage, the last
+    ingest's estimate and actual calls / prompt / completion tokens)."""
     out: Record = graph.run("ops/stats")[0]
     out["levels"] = graph.run("query/scope_levels", scope=GENERAL)
     topics = graph.run("index/topic_counts")
@@ -28,6 +29,8 @@ def collect(graph: Graph) -> Record:
     out["topic_subgraphs"] = topics
     out["llm_usage"] = graph.run("ops/usage")
     out["dropped_records"] = {r["reason"]: r["records"] for r in graph.run("ops/dropped_records")}
+    # the last ingest's estimate (ingest --estimate's figures) beside what it spent
+    out["ingest_estimate"] = graph.run("ops/estimate")
     return out
 
 

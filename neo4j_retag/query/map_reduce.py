@@ -169,7 +169,8 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     """
     by_id = {r.id: r for r in (*citable, *reports)}
     trace.reports_retrieved = len(reports)
-    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score)
+    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
+                                   composed=r.composed)
                      for r in reports]
     events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
     if not reports:

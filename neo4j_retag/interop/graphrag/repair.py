@@ -19,7 +19,7 @@ folder need not hold all three, so the import repairs, in this order:
 3. **Unclustered entities** (GraphRAG clusters only the largest connected component by default,
    and GraphRAG 1.x/2.x put the rest in a dummy community ``-1``, microsoft/graphrag#1422):
    each gets a level-0 community of its own whose report is its description and claims, as
-   :func:`~neo4j_retag.index.reports.single_entity_report` writes for our own single-entity
+   :func:`~neo4j_retag.index.report_reuse.composed_props` does for our own tiny
    communities (no LLM call; an entity without a description gets no report). A relationship
    endpoint missing from GraphRAG's entities table gets none: GraphRAG never clustered it and
    there is nothing to report (the plan warns about those).

@@ -110,7 +110,7 @@ def test_empty_graph_and_single_entity(settings, graph, double, tmp_path):
     f.write_text("Scrooge alone.")
     double.script["extract"] = lambda b: '{"entities": [{"name": "Scrooge"}], "relationships": []}'
     res = ingest(settings, graph, [f])
-    assert res.reports.single == 1 and double.count("report") == 0  # nothing to summarise
+    assert res.reports.composed == 1 and double.count("report") == 0  # nothing to summarise
     title = graph.driver.execute_query("MATCH (c:Community) RETURN c.title AS t").records[0]["t"]
     assert title == "Scrooge"
     assert collect(graph)["communities"] == 1

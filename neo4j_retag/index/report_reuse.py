@@ -1,0 +1,100 @@
+"""Each community report paid once, by design (issue 18), and tiny communities for free.
+
+A report is a function of what its prompt shows: the community's members with their
+descriptions, the relationships between them and the claims about them. Its ``report_key``
+hashes exactly that (plus the model name: another model, other reports), so a community with
+the same members and the same descriptions as one already reported — at another level (a
+community Leiden did not split, a carried copy), in a topic scope (they repeat the general
+communities), or in an earlier hierarchy (kept as ``:ReportArchive`` by ``index/communities``
+until the new one is reported) — reuses that report without an LLM call; ``reused_from``
+names the community it came from. Degrees are left out of the key: a relationship added
+outside the community changes an endpoint's degree (a ranking hint in the context), not what
+the report can say.
+
+Communities of at most ``REPORT_COMPOSE_MAX_ENTITIES`` entities get a report composed from
+their descriptions (``report_source: 'composed'``): a report of so few entities can only
+restate their descriptions (README, "What a user pays", says what is measured of it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ..db import Graph, Record
+from ..model import report_markdown
+
+# the report fields copied when a report is reused (index/reports.report_props writes them)
+REPORT_FIELDS = ("title", "summary", "rating", "rank", "rating_explanation", "findings",
+                 "full_content", "report_status", "report_error", "report_source")
+
+
+def membership_hash(members: list[str]) -> str:
+    """The community's member set, as a short stable hash (``Community.membership``)."""
+    return hashlib.sha256("\x1f".join(sorted(members)).encode()).hexdigest()[:24]
+
+
+def report_key(elements: Record, how: str) -> str:
+    """Hash of what a report of ``elements`` is written from, and ``how`` (the model name,
+    or "composed"): equal keys, equal reports."""
+    ents = sorted((e["key"], e["name"] or "", e["description"] or "")
+                  for e in elements["entities"])
+    rels = sorted((r["source_key"], r["target_key"], r["description"] or "")
+                  for r in elements["relationships"])
+    claims = sorted((c["key"], c["type"] or "", c["status"] or "", c["description"] or "")
+                    for c in elements["claims"])
+    blob = json.dumps([how, ents, rels, claims], ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def composed_props(elements: Record) -> Record:
+    """A report composed from the descriptions, no LLM call: the entities (by degree) and
+    their descriptions as the summary, one finding per relationship and per claim."""
+    ents = sorted(elements["entities"], key=lambda e: (-(e["degree"] or 0), e["key"]))
+    names = [e["name"] for e in ents]
+    title = names[0] if len(names) == 1 else (
+        ", ".join(names[:-1]) + " and " + names[-1] if len(names) <= 3
+        else f"{', '.join(names[:3])} and {len(names) - 3} more")
+    summary = " ".join(f"{e['name']}: {(e['description'] or '').strip() or 'no description'}"
+                       .rstrip(".") + "." for e in ents)
+    findings = [{"summary": f"{r['source']} and {r['target']}",
+                 "explanation": (r["description"] or "").strip()}
+                for r in sorted(elements["relationships"],
+                                key=lambda r: (-(r["combined_degree"] or 0), r["source_key"],
+                                               r["target_key"]))]
+    findings += [{"summary": f"{c['entity']}: {c['type'] or 'claim'} ({c['status']})",
+                  "explanation": (c["description"] or "").strip()} for c in elements["claims"]]
+    explanation = (f"composed from the descriptions of {len(ents)} "
+                   f"entit{'y' if len(ents) == 1 else 'ies'}; not rated by a model")
+    rating = 1.0
+    return {"title": title, "summary": summary, "rating": rating, "rank": rating,
+            "rating_explanation": explanation, "findings": json.dumps(findings),
+            "full_content": report_markdown(title, summary, rating, explanation, findings),
+            "report_status": "ok", "report_error": None, "report_source": "composed"}
+
+
+def reusable(graph: Graph, keys: list[str]) -> dict[str, list[Record]]:
+    """Reports already written under ``keys`` (live communities of any scope first, then
+    archived ones): key -> [{id, archived, report}]."""
+    out: dict[str, list[Record]] = {}
+    if keys:
+        for row in graph.run("index/reports_by_key", keys=keys):
+            out.setdefault(row["key"], []).append(row)
+    return out
+
+
+def reuse_props(cid: int, found: list[Record]) -> Record | None:
+    """The props that give community ``cid`` a report found under its key: its own earlier
+    report (the same id in an archived hierarchy) as it was, else another community's with
+    ``reused_from`` naming it. None when nothing was found."""
+    if not found:
+        return None
+    own = next((f for f in found if f["id"] == cid), None)
+    src = own or found[0]
+    props: dict[str, Any] = {k: src["report"].get(k) for k in REPORT_FIELDS}
+    props["report_source"] = src["report"].get("report_source") or "llm"
+    props["reused_from"] = None if own else src["id"]
+    if own:
+        props["reused_from"] = src["report"].get("reused_from")
+    return props
