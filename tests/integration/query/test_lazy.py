@@ -188,3 +188,13 @@ def test_a_failed_report_on_demand_is_recorded_and_retried(lazy, graph, double):
     double.script["report"] = DEFAULTS["report"]
     a, usage = ask(uncached, graph, method="global", level=0)  # retried, now stored
     assert usage.stages["lazy_report"].calls == failed["n"] and a.trace.reports_retrieved
+
+
+def test_auto_on_a_lazy_index_builds_the_reports_of_the_method_it_chose(lazy, graph, double):
+    # auto's global choice reads a level's reports: on a lazy index they are built first, as
+    # for `--method global` (it failed with "the graph has no community reports")
+    double.script["route"] = lambda b: json.dumps({"kind": "global", "reason": "themes"})
+    a, usage = ask(lazy, graph, method="auto", level=0)
+    assert a.trace.routing.method == "global" and a.trace.reports_retrieved > 0
+    assert usage.stages["lazy_report"].calls > 0
+    assert any("built on demand" in n for n in a.trace.notes)
