@@ -198,3 +198,13 @@ def test_auto_on_a_lazy_index_builds_the_reports_of_the_method_it_chose(lazy, gr
     assert a.trace.routing.method == "global" and a.trace.reports_retrieved > 0
     assert usage.stages["lazy_report"].calls > 0
     assert any("built on demand" in n for n in a.trace.notes)
+
+
+def test_topics_build_on_a_lazy_index_says_why_not(lazy, graph, double):
+    env = {**neo4j_vars(lazy), **double_vars(lazy)}
+    r = CliRunner().invoke(main, ["topics", "build"], env=env)
+    # not "run `neo4j-retag ingest` first": the user just did
+    assert r.exit_code == 1 and "not built on a lazy index" in r.output, r.output
+    a, _ = ask(lazy, graph, method="retag", level=0)
+    assert any("a lazy index has no topics" in n for n in a.trace.notes)
+    assert not any("topics build" in n for n in a.trace.notes)
