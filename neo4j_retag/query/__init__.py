@@ -110,6 +110,13 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
     first = await run_method(method, graph, llm, settings, query)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
+    # an option the method does not use is said, not silently dropped
+    if query.budget is not None and chosen != "lazy":
+        first.trace.note(f"the budget applies to the lazy method only: {chosen} ignored it")
+    if refine_rounds > 0 and not METHODS[chosen].refinable:
+        refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)
+        first.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "
+                         "not refined")
     if refine_rounds <= 0 or not METHODS[chosen].refinable:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,
