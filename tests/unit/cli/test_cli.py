@@ -66,3 +66,10 @@ def test_ask_help_lists_every_registered_method():
 def test_out_of_range_numbers_are_usage_errors(args):
     out = CliRunner().invoke(main, args)  # refused before any service is reached
     assert out.exit_code == 2 and "Invalid value" in out.output, out.output
+
+
+def test_python_dash_m_runs_the_cli():
+    for module in ("neo4j_retag", "neo4j_retag.cli"):
+        out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                             text=True)
+        assert out.returncode == 0 and "Commands:" in out.stdout, out.stderr
