@@ -174,7 +174,8 @@ def main() -> None:
            "index": [full, lazy], "concept_quality": quality, "summary": summarise(rows),
            "runs": rows, "machine": machine()}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "lazy.json").write_text(json.dumps(out, indent=2, default=str))
+    name = "lazy.json" if corpus.name == "bbc-news" else f"lazy-{corpus.name}.json"
+    (RESULTS / name).write_text(json.dumps(out, indent=2, default=str))
     print(json.dumps({k: out[k] for k in ("index", "concept_quality", "summary")}, indent=2,
                      default=str))
 

@@ -23,6 +23,10 @@ class InputError(RetagError):
     """Bad input from the user: a missing path, an unknown topic, method or mode."""
 
 
+class NotFoundError(InputError):
+    """A named item (document, report, text unit, job) that does not exist (HTTP 404)."""
+
+
 class IntegrityError(RetagError):
     """Downloaded files that do not match their pinned size or SHA-256 (they are deleted)."""
 

@@ -1,9 +1,16 @@
-RETURN COUNT { (:Document) } AS documents,
+// the index kind first: a lazy index has concepts where a full one has entities
+OPTIONAL MATCH (m:Meta {id: 'index'})
+RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
+            WHEN EXISTS { (:Entity) } THEN 'full'
+            WHEN EXISTS { (:Concept) } THEN 'lazy' END AS index_method,
+       COUNT { (:Document) } AS documents,
        COUNT { (:Chunk) } AS text_units,
        COUNT { (c:Chunk) WHERE c.extracted = true } AS text_units_extracted,
        COUNT { (c:Chunk) WHERE c.error IS NOT NULL } AS text_units_failed,
        COUNT { (:Entity) } AS entities,
        COUNT { ()-[:RELATED]->() } AS relationships,
+       COUNT { (:Concept) } AS concepts,
+       COUNT { ()-[:CO_OCCURS]->() } AS co_occurrences,
        COUNT { (:Claim) } AS claims,
        COUNT { (:Community {scope: 'general'}) } AS communities,
        COUNT { (c:Community {scope: 'general'}) WHERE c.report_status = 'ok' } AS community_reports,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--glean", type=int, default=None, help="gleaning rounds (default 1)")
+@click.option("--glean", type=click.IntRange(0), default=None, help="gleaning rounds (default 1)")
 @click.option("--no-claims", is_flag=True, help="do not extract claims")
 @click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
               "concepts and their communities, no LLM call; reports are built when a query "
@@ -206,7 +206,7 @@ def topics() -> None:
 @topics.command("build")
 @click.option("--mode", type=click.Choice(["assign", "reextract"]), default="assign",
               help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
-@click.option("--max-topics", type=int, default=8)
+@click.option("--max-topics", type=click.IntRange(1), default=8)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--quiet", is_flag=True, help="no progress output")
 @click.pass_obj

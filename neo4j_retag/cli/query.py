@@ -117,13 +117,18 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(f"\nSources: {sources_line(answer)}", highlight=False, markup=False)
     tr = answer.trace
     console.print()
-    console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
-                  f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}[/dim]")
-    console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches {tr.map_batches}"
-                  f" (parse failures {tr.map_parse_failures}) | points {tr.points_total}, "
-                  f"zero {tr.points_zero}, in reduce {tr.points_in_reduce} | cited "
-                  f"{[c.id for c in answer.citations]} | chatter stripped "
-                  f"{tr.chatter_stripped}[/dim]")
+    if tr.lazy_search is None:  # the report side's trace (lazy has no topic, level or map)
+        console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
+                      f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}[/dim]")
+        console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches "
+                      f"{tr.map_batches} (parse failures {tr.map_parse_failures}) | points "
+                      f"{tr.points_total}, zero {tr.points_zero}, in reduce "
+                      f"{tr.points_in_reduce} | cited {[c.id for c in answer.citations]} | "
+                      f"chatter stripped {tr.chatter_stripped}[/dim]")
+    else:
+        console.print(f"[dim]method {tr.method} | cited text units "
+                      f"{[c.id for c in answer.citations]} | chatter stripped "
+                      f"{tr.chatter_stripped}[/dim]")
     t = usage.total
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds "

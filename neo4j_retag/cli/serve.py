@@ -10,7 +10,7 @@ from .common import Ctx, friendly
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="any other than loopback needs SERVE_API_KEY")
-@click.option("--port", type=int, default=8765, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 @click.option("--mcp-stdio", is_flag=True, help="MCP on stdin/stdout instead of HTTP (what a "
               "desktop agent launches)")
 @click.option("--allow-writes", is_flag=True, help="allow POST /ingest (under "

@@ -17,7 +17,7 @@ from typing import Any
 from ..config import Settings
 from ..db import Graph, Record
 from ..db.lock import index_lock
-from ..errors import InputError
+from ..errors import NotFoundError
 from ..llm import LLM
 from ..model import Progress, no_progress
 from .lock import holding_index_lock
@@ -50,7 +50,7 @@ def _matches(ref: str, doc: Record) -> bool:
 def resolve(graph: Graph, refs: Sequence[str]) -> list[Record]:
     """The documents named by ``refs`` (ids, id prefixes of >= 8 characters, paths, folders).
 
-    Raises InputError naming every ref that matches no document (nothing is deleted then)."""
+    Raises NotFoundError naming every ref that matches no document (nothing is deleted then)."""
     docs = list_documents(graph)
     found: dict[str, Record] = {}
     missing = []
@@ -60,7 +60,7 @@ def resolve(graph: Graph, refs: Sequence[str]) -> list[Record]:
             missing.append(ref)
         found.update((d["id"], d) for d in hits)
     if missing:
-        raise InputError("no such document: " + ", ".join(missing)
+        raise NotFoundError("no such document: " + ", ".join(missing)
                          + " (see `neo4j-retag documents list`)")
     return list(found.values())
 

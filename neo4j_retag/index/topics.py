@@ -32,6 +32,7 @@ from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_text_unit
 from .gds import sessions_requirements, unique_name
+from .lazy import index_method
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity
@@ -161,6 +162,10 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
     if settings.gds.mode == "sessions":
         sessions_requirements(settings)
+    if index_method(graph) == "lazy":  # no entities to label, no reports until asked
+        raise InputError("topics are not built on a lazy index: `ask --method retag` answers "
+                         "from the general graph; for topics, `neo4j-retag reset` and `ingest` "
+                         "without --lazy")
     if not levels(graph, GENERAL):
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")
     failed: list[Failure] = []

@@ -13,7 +13,8 @@ classification call picks retag/global or local). Method modules share helpers t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..config import Settings
@@ -66,9 +67,38 @@ METHODS: dict[str, Method] = {
     "lazy": Method(ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
                    "claims citing text units; on a lazy index or a full one"),
 }
+
+
+async def run_method(method: str, graph: Graph, llm: LLM, settings: Settings,
+                     query: Query) -> Answer:
+    """One registered method; on a lazy index the reports it reads are built first (on
+    demand, query/lazy_reports.py) and said in its trace."""
+    notes: list[str] = []
+    if METHODS[method].needs_reports and is_lazy(graph):
+        await ensure_reports(graph, llm, settings,
+                             needed_levels(graph, settings, method, query.level), notes)
+    got = await METHODS[method](graph, llm, settings, query)
+    note_all(got.trace, notes)
+    return got
+
+
+class _Prepared(Mapping[str, MethodFn]):
+    """The registry as auto calls it: through :func:`run_method`, so a method auto chooses
+    on a lazy index gets its reports built as when it is asked for by name."""
+
+    def __getitem__(self, name: str) -> MethodFn:
+        return functools.partial(run_method, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(METHODS)
+
+    def __len__(self) -> int:
+        return len(METHODS)
+
+
 # auto answers through the registry itself (method modules never import each other)
-METHODS["auto"] = Method(auto_method(METHODS), "one classification call: a global question "
-                         "-> retag (global without topics), a specific one -> local")
+METHODS["auto"] = Method(auto_method(_Prepared()), "one classification call: a global "
+                         "question -> retag (global without topics), a specific one -> local")
 
 
 async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query: Query, *,
@@ -78,13 +108,15 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
-    notes: list[str] = []
-    if METHODS[method].needs_reports and is_lazy(graph):  # on demand (query/lazy_reports.py)
-        await ensure_reports(graph, llm, settings,
-                             needed_levels(graph, settings, method, query.level), notes)
-    first = await METHODS[method](graph, llm, settings, query)
-    note_all(first.trace, notes)
+    first = await run_method(method, graph, llm, settings, query)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
+    # an option the method does not use is said, not silently dropped
+    if query.budget is not None and chosen != "lazy":
+        first.trace.note(f"the budget applies to the lazy method only: {chosen} ignored it")
+    if refine_rounds > 0 and not METHODS[chosen].refinable:
+        refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)
+        first.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "
+                         "not refined")
     if refine_rounds <= 0 or not METHODS[chosen].refinable:
         return first
     final, rounds = await refine(graph, llm, settings, query.question, first,

@@ -223,8 +223,9 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     # reports behind those points, never added to the text
     support = dict.fromkeys(i for p in used_points for i in p.reports)
     text, cited = keep_valid_reports(text, {*support, *(r.id for r in citable)}, trace)
-    if not cited:
-        trace.note("the answer cites no report: its sources are listed apart")
+    if not cited:  # "listed apart" only when there is something to list
+        trace.note("the answer cites no report: its sources are listed apart" if support else
+                   "the answer cites no report, and no map point named one of its reports")
 
     def citation(i: int) -> Citation:
         return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,

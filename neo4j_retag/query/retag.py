@@ -58,7 +58,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         if topic is None:
             topic = await classify_topic(llm, settings, question, topics, corpus, trace)
             if not topics:
-                trace.note("no topics stored (run `neo4j-retag topics build`): general graph")
+                lazy = graph.run("query/lazy_index")[0]["lazy"]  # topics are never built there
+                trace.note("a lazy index has no topics: general graph" if lazy else
+                           "no topics stored (run `neo4j-retag topics build`): general graph")
         trace.topic = topic
         scope = next((t["label"] for t in topics if t["name"] == topic), GENERAL)
         trace.scope = scope

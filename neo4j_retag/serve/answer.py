@@ -3,9 +3,9 @@ the same fields (:class:`AskRequest`) and give the same JSON (``Answer.as_dict()
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from ..config import Settings
 from ..db import Graph
@@ -20,7 +20,9 @@ MAX_QUESTION_CHARS = 4000
 class AskRequest(BaseModel):
     """The options of `neo4j-retag ask`, as fields."""
 
-    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    # stripped first: a blank question would spend LLM calls answering nothing
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
+                                               max_length=MAX_QUESTION_CHARS)]
     method: str = Field("retag", description="retag, global, global-dynamic, local, rag, ts, "
                         "lazy or auto (one classification call picks retag/global or local)")
     level: int | None = Field(None, ge=0, description="community level (default QUERY_LEVEL)")

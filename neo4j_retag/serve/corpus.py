@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..db import Graph, Record
-from ..errors import InputError
+from ..errors import NotFoundError
 from ..model import GENERAL
 from ..query.retrieval import lucene_query
 
@@ -37,20 +37,20 @@ def search_reports(graph: Graph, query: str, k: int = 10) -> list[Record]:
 
 def get_report(graph: Graph, report_id: int) -> Record:
     """One report: title, summary, level, rating, findings (summary, explanation) and its
-    entities (name, type, description; the best connected first). Raises InputError."""
+    entities (name, type, description; the best connected first). Raises NotFoundError."""
     rows = graph.run("serve/report", id=report_id, max_entities=MAX_ENTITIES)
     if not rows:
-        raise InputError(f"no community report {report_id}")
+        raise NotFoundError(f"no community report {report_id}")
     report = dict(rows[0])
     report["findings"] = _findings(report.get("findings"))
     return report
 
 
 def get_text_unit(graph: Graph, unit_id: str) -> Record:
-    """One text unit with its document's id, title and path. Raises InputError."""
+    """One text unit with its document's id, title and path. Raises NotFoundError."""
     rows = graph.run("serve/text_unit", id=unit_id)
     if not rows:
-        raise InputError(f"no text unit {unit_id}")
+        raise NotFoundError(f"no text unit {unit_id}")
     return rows[0]
 
 

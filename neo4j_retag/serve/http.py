@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
 
 from .. import events
-from ..errors import ConfigError, InputError, LevelError, LLMError, RetagError
+from ..errors import ConfigError, InputError, LevelError, LLMError, NotFoundError, RetagError
 from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
 from . import corpus
@@ -41,7 +41,8 @@ class WritesOffError(RetagError):
 
 
 STATUS: list[tuple[type[Exception], int]] = [
-    (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (InputError, 400),
+    (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (NotFoundError, 404),
+    (InputError, 400),
     (LevelError, 400), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
@@ -166,7 +167,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/jobs/{job_id}")
     async def job(job_id: str) -> dict[str, Any]:
         if job_id not in service.jobs:
-            raise InputError(f"no job {job_id}")
+            raise NotFoundError(f"no job {job_id}")
         return service.jobs[job_id]
 
     @app.get("/stats")

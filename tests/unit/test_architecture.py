@@ -15,10 +15,11 @@ from neo4j_retag.prompts import placeholders, sections
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer;
 # eval asks the query methods and serve answers through them (and index/ops), so both sit
-# above them and below the CLI, unaware of each other; events (stage events) is plain data
+# above them and below the CLI, unaware of each other; events (stage events) is plain data;
+# `python -m neo4j_retag` (__main__) runs the CLI
 LAYERS = [{"errors", "keys"}, {"config", "model", "tokens", "text", "events", "citations"},
           {"llm", "db", "prompts", "server"}, {"index", "query", "interop", "ops"},
-          {"eval", "serve"}, {"cli"}]
+          {"eval", "serve"}, {"cli"}, {"__main__"}]
 MAX_LINES = 300
 # the cross-arrows inside a layer: ReTAG mines topics with global search (index/topics.py);
 # the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt

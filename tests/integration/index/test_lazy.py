@@ -8,6 +8,7 @@ import pytest
 from neo4j_retag.errors import InputError
 from neo4j_retag.index.delete import delete_documents
 from neo4j_retag.llm import Usage
+from neo4j_retag.ops.stats import collect
 from tests.conftest import ingest
 
 pytestmark = pytest.mark.integration
@@ -40,6 +41,9 @@ def test_lazy_ingest_of_the_sample_corpus_makes_no_llm_call(lazy, graph, double)
     assert counts["concepts"] > 20 and counts["co"] > counts["concepts"] and counts["w"] >= 1
     assert counts["done"] == counts["chunks"] > 0 and counts["has"] >= counts["concepts"]
     assert counts["entities"] == 0
+    stats = collect(graph)  # `stats` tells a lazy index from an empty one
+    assert stats["index_method"] == "lazy" and stats["concepts"] == counts["concepts"]
+    assert stats["co_occurrences"] == counts["co"]
     comms = one(graph, """
         MATCH (c:Community {scope: 'general'})
         RETURN count(c) AS n, max(c.level) AS depth,

@@ -188,3 +188,23 @@ def test_a_failed_report_on_demand_is_recorded_and_retried(lazy, graph, double):
     double.script["report"] = DEFAULTS["report"]
     a, usage = ask(uncached, graph, method="global", level=0)  # retried, now stored
     assert usage.stages["lazy_report"].calls == failed["n"] and a.trace.reports_retrieved
+
+
+def test_auto_on_a_lazy_index_builds_the_reports_of_the_method_it_chose(lazy, graph, double):
+    # auto's global choice reads a level's reports: on a lazy index they are built first, as
+    # for `--method global` (it failed with "the graph has no community reports")
+    double.script["route"] = lambda b: json.dumps({"kind": "global", "reason": "themes"})
+    a, usage = ask(lazy, graph, method="auto", level=0)
+    assert a.trace.routing.method == "global" and a.trace.reports_retrieved > 0
+    assert usage.stages["lazy_report"].calls > 0
+    assert any("built on demand" in n for n in a.trace.notes)
+
+
+def test_topics_build_on_a_lazy_index_says_why_not(lazy, graph, double):
+    env = {**neo4j_vars(lazy), **double_vars(lazy)}
+    r = CliRunner().invoke(main, ["topics", "build"], env=env)
+    # not "run `neo4j-retag ingest` first": the user just did
+    assert r.exit_code == 1 and "not built on a lazy index" in r.output, r.output
+    a, _ = ask(lazy, graph, method="retag", level=0)
+    assert any("a lazy index has no topics" in n for n in a.trace.notes)
+    assert not any("topics build" in n for n in a.trace.notes)

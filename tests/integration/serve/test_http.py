@@ -70,7 +70,7 @@ def test_errors_are_one_json_line(client):
                     headers={"content-type": "application/json"})
     assert r.status_code == 413 and "request body over" in r.json()["error"]
     for resp in (client.get("/reports/999999"), client.get("/jobs/nope")):
-        assert resp.status_code == 400 and "Traceback" not in resp.text
+        assert resp.status_code == 404 and "Traceback" not in resp.text
     assert client.get("/health").json()["status"] == "ok"
     stats = client.get("/stats").json()
     assert stats["documents"] == 4 and stats["serve"]["limit"] >= 1

@@ -1,10 +1,10 @@
 """The command line: one-line errors naming the setting to fix, masked secrets, stats keys,
 and a killed `ingest` that resumes to the same graph without repeating an LLM call."""
 
-
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from neo4j_retag.cli import main
@@ -58,3 +58,18 @@ def test_ask_help_lists_every_registered_method():
     for name, m in METHODS.items():
         assert f"{name}: {m.help}" in text or f"{name} (default): {m.help}" in text, name
     assert "global-dynamic" in text and "(KGiRAG-style; retag, global)" in text
+
+
+@pytest.mark.parametrize("args", [["ingest", ".", "--glean", "-1"],
+                                  ["topics", "build", "--max-topics", "0"],
+                                  ["serve", "--port", "0"]])
+def test_out_of_range_numbers_are_usage_errors(args):
+    out = CliRunner().invoke(main, args)  # refused before any service is reached
+    assert out.exit_code == 2 and "Invalid value" in out.output, out.output
+
+
+def test_python_dash_m_runs_the_cli():
+    for module in ("neo4j_retag", "neo4j_retag.cli"):
+        out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                             text=True)
+        assert out.returncode == 0 and "Commands:" in out.stdout, out.stderr

@@ -175,3 +175,15 @@ def test_a_prose_map_reply_is_retried(tmp_path):
         return json.dumps({"points": [{"description": "p", "score": 60, "reports": ids[:1]}]})
     answer, _ = _answer(tmp_path, flaky)
     assert answer.trace.map_parse_failures == 0 and answer.trace.points_kept >= 1
+
+
+def test_no_sources_is_not_called_listed_apart(dsettings, double):
+    # map points naming no report of their batch (fakellm's "[Data: Reports [0]]"): nothing
+    # is behind the answer, so the note must not promise sources "listed apart"
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan", "score": 70, "reports": [99]}]})
+    double.script["reduce"] = lambda b: "The corpus is about a harbour town."
+    a = _ask(dsettings, _reports(3))
+    assert a.sources == [] and a.citations == []
+    assert not any("listed apart" in n for n in a.trace.notes)
+    assert any("no map point named one" in n for n in a.trace.notes)

@@ -4,6 +4,7 @@
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, InputError
@@ -74,6 +75,9 @@ def test_ask_request():
         "global-dynamic"
     with pytest.raises(InputError, match="--dynamic goes with --method global"):
         AskRequest(question="q", method="retag", dynamic=True).method_name()
+    with pytest.raises(ValidationError, match="at least 1 character"):
+        AskRequest(question="   \n")  # a blank question is no question (CLI exit 2, HTTP 422)
+    assert AskRequest(question="  Who?  ").question == "Who?"
     line = cost_line({"trace": {"method": "retag", "llm": {"calls": 3, "cached": 1,
                      "prompt_tokens": 900, "completion_tokens": 80}, "seconds": {"total": 2.5}}})
     assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"

@@ -1,0 +1,27 @@
+"""Options a method does not use (--budget off lazy, --refine off retag/global) are said in
+the trace, not silently dropped."""
+
+import asyncio
+
+from neo4j_retag import query
+from neo4j_retag.model import Answer, Query, Trace
+
+
+def _ask(monkeypatch, method, **kw):
+    async def fake(graph, llm, settings, q):
+        return Answer(answer="a", trace=Trace(method=method))
+    monkeypatch.setitem(query.METHODS, method, query.Method(fake, "test"))
+    refine = kw.pop("refine_rounds", 0)
+    return asyncio.run(query.answer(method, None, None, None, Query(question="q", **kw),
+                                    refine_rounds=refine))
+
+
+def test_budget_and_refine_on_a_method_that_ignores_them_are_noted(monkeypatch):
+    a = _ask(monkeypatch, "rag", budget=5, refine_rounds=2)
+    assert any("budget applies to the lazy method only" in n for n in a.trace.notes)
+    assert any("refinement applies to retag, global only" in n for n in a.trace.notes)
+
+
+def test_no_note_when_the_options_are_not_given(monkeypatch):
+    assert _ask(monkeypatch, "rag").trace.notes == []
+    assert _ask(monkeypatch, "lazy", budget=5).trace.notes == []
