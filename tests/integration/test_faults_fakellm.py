@@ -28,7 +28,11 @@ def test_faulted_ingest_converges_to_the_clean_graph(settings, graph, tmp_path):
     for name in ("faulted", "no_retries"):
         run = result[name]
         assert run["converged"], run["runs"]
-        assert run["equal_to_clean"], {k: v for k, v in run["compare"].items() if not v["equal"]}
+        diff = {k: v for k, v in run["compare"].items() if not v["equal"]}
+        # one run (retries recover every fault): the very same graph; several runs rebuild the
+        # hierarchy in between, so community ids (and fakellm's texts echoing them) may differ,
+        # never the documents, text units, entities, relationships, claims or memberships
+        assert run["equal_to_clean"] if run["reruns"] == 0 else run["same_structure"], diff
         assert run["accounting"]["all_accounted"], run["accounting"]
         assert sum(run["accounting"]["by_fault"][f]["injected"]
                    for f in run["accounting"]["by_fault"]) > 0  # faults did happen
