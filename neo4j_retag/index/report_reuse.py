@@ -64,7 +64,10 @@ def composed_props(elements: Record) -> Record:
                                 key=lambda r: (-(r["combined_degree"] or 0), r["source_key"],
                                                r["target_key"]))]
     findings += [{"summary": f"{c['entity']}: {c['type'] or 'claim'} ({c['status']})",
-                  "explanation": (c["description"] or "").strip()} for c in elements["claims"]]
+                  "explanation": (c["description"] or "").strip()}
+                 for c in sorted(elements["claims"],  # the same text whatever the read order
+                                 key=lambda c: (c["entity"], c["type"] or "", c["status"] or "",
+                                                c["description"] or ""))]
     explanation = (f"composed from the descriptions of {len(ents)} "
                    f"entit{'y' if len(ents) == 1 else 'ies'}; not rated by a model")
     rating = 1.0
