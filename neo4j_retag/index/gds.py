@@ -169,8 +169,12 @@ class Gds:
                  else [None] * len(df))
         by_id = {int(n): (list(i) if i is not None and len(i) else [int(c)])
                  for n, c, i in zip(df["nodeId"], df["communityId"], inter, strict=True)}
-        rows = self.graph.run("index/entity_keys_by_id", ids=list(by_id))
+        rows = self.keys_by_id(list(by_id))
         return {r["key"]: [int(x) for x in by_id[r["id"]]] for r in rows}
+
+    def keys_by_id(self, ids: list[int]) -> list[Record]:
+        """The key of each node id Leiden streamed (``{id, key}`` rows)."""
+        return self.graph.run("index/entity_keys_by_id", ids=ids)
 
     def leiden_write(self, g: Any, labels: list[str], prop: str) -> None:
         """Hierarchical Leiden written to each entity as ``prop: long[]`` (finest first)."""

@@ -83,17 +83,8 @@ class ConceptGds(Gds):
         row = self.graph.run("index/gds_project_concept_groups", name=name, groups=groups)[0]
         return self.client.graph.get(name), set(row["linked"])
 
-    def leiden_stream(self, g: Any, labels: list[str],
-                      intermediate: bool) -> dict[str, list[int]]:
-        df = self.client.leiden.stream(g, **self._leiden(labels, intermediate))
-        if df.empty:
-            return {}
-        inter = (df["intermediateCommunityIds"] if "intermediateCommunityIds" in df
-                 else [None] * len(df))
-        by_id = {int(n): (list(i) if i is not None and len(i) else [int(c)])
-                 for n, c, i in zip(df["nodeId"], df["communityId"], inter, strict=True)}
-        rows = self.graph.run("index/concept_keys_by_id", ids=list(by_id))
-        return {r["key"]: [int(x) for x in by_id[r["id"]]] for r in rows}
+    def keys_by_id(self, ids: list[int]) -> list[Record]:
+        return self.graph.run("index/concept_keys_by_id", ids=ids)
 
 
 class ConceptClusterer(Clusterer):
