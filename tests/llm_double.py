@@ -14,9 +14,11 @@ HTTP error).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
+import struct
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -356,6 +358,9 @@ class ScriptedLLM:
                 vectors = [double.embed(t) for t in texts]
                 if body.get("dimensions"):
                     vectors = [v[:body["dimensions"]] for v in vectors]
+                if body.get("encoding_format") == "base64":  # little-endian float32, as OpenAI
+                    vectors = [base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode()
+                               for v in vectors]
                 self._send(200, {"object": "list", "model": body["model"], "data": [
                     {"object": "embedding", "index": i, "embedding": v}
                     for i, v in enumerate(vectors)],

@@ -71,6 +71,9 @@ class Endpoint:
         local = settings.embedding.local(settings.llm)
         self.semaphore = asyncio.Semaphore(1 if local else settings.llm.parallel)
         self._client: openai.AsyncOpenAI | None = None
+        # vectors as base64 float32 (a fifth of the JSON floats' bytes, decoded without a JSON
+        # float parser); "float" after an endpoint refused it
+        self.encoding = "base64"
 
     @property
     def client(self) -> openai.AsyncOpenAI:
@@ -166,13 +169,22 @@ class Embedder:
     async def _call(self, texts: list[str], stage: str) -> list[Vector]:
         """One request for ``texts`` (transport retries inside); raises ReplyFault, LLMError,
         ConfigError."""
-        e = self.settings.embedding
+        e, ep = self.settings.embedding, self.endpoint
         extra: dict[str, Any] = {"dimensions": e.dimensions} if e.dimensions else {}
-        body = await request(
-            lambda: self.endpoint.client.embeddings.with_raw_response.create(
-                model=e.model, input=texts, encoding_format="float",
-                extra_headers={STAGE_HEADER: stage}, **extra),
-            self.settings, self.usage, self.endpoint.semaphore, stage, self.endpoint.target)
+        while True:
+            fmt = ep.encoding
+            try:
+                body = await request(
+                    lambda fmt=fmt: ep.client.embeddings.with_raw_response.create(
+                        model=e.model, input=texts, encoding_format=fmt,  # type: ignore[arg-type]
+                        extra_headers={STAGE_HEADER: stage}, **extra),
+                    self.settings, self.usage, ep.semaphore, stage, ep.target)
+                break
+            except LLMError as err:
+                if fmt != "base64" or "encoding_format" not in str(err):
+                    raise
+                self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
+                ep.encoding = "float"  # the endpoint takes only JSON floats
         st = self.usage.stage(stage)
         st.calls += 1
         vectors, pt = read_vectors(body, len(texts), self.dimensions)
@@ -199,19 +211,25 @@ class Embedder:
     async def embed_items(self, items: dict[str, str], *, stage: str = EMBED
                           ) -> tuple[dict[str, Vector], list[Failure]]:
         """Vectors by item id, and the items that failed (empty text; no usable reply after
-        the retries, each item alone). Raises ConfigError (wrong URL, key or model: every
+        the retries, each item alone). A text shared by several items (a report reused at
+        another level) is embedded once. Raises ConfigError (wrong URL, key or model: every
         item would fail alike)."""
         out: dict[str, Vector] = {}
         failures: list[Failure] = []
         todo: list[tuple[str, str]] = []
+        same: dict[str, list[str]] = {}  # text -> the items sharing it: embedded once
         for item, text in items.items():
             if not text.strip():
                 failures.append(Failure.of(item, "empty text: nothing to embed", EMPTY))
+            elif text in same:
+                same[text].append(item)
             elif self.cache is not None and (hit := self.cache.get(self._key(text))) is not None:
                 out[item] = hit
+                same[text] = [item]
                 self.usage.stage(stage).cached += 1
             else:
                 todo.append((item, text))
+                same[text] = [item]
         size = self.settings.embedding.batch
 
         async def one_batch(batch: list[tuple[str, str]]) -> None:
@@ -232,6 +250,14 @@ class Embedder:
                     self.cache.set(self._key(text), vector)
 
         await asyncio.gather(*(one_batch(todo[i:i + size]) for i in range(0, len(todo), size)))
+        for group in same.values():  # the items that share a text share its fate
+            first = group[0]
+            for item in group[1:]:
+                if first in out:
+                    out[item] = out[first]
+            if first not in out:
+                failures += [f.model_copy(update={"item": item}) for f in failures
+                             if f.item == first for item in group[1:]]
         return out, failures
 
     async def embed(self, texts: Sequence[str], *, stage: str = EMBED_QUERY) -> list[Vector]:

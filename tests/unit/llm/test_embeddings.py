@@ -53,7 +53,9 @@ def test_batches_in_order_cached_and_counted(tmp_path, double):
     items = {f"t{i}": f"text number {i} about ghosts" for i in range(7)}
     (vectors, failures), emb = embed_all(s, items)
     assert not failures and set(vectors) == set(items)
-    assert all(vectors[k] == pytest.approx(default_embed(t)) for k, t in items.items())
+    # base64 float32 on the wire: equal to float32 precision
+    assert all(vectors[k] == pytest.approx(default_embed(t), abs=1e-6)
+               for k, t in items.items())
     assert double.count("embed") == 3  # 7 texts in batches of 3
     st = emb.usage.stages[EMBED]
     assert st.calls == 3 and st.prompt_tokens > 0 and st.cached == 0 and st.failed == 0
@@ -75,7 +77,22 @@ def test_every_request_names_its_stage(tmp_path, double):
     assert len(v) == EMBED_DIM and usage.stages[EMBED_QUERY].calls == 1
     body = double.calls[-1][1]
     assert body["input"] == ["Which firms struggled?"] and body["model"] == "all-minilm-l6-v2"
-    assert body["encoding_format"] == "float" and "dimensions" not in body
+    assert body["encoding_format"] == "base64" and "dimensions" not in body
+
+
+def test_an_endpoint_refusing_base64_gets_floats(tmp_path, double):
+    def script(body):
+        if body["encoding_format"] == "base64":
+            raise Fail(400, {"error": {"message": "encoding_format: only 'float' is supported",
+                                       "param": "encoding_format"}})
+        return Raw({"data": [{"index": i, "embedding": default_embed(t)}
+                             for i, t in enumerate(body["input"])],
+                    "usage": {"prompt_tokens": 2}})
+    double.script["embed"] = script
+    (vectors, failures), emb = embed_all(settings_for(tmp_path, double), {"a": "x", "b": "y"})
+    assert not failures and vectors["a"] == pytest.approx(default_embed("x"))
+    assert emb.endpoint.encoding == "float" and emb.usage.stages[EMBED].failed == 0
+    assert [b["encoding_format"] for _, b in double.calls] == ["base64", "float"]
 
 
 def test_dimensions_are_sent_and_checked(tmp_path, double):
@@ -171,3 +188,19 @@ def test_read_vectors_orders_by_index_and_decodes_base64():
         read_vectors(body, 3, None)
     with pytest.raises(ReplyFault, match="NaN"):
         read_vectors({"data": [{"index": 0, "embedding": [float("nan")]}]}, 1, None)
+
+
+def test_a_text_shared_by_several_items_is_embedded_once(tmp_path, double):
+    items = {"a": "the same report", "b": "another", "c": "the same report"}
+    (vectors, failures), emb = embed_all(settings_for(tmp_path, double), items)
+    assert not failures and vectors["a"] == vectors["c"] and set(vectors) == {"a", "b", "c"}
+    assert double.calls[-1][1]["input"] == ["the same report", "another"]
+
+    def embed(text):
+        if text == "bad":
+            raise Fail(400, {"error": {"message": "refused"}})
+        return default_embed(text)
+    double.embed = embed
+    (vectors, failures), _ = embed_all(settings_for(tmp_path / "2", double),
+                                       {"x": "bad", "y": "ok", "z": "bad"})
+    assert set(vectors) == {"y"} and sorted(f.item for f in failures) == ["x", "z"]
