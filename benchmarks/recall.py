@@ -37,7 +37,7 @@ from ingest_bbc import ingest
 from pydantic import BaseModel
 
 from neo4j_retag.db import Graph
-from neo4j_retag.errors import LLMError
+from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.index.embed import embed_if_enabled
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.embeddings import Embedder
@@ -209,12 +209,15 @@ def main() -> None:
             async def question_vectors(llm: LLM) -> list[list[float]]:
                 return await Embedder.of(llm).embed(list(questions.values()))
             vectors = with_llm(esettings, Usage(), question_vectors)
-            results = []
+            results, missing = [], {}
             for (cat, q), vector in zip(questions.items(), vectors, strict=True):
                 corpus = ("A Christmas Carol by Charles Dickens" if args.graphrag_index
                           else "BBC News articles, 2004-2005")
-                kws = with_llm(kw_settings, Usage(), lambda llm, q=q, c=corpus: expand_keywords(
-                    llm, kw_settings, q, c, Trace()))
+                try:
+                    kws = with_llm(kw_settings, Usage(), lambda llm, q=q, c=corpus:
+                                   expand_keywords(llm, kw_settings, q, c, Trace()))
+                except ConfigError as err:  # the keyword model went away: said in the row
+                    kws, missing[cat] = [], str(err)
                 row = {"category": cat, "question": q, "keywords": kws,
                        "relevant": len(relevant[cat])}
                 ranked = rankings(graph, settings, args.level, q, kws, vector, max(p_values))
@@ -232,6 +235,8 @@ def main() -> None:
            "mean": summary, "per_question": results}
     if judge == "labels":
         out["labels"] = str(args.labels)
+    if missing:
+        out["keywords_failed"] = missing
     if imported:
         out |= {"graphrag_index": imported, "token_ratio_retag_global": ratios}
     RESULTS.mkdir(exist_ok=True)

@@ -149,20 +149,25 @@ def local_llm_env() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def local_embed_env() -> dict[str, Any]:
+def local_embed_env() -> Iterator[dict[str, Any]]:
     """The real local embedding server (all-MiniLM-L6-v2, int8 ONNX; issue 19) on
-    RETAG_TEST_EMBED_PORT (8090), started if it is not running; EMBEDDING_BASE_URL set: that
-    endpoint instead. Overrides pointing embeddings at it (chat stays where it was)."""
+    RETAG_TEST_EMBED_PORT (8090): started if it is not running, and then stopped after the
+    session; EMBEDDING_BASE_URL set: that endpoint instead. Overrides pointing embeddings at
+    it (chat stays where it was)."""
     if os.environ.get("EMBEDDING_BASE_URL"):
-        return {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
+        yield {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
+        return
     from neo4j_retag.server import embed_local
     port = int(os.environ.get("RETAG_TEST_EMBED_PORT", "8090"))
     s = Settings(embedding_port=port, neo4j_retag_home=HOME)
+    ours = not embed_local.status(s)["running"]
     try:
         info = embed_local.start(s)
     except Exception as err:  # noqa: BLE001
         _missing(f"cannot start the local embedding server: {err}")
-    return {"embedding_base_url": info["base_url"], "embedding_model": embed_local.ALIAS}
+    yield {"embedding_base_url": info["base_url"], "embedding_model": embed_local.ALIAS}
+    if ours:
+        embed_local.stop(s)
 
 
 @pytest.fixture
