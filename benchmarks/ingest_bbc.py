@@ -8,6 +8,13 @@ CPU seconds of our process and of Neo4j (on a shared machine the wall time mostl
 other jobs) and the load average.
 
     .venv/bin/python benchmarks/ingest_bbc.py [--corpus DIR] [--repeat 3]
+        [--no-embeddings | --embed-url URL]
+
+Embeddings (issue 19) are on as in `ingest`: fakellm serves /v1/embeddings too, with
+``--embed-dim`` dimensions (384, the default model's; 1536 is OpenAI's text-embedding-3-small);
+``--embed-url`` sends them to another endpoint (the local embedding server: the real model's
+cost), ``--no-embeddings`` measures the run without the embed stage. Results:
+bench-results/ingest_bbc[-SUFFIX].json.
 
 Starts (if needed) and EMPTIES a benchmark Neo4j of its own: bolt 7689, http 7476, data in
 <NEO4J_RETAG_HOME>/neo4j-data-bench. Stop it with
@@ -64,6 +71,10 @@ def ingest(settings, corpus) -> dict:
         "graph_elements_written": elements,
         "write_rate_elements_per_s": round(elements / max(result.seconds["extract"], 1e-9)),
         "llm_calls": usage.total.calls, "llm_failed": usage.total.failed,
+        "embeddings": settings.embedding.enabled, "embedded": result.embeddings.model_dump(),
+        "embedding_endpoint": settings.embedding.endpoint(settings.llm),
+        "embed_calls": usage.stage("embed").calls,
+        "embed_tokens": usage.stage("embed").prompt_tokens,
         "failed_text_units": len(result.text_units_failed),
         "cpu_seconds_ours": round(cpu, 2),
         "cpu_seconds_neo4j": None if neo is None or neo0 is None else round(neo - neo0, 2),
@@ -71,14 +82,54 @@ def ingest(settings, corpus) -> dict:
     }
 
 
+def compare(args: argparse.Namespace) -> None:
+    runs: dict[str, list[dict]] = {"off": [], "on": []}
+    with fakellm("--embed-dim", str(args.embed_dim)) as url:
+        settings = bench_settings(url)
+        for _ in range(args.repeat):
+            for key in runs:
+                runs[key].append(ingest(settings.model_copy(
+                    update={"embeddings": key == "on"}), args.corpus))
+    out: dict = {"embed_dim": args.embed_dim, "machine": machine()}
+    for key, rs in runs.items():
+        med = sorted(rs, key=lambda r: r["seconds_total"])[len(rs) // 2]
+        out[key] = {"runs_seconds_total": [r["seconds_total"] for r in rs],
+                    "median_seconds_total": med["seconds_total"],
+                    "median_run": {k: med[k] for k in (
+                        "seconds_per_stage", "cpu_seconds_ours", "cpu_seconds_neo4j",
+                        "cpu_seconds_fakellm", "llm_calls", "embed_calls", "embed_tokens",
+                        "embedded")}}
+    out["ratio_on_off"] = round(out["on"]["median_seconds_total"]
+                                / out["off"]["median_seconds_total"], 3)
+    print(json.dumps(out, indent=2))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"ingest_bbc-embeddings-compare-{args.embed_dim}.json").write_text(
+        json.dumps(out, indent=2))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=str(SHARED / "corpora" / "bbc-news"))
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs; the figures are those of the run with the median total")
+    ap.add_argument("--no-embeddings", action="store_true", help="no embed stage")
+    ap.add_argument("--embed-dim", type=int, default=384, help="fakellm's vector size")
+    ap.add_argument("--embed-url", help="embeddings from this endpoint (e.g. the local "
+                    "embedding server, http://127.0.0.1:8089/v1, model all-minilm-l6-v2)")
+    ap.add_argument("--compare", action="store_true", help="runs without and with embeddings "
+                    "in turn (--repeat pairs), so both meet the same machine load; the ratio "
+                    "of the medians (issue 19's target: at most 1.3)")
     args = ap.parse_args()
-    with fakellm() as url:
-        settings = bench_settings(url)
+    if args.compare:
+        compare(args)
+        return
+    suffix = ("-no-embeddings" if args.no_embeddings else "-local-embed" if args.embed_url
+              else "" if args.embed_dim == 384 else f"-embed-dim-{args.embed_dim}")
+    extra: dict = {"embeddings": not args.no_embeddings}
+    if args.embed_url:
+        extra.update(embedding_base_url=args.embed_url, embedding_model="all-minilm-l6-v2")
+    with fakellm("--embed-dim", str(args.embed_dim)) as url:
+        settings = bench_settings(url, **extra)
         runs = [ingest(settings, args.corpus) for _ in range(args.repeat)]
     totals = [r["seconds_total"] for r in runs]
     out = {**sorted(runs, key=lambda r: r["seconds_total"])[len(runs) // 2],
@@ -86,7 +137,7 @@ def main() -> None:
            "machine": machine()}
     print(json.dumps(out, indent=2))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ingest_bbc.json").write_text(json.dumps(out, indent=2))
+    (RESULTS / f"ingest_bbc{suffix}.json").write_text(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":
