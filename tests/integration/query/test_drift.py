@@ -1,0 +1,95 @@
+"""Local search seeded by embedding, DRIFT search and rag's vector / hybrid retrieval on the
+real Neo4j + GDS: with the scripted LLM double (its embeddings: a hashed bag of words, stored
+in the real vector indexes), and once with the real local model and embedding model (marked
+llm)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from neo4j_retag.cli import main
+from neo4j_retag.llm import run_with_llm as run
+from neo4j_retag.model import Query
+from neo4j_retag.query.basic import ask_rag
+from neo4j_retag.query.drift import ask_drift
+from neo4j_retag.query.local import ask_local
+from tests.conftest import corpus, double_vars, ingest, neo4j_vars
+
+pytestmark = pytest.mark.integration
+SMALL = {"drift_n_depth": 2, "drift_k_followups": 3, "drift_primer_folds": 2}
+
+
+def ids(graph, cypher):
+    return {r["id"] for r in graph.driver.execute_query(cypher).records}
+
+
+def chunk_ids(graph):
+    return ids(graph, "MATCH (c:Chunk) RETURN c.id AS id")
+
+
+def cited_exist(graph, answer, level):
+    reports = ids(graph, "MATCH (c:Community {scope: 'general'}) WHERE c.level = "
+                  f"{int(level)} RETURN c.id AS id")
+    for c in [*answer.citations, *answer.sources]:
+        assert c.id in (reports if c.kind == "report" else chunk_ids(graph)), c
+
+
+def test_local_search_seeds_by_embedding_through_the_vector_index(indexed, graph, double):
+    a = run(indexed, lambda llm: ask_local(graph, llm, indexed, Query(
+        question="Who went home to Tiny Tim?", level=0)))
+    seeding = a.trace.seeding
+    keys = ids(graph, "MATCH (e:Entity) RETURN e.key AS id")
+    assert seeding.by == "embedding" and set(seeding.entities) <= keys
+    assert len(seeding.entities) == min(10, len(keys))
+    assert seeding.scores == sorted(seeding.scores, reverse=True)
+    assert not any("string match" in n for n in a.trace.notes)
+    cited_exist(graph, a, 0)
+
+
+def test_local_search_without_embeddings_matches_strings_with_a_note(settings, graph,
+                                                                       tmp_path, double):
+    s = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20,
+                                    "embeddings": False})
+    ingest(s, graph, [corpus(tmp_path, 2)])
+    a = run(s, lambda llm: ask_local(graph, llm, s, Query(question="Who is Belle?", level=0)))
+    assert a.trace.seeding.by == "full_text" and a.trace.seeding.entities[0] == "belle"
+    assert any("EMBEDDINGS=false" in n for n in a.trace.notes)
+
+
+def test_drift_answers_with_citations_that_exist(indexed, graph, double):
+    s = indexed.model_copy(update=SMALL)
+    a = run(s, lambda llm: ask_drift(graph, llm, s, Query(question="Who haunts Scrooge?",
+                                                           level=0)))
+    d = a.trace.drift
+    assert d.primer_by == "hyde" and d.primer_reports >= 1
+    assert a.citations and {c.kind for c in a.citations} == {"report", "text_unit"}
+    cited_exist(graph, a, 0)
+    follow = [st for st in d.steps if st.depth > 0]
+    assert follow and all(st.seeded_by == "embedding" for st in follow)
+    assert len(follow) <= 6 and max(st.depth for st in follow) <= 2
+    assert d.phases["primer"].calls >= 3 and d.phases["reduce"].calls == 1  # hyde + 2 folds
+    assert not a.trace.failures
+
+
+def test_rag_by_vector_and_hybrid_cites_real_text_units(indexed, graph, double):
+    for how in ("vector", "hybrid"):
+        a = run(indexed, lambda llm, h=how: ask_rag(graph, llm, indexed, Query(
+            question="What did Scrooge remember?", retrieval=h)))
+        assert a.citations and {c.id for c in a.citations} <= chunk_ids(graph), how
+        assert not any("BM25 instead" in n for n in a.trace.notes), how
+
+
+def test_cli_ask_drift_and_rag_retrieval(indexed, graph, double):
+    env = {**neo4j_vars(indexed), **double_vars(indexed), "DRIFT_N_DEPTH": "1",
+           "DRIFT_K_FOLLOWUPS": "2", "DRIFT_PRIMER_FOLDS": "1"}
+    r = CliRunner().invoke(main, ["ask", "Who haunts Scrooge?", "--method", "drift",
+                                  "--level", "0", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["trace"]["drift"]["k_followups"] == 2 and out["citations"]
+    assert set(out["trace"]["drift"]["phases"]) == {"primer", "local", "reduce"}
+    r = CliRunner().invoke(main, ["ask", "What did Scrooge remember?", "--method", "rag",
+                                  "--retrieval", "hybrid", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["citations"]
