@@ -248,6 +248,7 @@ class Trace(BaseModel):
     scope: str = GENERAL
     topic: str | None = None
     keywords: list[str] = Field(default_factory=list)
+    retrieval: str = ""  # ReTAG's report retrieval: bm25, vector or hybrid (RETRIEVAL)
     level: int = 0
     reports_retrieved: int = 0
     map_batches: int = 0

@@ -14,6 +14,7 @@ HTTP error).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -76,6 +77,9 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "drift_primer": "drift_primer",
     "drift_local": "drift_local",
     "drift_reduce": "drift_reduce",
+    # /v1/embeddings (llm/embeddings.py): answered by ScriptedLLM.embed, one text at a time
+    "embed": "embed",
+    "embed_query": "embed",
 }
 
 
@@ -313,11 +317,29 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
+EMBED_DIM = 32
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def default_embed(text: str) -> list[float]:
+    """A bag of words hashed into EMBED_DIM buckets, unit length (zero text: a fixed
+    vector): texts sharing words are near, others are not; deterministic across runs."""
+    v = [0.0] * EMBED_DIM
+    for w in _WORD.findall(text.lower()):
+        h = int.from_bytes(hashlib.md5(w.encode()).digest()[:4], "little")
+        v[h % EMBED_DIM] += 1.0 if h & 1 << 31 else -1.0
+    norm = sum(x * x for x in v) ** 0.5
+    return [x / norm for x in v] if norm else [1.0] + [0.0] * (EMBED_DIM - 1)
+
+
 class ScriptedLLM:
     """Start with ``start()``; ``base_url`` then points at it. ``script[kind] = fn`` overrides."""
 
     def __init__(self) -> None:
         self.script: dict[str, Callable[[dict[str, Any]], str]] = dict(DEFAULTS)
+        # text -> vector for /v1/embeddings (may raise Fail); script["embed"] = fn(body) -> a
+        # whole body (Raw) or Fail overrides the request instead
+        self.embed: Callable[[str], list[float]] = default_embed
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -367,6 +389,23 @@ class ScriptedLLM:
                     chunk({}, use=usage)
                 self.wfile.write(b"data: [DONE]\n\n")
 
+            def _embeddings(self, body: dict[str, Any], kind: str) -> None:
+                with double.lock:
+                    double.calls.append((kind, body))
+                if kind in double.script:  # a scripted whole reply (Raw) or failure (Fail)
+                    reply = double.script[kind](body)
+                    self._send(200, reply.body if isinstance(reply, Raw) else reply)
+                    return
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                vectors = [double.embed(t) for t in texts]
+                if body.get("dimensions"):
+                    vectors = [v[:body["dimensions"]] for v in vectors]
+                self._send(200, {"object": "list", "model": body["model"], "data": [
+                    {"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)],
+                    "usage": {"prompt_tokens": sum(len(t) // 4 + 1 for t in texts),
+                              "total_tokens": sum(len(t) // 4 + 1 for t in texts)}})
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
 
@@ -375,6 +414,9 @@ class ScriptedLLM:
                 stage = self.headers.get(STAGE_HEADER)
                 try:
                     kind = kind_of(body, stage)
+                    if self.path.endswith("/embeddings"):
+                        self._embeddings(body, kind)
+                        return
                     if kind not in double.script:
                         raise Fail(400, {"error": {"message": f"llm_double: stage {stage!r} "
                                                               f"(kind {kind!r}) has no reply"}})

@@ -24,6 +24,7 @@ from .groups import (
     FLAT,
     GROUPS,
     ApiSettings,
+    EmbeddingSettings,
     GdsSettings,
     IndexSettings,
     LLMSettings,
@@ -33,8 +34,9 @@ from .groups import (
     Top,
 )
 
-__all__ = ["REPO_ROOT", "FLAT", "ApiSettings", "GdsSettings", "IndexSettings", "LLMSettings",
-           "Neo4jSettings", "QuerySettings", "ServeSettings", "Settings", "resource_dir"]
+__all__ = ["REPO_ROOT", "FLAT", "ApiSettings", "EmbeddingSettings", "GdsSettings",
+           "IndexSettings", "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings",
+           "Settings", "resource_dir"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -86,6 +88,7 @@ class Settings(BaseModel):
     api: ApiSettings
     index: IndexSettings
     query: QuerySettings
+    embedding: EmbeddingSettings
 
     @model_validator(mode="before")
     @classmethod

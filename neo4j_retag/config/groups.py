@@ -141,6 +141,37 @@ class LLMSettings(Group):
         return 1 if self.local else 8
 
 
+class EmbeddingSettings(Group):
+    """Embeddings (issue 19): any OpenAI-compatible ``/v1/embeddings`` endpoint; unset base URL
+    = the LLM's endpoint when OPENAI_BASE_URL is set, else the local embedding server."""
+
+    enabled: bool = env("EMBEDDINGS", True, "embed text units, entity descriptions and "
+                        "community reports in `ingest`; hybrid retrieval when they exist")
+    model: str = env("EMBEDDING_MODEL", "all-minilm-l6-v2", "embedding model name sent to "
+                     "the endpoint (the vectors in the graph are tied to it)")
+    base_url: str | None = env(
+        "EMBEDDING_BASE_URL", None, "unset = OPENAI_BASE_URL when set, else the local "
+        "embedding server (`neo4j-retag embed start`)")
+    api_key: SecretStr | None = env("EMBEDDING_API_KEY", None, "unset = OPENAI_API_KEY")
+    dimensions: int | None = env(
+        "EMBEDDING_DIMENSIONS", None, "sent as `dimensions` (models that can shorten their "
+        "vectors); unset = the model's own")
+    batch: int = Field(64, ge=1, validation_alias="EMBEDDING_BATCH",
+                       description="texts per embeddings request")
+    port: int = env("EMBEDDING_PORT", 8089, "port of the local embedding server")
+
+    def endpoint(self, llm: LLMSettings) -> str:
+        """The base URL embedding calls go to."""
+        return self.base_url or llm.base_url or f"http://127.0.0.1:{self.port}/v1"
+
+    def local(self, llm: LLMSettings) -> bool:
+        """True when the calls go to the local embedding server."""
+        return not (self.base_url or llm.base_url)
+
+    def key(self, llm: LLMSettings) -> str:
+        return (self.api_key or llm.api_key).get_secret_value()
+
+
 class ServeSettings(Group):
     """The local servers `neo4j-retag neo4j|llm start` install and run."""
 
@@ -202,6 +233,10 @@ class QuerySettings(Group):
         "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
     lazy_budget: int = env(
         "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)")
+    retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
+        "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
+        "(embeddings), or both fused by reciprocal rank; auto = hybrid when the reports have "
+        "embeddings, else bm25")
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")
@@ -242,6 +277,7 @@ class ApiSettings(Group):
 GROUPS: dict[str, type[Group]] = {
     "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
     "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
+    "embedding": EmbeddingSettings,
 }
 
 

@@ -1,13 +1,12 @@
 """The one way to talk to an LLM: the `openai` client against any OpenAI-compatible endpoint.
 
-Async with a concurrency limit, tenacity retries on 429 (honouring Retry-After) / 5xx /
-timeouts (``transport``), replies checked before use (``reply``: envelope, sanitising,
-truncation, loops, repair), unusable replies retried (with more room, a frequency penalty or a
-nudge, by what was wrong), parameters the endpoint refuses adapted once
-(``endpoint``), token accounting by pipeline stage, fault counts by reason, and a disk cache
-of responses (keyed by model, messages and parameters - never the key, the base URL or the
-stage header each request carries) that stores only responses that were accepted.
-"""
+Async with a concurrency limit, tenacity retries on 429 (honouring Retry-After) / 5xx / timeouts
+(``transport``), replies checked before use (``reply``: envelope, sanitising, truncation, loops,
+repair), unusable replies retried (with more room, a frequency penalty or a nudge, by what was
+wrong), refused parameters adapted once (``endpoint``), token accounting by pipeline stage,
+fault counts by reason, a disk cache of responses (keyed by model, messages and parameters -
+never the key, the base URL or the stage header) storing only accepted ones. Embeddings:
+``embeddings``."""
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from .. import tokens
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..prompts import fragment
+from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
     CONTENT_FILTER,
@@ -46,8 +46,7 @@ from .structured import validator
 from .transport import send
 from .usage import StageUsage, Usage
 
-__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm",
-           "bound_schema", "response_format"]
+__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm", "bound_schema"]
 log = logging.getLogger(__name__)
 LOOP_PENALTY = 0.5  # frequency_penalty added per retry of a reply that looped
 M = TypeVar("M", bound=BaseModel)
@@ -89,11 +88,12 @@ class LLM:
         # rejects OpenAI's json_schema form; remote APIs get json_schema first
         default = "json_object" if settings.llm.local else "json_schema"
         self.json_mode = (self.caps.get("json_mode") or default) if mode == "auto" else mode
-        self.cache = (diskcache.Cache(str(settings.cache_dir)) if settings.llm.cache
-                      else None)
+        self.cache = diskcache.Cache(str(settings.cache_dir)) if settings.llm.cache else None
+        self.embedding = Endpoint(settings)  # llm.embeddings.Embedder.of(llm) uses it
 
     async def close(self) -> None:
         await self.client.close()
+        await self.embedding.close()
         if self.cache is not None:
             self.cache.close()
 

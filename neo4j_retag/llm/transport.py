@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -29,15 +31,37 @@ RETRYABLE = (
 )
 
 
-def wrong_endpoint(settings: Settings, status: int, content_type: str, body: str) -> ConfigError:
+@dataclass(frozen=True)
+class Target:
+    """Where a request goes and the settings that name it, for the errors a user acts on:
+    the chat endpoint (OPENAI_*) or the embeddings endpoint (EMBEDDING_*)."""
+
+    what: str  # "LLM" | "embedding"
+    url: str
+    model: str
+    url_var: str
+    key_var: str
+    model_var: str
+    start_hint: str | None  # the command that starts the local server, when it is local
+
+    @classmethod
+    def chat(cls, settings: Settings) -> Target:
+        return cls("LLM", settings.llm.endpoint, settings.llm.model, "OPENAI_BASE_URL",
+                   "OPENAI_API_KEY", "OPENAI_MODEL",
+                   "neo4j-retag llm start" if settings.llm.local else None)
+
+
+def wrong_endpoint(settings: Settings, status: int, content_type: str, body: str,
+                   target: Target | None = None) -> ConfigError:
     """The one line for a reply that is no API's: a web page, a proxy's login page, an empty
     body. Every later call would get the same, so the run stops at the first."""
+    t = target or Target.chat(settings)
     snippet = " ".join(body.split())[:120]
     what = f"{snippet!r}" if snippet else "an empty body"
     return ConfigError(
-        f"the LLM endpoint {settings.llm.endpoint} answered HTTP {status} "
+        f"the {t.what} endpoint {t.url} answered HTTP {status} "
         f"{content_type or 'without a content type'}, not the API's JSON: {what}. Check "
-        "OPENAI_BASE_URL: it is the API root, for most servers ending in /v1 "
+        f"{t.url_var}: it is the API root, for most servers ending in /v1 "
         "(e.g. http://host:8000/v1), and a proxy may want you to log in first")
 
 
@@ -52,9 +76,19 @@ def _not_json(text: str) -> bool:
 async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
                semaphore: asyncio.Semaphore, stage: str, messages: list[dict[str, str]],
                params: JSON) -> Any:
-    """POST one chat completion (``params`` as the endpoint takes them) under ``semaphore``;
-    the decoded JSON body. Raises ConfigError when the body is not JSON (a web page, a login
-    page, nothing): the endpoint is wrong, and every other call would meet the same.
+    """POST one chat completion (``params`` as the endpoint takes them); see ``request``."""
+    return await request(
+        lambda: client.chat.completions.with_raw_response.create(
+            model=settings.llm.model, messages=messages,
+            extra_headers={STAGE_HEADER: stage}, **params),
+        settings, usage, semaphore, stage, Target.chat(settings))
+
+
+async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage: Usage,
+                  semaphore: asyncio.Semaphore, stage: str, target: Target) -> Any:
+    """One request (``call`` returns the raw response) under ``semaphore``, with transport
+    retries; the decoded JSON body. Raises ConfigError when the body is not JSON (a web page,
+    a login page, nothing): the endpoint is wrong, and every other call would meet the same.
     Seconds at the endpoint, failures and transport faults are counted in ``usage``."""
     st = usage.stage(stage)
 
@@ -68,41 +102,39 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
         wait=wait, before_sleep=count_retry, reraise=True,
     )
     attempts = settings.llm.max_retries + 1
-    t0 = 0.0
+    t, t0 = target, 0.0
     try:
         async with semaphore:
             t0 = time.perf_counter()  # time at the endpoint, not queued behind the limit
             async for attempt in retrying:
                 with attempt:
-                    raw = await client.chat.completions.with_raw_response.create(
-                        model=settings.llm.model, messages=messages,
-                        extra_headers={STAGE_HEADER: stage}, **params)
+                    raw = await call()
     except openai.APITimeoutError as err:  # before APIConnectionError: its subclass
         st.failed += 1
         usage.fault("timeout")
-        raise LLMError(f"{stage}: the LLM timed out after {attempts} attempts "
+        raise LLMError(f"{stage}: the {t.what} endpoint timed out after {attempts} attempts "
                        f"(LLM_TIMEOUT {settings.llm.timeout:g} s)", "timeout") from err
     except openai.APIConnectionError as err:
         st.failed += 1
-        hint = "run `neo4j-retag llm start`" if settings.llm.local else "check OPENAI_BASE_URL"
-        raise ConfigError(f"cannot reach the LLM at {settings.llm.endpoint}: {hint}") from err
+        hint = f"run `{t.start_hint}`" if t.start_hint else f"check {t.url_var}"
+        raise ConfigError(f"cannot reach the {t.what} endpoint at {t.url}: {hint}") from err
     except openai.AuthenticationError as err:
         st.failed += 1
-        raise ConfigError("the LLM endpoint rejected the key: check OPENAI_API_KEY") from err
+        raise ConfigError(f"the {t.what} endpoint rejected the key: check {t.key_var}") from err
     except openai.NotFoundError as err:
         st.failed += 1
         if _not_json(err.response.text):  # a web server's 404 page: the path is wrong
             raise wrong_endpoint(settings, 404, err.response.headers.get("content-type", ""),
-                                 err.response.text) from err
-        raise ConfigError(f"model {settings.llm.model!r} not found at the endpoint: check "
-                          "OPENAI_MODEL") from err
+                                 err.response.text, t) from err
+        raise ConfigError(f"model {t.model!r} not found at the {t.what} endpoint: check "
+                          f"{t.model_var}") from err
     except openai.BadRequestError as err:
         st.failed += 1
         if "content_filter" in str(err) or "content management policy" in str(err):
             usage.fault("content_filter")  # Azure answers a filtered prompt with a 400
             raise LLMError(f"{stage}: the answer was blocked by the endpoint's content filter",
                            "content_filter") from err
-        raise LLMError(f"{stage}: LLM call failed: {err}", "http400") from err
+        raise LLMError(f"{stage}: {t.what} call failed: {err}", "http400") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):
             usage.fault(transport_reason(err))
@@ -111,7 +143,7 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
             err, openai.RateLimitError | openai.InternalServerError) else
             f"http{err.status_code}" if isinstance(err, openai.APIStatusError)
             else "llm_error")
-        raise LLMError(f"{stage}: LLM call failed: {err}", reason) from err
+        raise LLMError(f"{stage}: {t.what} call failed: {err}", reason) from err
     finally:
         if t0:
             st.seconds += time.perf_counter() - t0
@@ -120,4 +152,4 @@ async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
     except ValueError:
         # a web page, a login page, an empty body: no retry, no other item, gets more
         raise wrong_endpoint(settings, raw.status_code, raw.headers.get("content-type", ""),
-                             raw.text) from None
+                             raw.text, t) from None

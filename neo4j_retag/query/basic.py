@@ -15,7 +15,7 @@ from .citations import cited_sources
 from .common import answer_from, fit, no_answer
 from .map_reduce import map_reduce
 from .retrieval import lucene_query
-from .vectors import embed_or_note, fuse, nearest_text_units
+from .vectors import embed_or_note, fuse_hits, nearest_text_units
 
 RAG_K = 20  # text units retrieved before the context budget cuts them
 
@@ -24,28 +24,26 @@ async def text_units(graph: Graph, llm: LLM, settings: Settings, question: str,
                      retrieval: str, trace: Trace) -> list[Record]:
     """The top RAG_K text units for ``question`` by ``retrieval``: bm25 (the full-text
     index), vector (the text unit vector index, nearest the question's embedding) or hybrid
-    (both lists fused by reciprocal rank). Without embeddings vector and hybrid fall back to
-    BM25 with a note."""
+    (both lists fused by reciprocal rank). Raises ConfigError when vector or hybrid is asked
+    for and the text units have no embeddings, LLMError when the question's embedding failed
+    (what was asked for cannot be done: no silent BM25 instead)."""
     q = lucene_query(question)
-
-    def bm25() -> list[Record]:
-        return graph.run("query/search_text_units", query=q, k=RAG_K) if q else []
-
+    bm25 = (graph.run("query/search_text_units", query=q, k=RAG_K) if q else []
+            ) if retrieval != "vector" else []
     if retrieval == "bm25":
-        return bm25()
-    got = await embed_or_note(graph, llm, settings, [question], trace, what="text_units")
-    if got is None:
-        trace.note(f"rag --retrieval {retrieval}: no embeddings, BM25 instead")
-        return bm25()
+        return bm25
+    got = await embed_or_note(graph, llm, settings, [question], trace, what="text_units",
+                              required=True)
+    assert got is not None  # required: raised instead
     near = nearest_text_units(graph, got[0], RAG_K)
-    return near if retrieval == "vector" else fuse([bm25(), near], "text_unit_id")[:RAG_K]
+    return near if retrieval == "vector" else fuse_hits([bm25, near], "text_unit_id")[:RAG_K]
 
 
 async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """The top 20 text units (``query.retrieval``: bm25 by default, vector or hybrid) that fit
     the context budget, one answer call."""
-    trace = Trace(method="rag", level=-1)
     retrieval = query.retrieval or "bm25"
+    trace = Trace(method="rag", level=-1, retrieval=retrieval)
     with timed(trace.seconds, "retrieve"):
         hits = await text_units(graph, llm, settings, query.question, retrieval, trace)
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],

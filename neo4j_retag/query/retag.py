@@ -1,5 +1,6 @@
 """ReTAG retrieval augmentation (Kim et al. 2025 §3.2.2-3.4): topic classification, keyword
-expansion, BM25 retrieval of the top-p community reports, then map-reduce over only those."""
+expansion, retrieval of the top-p community reports (BM25, vector or both fused: RETRIEVAL),
+then map-reduce over only those."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace, timed
 from ..prompts import render
 from .map_reduce import map_reduce
-from .retrieval import check_level, expand_keywords, note_stale, query_level, retrieve
+from .retrieval import (
+    check_level,
+    expand_keywords,
+    note_stale,
+    query_level,
+    retrieval_mode,
+    retrieve_reports,
+)
 
 
 async def classify_topic(llm: LLM, settings: Settings, question: str,
@@ -41,7 +49,7 @@ async def classify_topic(llm: LLM, settings: Settings, question: str,
 
 
 async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """ReTAG: classify -> expand keywords -> BM25 top-p -> map-reduce. ``query.topic`` forces
+    """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. ``query.topic`` forces
     a topic.
 
     Raises LevelError when the level has no reports, InputError for an unknown topic.
@@ -75,12 +83,16 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         note_stale(graph, scope, trace)
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
-        reports = retrieve(graph, scope, trace.level, question, trace.keywords, top_p)
+        trace.retrieval = retrieval_mode(graph, settings, trace)
+        reports, vector = await retrieve_reports(graph, llm, settings, scope, trace.level,
+                                                 question, trace.keywords, top_p, trace)
         if not reports and scope != GENERAL:
             trace.note("nothing retrieved in the topic graph: fell back to the general graph")
             trace.scope = scope = GENERAL
             trace.level = check_level(graph, scope, level)
-            reports = retrieve(graph, scope, trace.level, question, trace.keywords, top_p)
+            reports, _ = await retrieve_reports(graph, llm, settings, scope, trace.level,
+                                                question, trace.keywords, top_p, trace, vector)
     if not reports:
-        trace.note("BM25 retrieved no report for the question and keywords")
+        trace.note(f"{trace.retrieval} retrieval found no report for the question and "
+                   "keywords")
     return await map_reduce(llm, settings, question, reports, trace, query.response_type)

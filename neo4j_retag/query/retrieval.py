@@ -1,5 +1,7 @@
 """Retrieval for ReTAG (Kim et al. 2025 §3.3): community levels, LLM keyword expansion and
-BM25 over community reports through the Neo4j full-text index (Lucene; queries parameterised)."""
+BM25 over community reports through the Neo4j full-text index (Lucene; queries parameterised),
+the reports nearest to the question's embedding through the vector index, and both fused by
+reciprocal rank (``RETRIEVAL=bm25|vector|hybrid``; issue 19)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from ..config import Settings
-from ..db import Graph
-from ..errors import LevelError, LLMError
+from ..db import Graph, vectors
+from ..errors import ConfigError, LevelError, LLMError
 from ..llm import LLM
+from ..llm.embeddings import embed_question
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
 
@@ -20,6 +23,8 @@ REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete 
            " to rebuild them")
 LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 MAX_QUERY_CHARS = 4000  # Lucene's default clause limit is far above this many terms
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009; Neo4j's and Elastic's)
+log = logging.getLogger(__name__)
 
 
 class Keywords(BaseModel):
@@ -122,3 +127,71 @@ def retrieve(graph: Graph, scope: str, level: int, question: str, keywords: list
         return []
     return [ReportRow.from_record(r) for r in graph.run(
         "query/search_reports", query=query, scope=scope, level=level, top_p=top_p)]
+
+
+def fuse(*rankings: list[ReportRow], k: int = RRF_K) -> list[ReportRow]:
+    """Reciprocal rank fusion: each report scores the sum of 1 / (k + rank) over the rankings
+    it is in (rank from 1); best first, ties by id. ``score`` becomes the fused score."""
+    scores: dict[int, float] = {}
+    rows: dict[int, ReportRow] = {}
+    for ranking in rankings:
+        for rank, row in enumerate(ranking, 1):
+            scores[row.id] = scores.get(row.id, 0.0) + 1.0 / (k + rank)
+            rows.setdefault(row.id, row)
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    return [rows[i].model_copy(update={"score": round(scores[i], 6)}) for i in order]
+
+
+def retrieval_mode(graph: Graph, settings: Settings, trace: Trace) -> str:
+    """RETRIEVAL resolved: ``auto`` is hybrid when the reports have embeddings (and
+    EMBEDDINGS is not false), else bm25 with a trace note. Raises ConfigError when vector or
+    hybrid is asked for and the graph has no report embeddings."""
+    mode = settings.query.retrieval
+    if mode == "bm25":
+        return mode
+    have = settings.embedding.enabled and vectors.available(vectors.state(graph))
+    if have:
+        return "hybrid" if mode == "auto" else mode
+    if mode != "auto":
+        raise ConfigError(f"RETRIEVAL={mode} needs community report embeddings: run "
+                          "`neo4j-retag ingest` with EMBEDDINGS=true (the default)")
+    trace.note("no report embeddings (EMBEDDINGS=false or not embedded yet): BM25 retrieval")
+    return "bm25"
+
+
+def retrieve_vector(graph: Graph, scope: str, level: int, vector: list[float],
+                    top_p: int) -> list[ReportRow]:
+    """Top-p community reports of ``scope`` / ``level`` nearest to ``vector``, best first.
+    Raises ConfigError when the stored vectors are of another dimension or model."""
+    st = vectors.state(graph)
+    vectors.check_query(st, len(vector))
+    return [ReportRow.from_record(r) for r in graph.run(
+        "query/vector_reports", vector=vector, k=max(top_p, st["communities"]), scope=scope,
+        level=level, top_p=top_p)]
+
+
+async def retrieve_reports(graph: Graph, llm: LLM, settings: Settings, scope: str, level: int,
+                           question: str, keywords: list[str], top_p: int, trace: Trace,
+                           vector: list[float] | None = None) -> tuple[list[ReportRow],
+                                                                        list[float] | None]:
+    """ReTAG's top-p reports by ``trace.retrieval`` (set by ``retrieval_mode``): BM25 over the
+    question and keywords, vector over the question's embedding (``vector``, else embedded
+    now), or both fused by reciprocal rank. Returns the reports and the question vector (for
+    a second call). When the question cannot be embedded under RETRIEVAL=auto, BM25 alone
+    with a trace note; an explicit vector / hybrid raises (LLMError, ConfigError)."""
+    mode = trace.retrieval or "bm25"
+    bm25 = retrieve(graph, scope, level, question, keywords, top_p) if mode != "vector" else []
+    if mode == "bm25":
+        return bm25, vector
+    if vector is None:
+        try:
+            vector = await embed_question(llm, question)
+        except (LLMError, ConfigError) as err:
+            if settings.query.retrieval != "auto":
+                raise
+            trace.note(f"the question could not be embedded ({err}): BM25 retrieval",
+                       logging.WARNING)
+            trace.retrieval = "bm25"
+            return bm25, None
+    near = retrieve_vector(graph, scope, level, vector, top_p)
+    return (near if mode == "vector" else fuse(bm25, near)[:top_p]), vector

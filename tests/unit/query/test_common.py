@@ -34,8 +34,10 @@ class LocalGraph:
         if name == "query/scope_levels":
             return [{"level": 0, "communities": 1, "reports": 1}]
         if name == "db/vector_state":
-            return [{"indexes": [], "model": None, "dimensions": None, "chunks": 0,
-                     "entities": 0, "communities": 0}]
+            return [{"model": None, "dimensions": None, "chunks": 0, "entities": 0,
+                     "communities": 0}]
+        if name == "db/vector_indexes_state":
+            return []
         if name == "query/local_seed_text":
             return [{"key": "scrooge", "name": "Scrooge", "score": 1.0}]
         if name == "query/local_entities":

@@ -13,7 +13,7 @@ from neo4j_retag.query.common import AnswerFailedError, no_answer
 from neo4j_retag.query.drift import ask_drift
 from neo4j_retag.query.drift_steps import Action, folds, reduce_context, reply_model
 from neo4j_retag.query.local import ask_local
-from neo4j_retag.query.vectors import fuse
+from neo4j_retag.query.vectors import fuse_hits
 from tests.conftest import make_settings
 from tests.llm_double import EMBED_DIM, Fail, default_embed
 
@@ -48,8 +48,10 @@ class StoryGraph:
         if name == "query/scope_levels":
             return [{"level": 0, "communities": 3, "reports": 3, "stale": 0}]
         if name == "db/vector_state":
-            return [{"indexes": [], "model": self.model, "dimensions": EMBED_DIM,
-                     "chunks": n, "entities": n, "communities": n}]
+            return [{"model": self.model, "dimensions": EMBED_DIM, "chunks": n,
+                     "entities": n, "communities": n}]
+        if name == "db/vector_indexes_state":
+            return []
         if name == "query/nearest_nodes":
             texts = ({k: v[1] for k, v in ENTITIES.items()} if p["index"] == "entity_embedding"
                      else CHUNKS)
@@ -121,7 +123,7 @@ def test_the_reduce_context_ranks_answers_by_score_within_its_budget(dsettings):
 def test_fuse_is_reciprocal_rank_fusion():
     a = [{"id": "x"}, {"id": "y"}]
     b = [{"id": "y"}, {"id": "z"}]
-    assert [r["id"] for r in fuse([a, b], "id")] == ["y", "x", "z"]
+    assert [r["id"] for r in fuse_hits([a, b], "id")] == ["y", "x", "z"]
 
 
 def test_drift_is_registered_and_reads_reports():
