@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from neo4j_retag.config import Settings
-from neo4j_retag.db import Graph
+from neo4j_retag.db import Graph, vectors
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage, run_with_llm
 
@@ -117,6 +117,7 @@ def wipe(graph: Graph) -> None:
                                "RETURN count(*)")
     with graph.driver.session(database=graph.database) as session:
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
+    vectors.drop(graph)  # vector indexes are made with a dimension: a fresh graph has none
 
 
 @pytest.fixture

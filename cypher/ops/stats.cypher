@@ -18,4 +18,8 @@ RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
        COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
        COUNT { (c:Community) WHERE c.report_source = 'composed' } AS composed_reports,
        COUNT { (c:Community) WHERE c.reused_from IS NOT NULL } AS reused_reports,
-       COUNT { (:Topic) } AS topics
+       COUNT { (:Topic) } AS topics,
+       COUNT { (c:Chunk) WHERE c.embedding IS NOT NULL } AS text_units_embedded,
+       COUNT { (e:Entity) WHERE e.embedding IS NOT NULL } AS entities_embedded,
+       COUNT { (c:Community) WHERE c.embedding IS NOT NULL } AS reports_embedded,
+       m.embedding_model AS embedding_model

@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 @click.option("--quiet", is_flag=True,
               help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
 @click.option("--wait", is_flag=True, help=WAIT_HELP)
+@click.option("--no-embeddings", is_flag=True, help="no embed stage (EMBEDDINGS=false): "
+              "text units, entities and reports are not embedded; retrieval is BM25 only")
+@click.option("--reembed", is_flag=True, help="drop every stored vector and embed again "
+              "(after changing EMBEDDING_MODEL or EMBEDDING_DIMENSIONS)")
 @click.option("--estimate", is_flag=True,
               help="print the expected LLM calls and tokens per stage (and a price with "
                    "LLM_PRICE_INPUT / LLM_PRICE_OUTPUT); calls no LLM, writes nothing")
@@ -53,7 +57,8 @@ if TYPE_CHECKING:
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
            resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
-           quiet: bool, wait: bool, estimate: bool) -> None:
+           quiet: bool, wait: bool, no_embeddings: bool, reembed: bool,
+           estimate: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
     ReTAG §3.2.1). Rerunning is free and changes nothing; a killed run resumes."""
@@ -73,6 +78,10 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["extract_claims"] = False
     if lazy:
         updates["index_method"] = "lazy"
+    if no_embeddings:
+        updates["embeddings"] = False
+    if reembed and no_embeddings:
+        raise click.UsageError("--reembed and --no-embeddings exclude each other")
     settings = waiting(obj.settings, wait).model_copy(update=updates)
     if estimate:
         from .estimate import print_estimate
@@ -93,7 +102,7 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
                           interval=settings.progress_interval) as bars:
             result = await run_ingest(graph, llm, settings, paths, progress=bars,
                                       text_field=text_field, topics=not no_topics,
-                                      topic_mode=topic_mode)
+                                      topic_mode=topic_mode, reembed=reembed)
         if est.text_units:
             record_actual(graph, usage)
         return result, collect(graph)
@@ -139,6 +148,9 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         ("report citations removed (ids not in the context)",
          s["reports"].get("invalid_citations", 0)),
         ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
+        ("embedded now: text units / entities / reports (failed)",
+         f"{s['embeddings']['text_units']} / {s['embeddings']['entities']} / "
+         f"{s['embeddings']['reports']} ({len(s['embeddings']['failures'])})"),
         ("LLM faults met (retried or repaired)", ", ".join(
             f"{k} {v}" for k, v in s["llm_faults"].items()) or "0"),
         ("outputs with chatter stripped", ", ".join(

@@ -40,6 +40,11 @@ class Profile:
     topic_calls_per_unit: float  # topic mining (map, reduce, lists) and assignment
     topic_prompt_per_unit: float
     topic_completion_per_unit: float
+    # the embed stage (issue 19): entities per text unit and tokens of an embedded entity
+    # (name: description) and report (title, summary, findings)
+    entities_per_unit: float = 2.0
+    entity_text_tokens: float = 40.0
+    report_text_tokens: float = 208.0
 
 
 PROFILES = {
@@ -130,7 +135,10 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
     u = est.text_units
     if not u or settings.index.method == "lazy":
-        return est  # the lazy index calls no LLM: reports are paid when a query needs them
+        # the lazy index calls no LLM (reports are paid when a query needs them); its text
+        # units are embedded all the same
+        _embed_stage(est, settings, p, lazy=True)
+        return est
     est.stages["extract"] = _stage(u, ext_prompt, ext_completion)
     if settings.index.glean:
         rounds = 1 + p.glean_continue * (settings.index.glean - 1)
@@ -149,7 +157,21 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
         t = u + indexed_units
         est.stages["topics"] = _stage(t * p.topic_calls_per_unit, t * p.topic_prompt_per_unit,
                                       t * p.topic_completion_per_unit)
+    _embed_stage(est, settings, p)
     return est
+
+
+def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = False) -> None:
+    """The embed stage's requests (EMBEDDING_BATCH inputs each, plus the dimension probe)
+    and input tokens: text units exactly, entities and reports by the profile's ratios."""
+    if not settings.embedding.enabled or not est.text_units:
+        return
+    u, batch = est.text_units, settings.embedding.batch
+    entities = 0.0 if lazy else u * p.entities_per_unit
+    reports = 0.0 if lazy else u * p.reports_per_unit
+    calls = 1 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
+    est.stages["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
+                                 + reports * p.report_text_tokens, 0)
 
 
 # the usage stages of an ingest, grouped as the estimate names them (topic mining's global

@@ -1,4 +1,5 @@
-"""`neo4j-retag ingest`: documents -> text units -> graph -> communities -> reports -> topics.
+"""`neo4j-retag ingest`: documents -> text units -> graph -> communities -> reports -> topics
+-> embeddings (EMBEDDINGS=false: none).
 
 The indexing half of Edge et al. 2024 (§3.1.1-3.1.5) and ReTAG's topic augmentation (§3.2.1).
 Every stage is resumable: text units carry an `extracted` mark written in the same transaction
@@ -16,13 +17,14 @@ from pathlib import Path
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph
+from ..db import Graph, vectors
 from ..errors import ConfigError, DatabaseUnreachable, InputError, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Failure, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
 from .documents import Document, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
+from .embed import embed_graph, prepare
 from .encoding import check_encoding
 from .extract import extract_text_unit
 from .gds import sessions_requirements
@@ -133,10 +135,12 @@ def rebuild_communities(graph: Graph, settings: Settings) -> int:
 @holding_index_lock("ingest")
 async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Path] = (),
                      *, progress: Progress = no_progress, text_field: str | None = None,
-                     topics: bool = True, topic_mode: str = "assign") -> IngestResult:
+                     topics: bool = True, topic_mode: str = "assign",
+                     reembed: bool = False) -> IngestResult:
     """Read ``paths`` (none: finish what earlier runs left), the whole index, then ReTAG
     topics when the graph changed since they were built (or they were never built) and
-    ``topics`` is true.
+    ``topics`` is true, then embeddings (EMBEDDINGS); ``reembed`` drops every stored vector
+    first (another embedding model or dimension).
 
     Raises InputError for a missing path or an unknown topic mode, ConfigError for services
     (a missing GDS_MODE=sessions setting before any LLM call: communities need it).
@@ -144,9 +148,16 @@ async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence
     if settings.gds.mode == "sessions":
         sessions_requirements(settings)
     result = IngestResult()
+    if reembed:
+        vectors.drop(graph)
+        result.outcomes.append("every stored vector dropped (--reembed)")
     try:
-        return await _ingest(graph, llm, settings, paths, result, progress, text_field, topics,
-                             topic_mode)
+        await _ingest(graph, llm, settings, paths, result, progress, text_field, topics,
+                      topic_mode)
+        if settings.embedding.enabled:  # whatever the stages above left: text units at least
+            with timed(result.seconds, "embed"):
+                result.embeddings = await embed_graph(graph, llm, settings, progress)
+        return result
     except DatabaseUnreachable as err:
         # each text unit is marked extracted in the transaction holding its writes: what was
         # committed is whole, the rest is pending, and a rerun goes on from there. "At least":
@@ -162,6 +173,8 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                   topics: bool, topic_mode: str) -> IngestResult:
     graph.ensure_schema()
     check_encoding(graph, settings)
+    if settings.embedding.enabled:  # a wrong endpoint or model stops the run before any call
+        await prepare(graph, llm, settings)
     lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)

@@ -64,6 +64,16 @@ class TopicsResult(BaseModel):
     failed: list[Failure] = Field(default_factory=list)
 
 
+class EmbedCounts(BaseModel):
+    """The embed stage (issue 19): nodes embedded now, by kind, and the ``failures`` (item
+    ``chunk <id>``, ``entity <key>``, ``community <id>``; retried by the next run)."""
+
+    text_units: int = 0
+    entities: int = 0
+    reports: int = 0
+    failures: list[Failure] = Field(default_factory=list)
+
+
 class IngestResult(BaseModel):
     """`run_ingest`: what each stage did and every item that failed (retried by the next
     run) or input skipped (listed only: the next run skips it again)."""
@@ -86,6 +96,7 @@ class IngestResult(BaseModel):
     # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
     chatter_stripped: Counter[str] = Field(default_factory=Counter)
     topics_failed: list[Failure] = Field(default_factory=list)
+    embeddings: EmbedCounts = Field(default_factory=EmbedCounts)
     outcomes: list[str] = Field(default_factory=list)  # stages skipped, and why
     seconds: dict[str, float] = Field(default_factory=dict)
 
@@ -93,7 +104,8 @@ class IngestResult(BaseModel):
     def failures(self) -> dict[str, list[Failure]]:
         """Every item that failed in this run, by kind (a report's item is ``report <id>``)."""
         return {"text unit": self.text_units_failed, "summary": self.summaries_failed,
-                "community": self.reports.failures, "topic item": self.topics_failed}
+                "community": self.reports.failures, "topic item": self.topics_failed,
+                "embedding": self.embeddings.failures}
 
     @property
     def failed_items(self) -> int:

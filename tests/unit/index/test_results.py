@@ -24,7 +24,7 @@ def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
     assert data["reports"]["failed"] == 1 and data["reports"]["failures"][0]["item"] == "report 7"
     assert data["skipped"] == [{"item": "a.bin", "reason": "binary", "error": "binary file"}]
     assert res.failed_items == 3  # skipped inputs are listed, not retried
-    assert list(res.failures) == ["text unit", "summary", "community", "topic item"]
+    assert list(res.failures) == ["text unit", "summary", "community", "topic item", "embedding"]
 
 
 def test_error_text_starts_with_the_reason_once():

@@ -1,0 +1,121 @@
+"""`ingest`'s embed stage (issue 19): text units, entity descriptions and community reports
+(title + summary + findings) embedded and stored on their nodes (``embedding``), for the
+vector indexes that hybrid retrieval, local search and DRIFT read.
+
+Resumable and incremental: each node keeps ``embedding_key``, a hash of the embedding model,
+EMBEDDING_DIMENSIONS and the text it embedded; only nodes whose key differs (new, or their
+text changed: a merged description, a rebuilt report) are embedded, and each batch is written
+as soon as it is back. A node that fails keeps its old key and is retried by the next run.
+The first vector's length fixes the vector indexes' dimension (``db.vectors.ensure``): a
+model or dimension change with vectors stored stops the run with one line naming the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+from ..config import Settings
+from ..db import Graph, Record, vectors
+from ..llm import LLM
+from ..llm.embeddings import EMBED, Embedder
+from ..model import Failure, Progress, no_progress
+from .results import EmbedCounts
+
+log = logging.getLogger(__name__)
+TASK = "texts embedded"
+# label -> its count field in EmbedCounts
+KINDS = {"Chunk": "text_units", "Entity": "entities", "Community": "reports"}
+
+
+def report_text(row: Record) -> str:
+    """A community report as embedded: title, summary, then each finding (summary:
+    explanation); the report's markdown when it has no findings stored (an import)."""
+    try:
+        findings = json.loads(row.get("findings") or "[]")
+    except ValueError:
+        findings = []
+    parts = [row.get("title") or "", row.get("summary") or ""]
+    parts += [f"{f.get('summary', '')}: {f.get('explanation', '')}" for f in findings
+              if isinstance(f, dict)]
+    text = "\n".join(p for p in parts if p.strip())
+    return text if findings or not row.get("full_content") else row["full_content"]
+
+
+def entity_text(row: Record) -> str:
+    """An entity as embedded: ``name: description`` (GraphRAG's entity description
+    embedding)."""
+    return f"{row['name']}: {row.get('description') or ''}".strip()
+
+
+def key_of(settings: Settings, text: str) -> str:
+    e = settings.embedding
+    return hashlib.sha256(json.dumps([e.model, e.dimensions, text]).encode()).hexdigest()[:32]
+
+
+def pending(graph: Graph, settings: Settings) -> dict[str, dict[str, tuple[str, str]]]:
+    """Per label, {node id: (text, key)} of the nodes whose stored embedding is missing or
+    was made from another text, model or dimension. Nodes without text are left out."""
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for label in KINDS:
+        todo: dict[str, tuple[str, str]] = {}
+        for row in graph.run("index/embedding_chunks" if label == "Chunk" else
+                             "index/embedding_entities" if label == "Entity" else
+                             "index/embedding_communities"):
+            text = (report_text(row) if label == "Community" else
+                    entity_text(row) if label == "Entity" else row["text"] or "")
+            if not text.strip():
+                continue
+            key = key_of(settings, text)
+            if key != row["key"]:
+                todo[str(row["id"])] = (text, key)
+        out[label] = todo
+    return out
+
+
+async def prepare(graph: Graph, llm: LLM, settings: Settings) -> int:
+    """Check the endpoint and the stored vectors before any other stage spends a call: the
+    dimension from one (cached) probe, the vector indexes made for it. Raises ConfigError (an
+    unreachable endpoint, a wrong model, another model or dimension stored) and LLMError."""
+    emb = Embedder.of(llm)
+    dims = len((await emb.embed(["dimension probe"], stage=EMBED))[0])
+    vectors.ensure(graph, settings.embedding.model, dims)
+    return dims
+
+
+async def embed_graph(graph: Graph, llm: LLM, settings: Settings,
+                      progress: Progress = no_progress) -> EmbedCounts:
+    """Embed every pending node (see ``pending``); ``prepare`` must have run. Failed items
+    are listed (``failures``) and retried by the next run; raises ConfigError."""
+    counts = EmbedCounts()
+    todo = pending(graph, settings)
+    total = sum(map(len, todo.values()))
+    progress(TASK, 0, total)
+    if not total:
+        return counts
+    emb = Embedder.of(llm)
+    batch = settings.embedding.batch * 4  # written per group of requests: resumable
+    for label, items in todo.items():
+        field = KINDS[label]
+        ids = list(items)
+        for start in range(0, len(ids), batch):
+            part = {i: items[i][0] for i in ids[start:start + batch]}
+            got, failed = await emb.embed_items(part, stage=EMBED)
+            rows: list[dict[str, Any]] = [{"id": _typed(label, i), "embedding": v,
+                                           "key": items[i][1]} for i, v in got.items()]
+            graph.write("index/set_chunk_embeddings" if label == "Chunk" else
+                        "index/set_entity_embeddings" if label == "Entity" else
+                        "index/set_community_embeddings", rows)
+            setattr(counts, field, getattr(counts, field) + len(rows))
+            for f in failed:
+                log.warning("embedding of %s %s failed: %s", label, f.item, f.error)
+                counts.failures.append(Failure(item=f"{label.lower()} {f.item}",
+                                               reason=f.reason, error=f.error))
+            progress(TASK, len(part), None)
+    return counts
+
+
+def _typed(label: str, item: str) -> Any:
+    return int(item) if label == "Community" else item
