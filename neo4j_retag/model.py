@@ -173,7 +173,7 @@ class Query(BaseModel):
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
     budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
-    # text units retrieved by (rag): None = bm25; vector / hybrid need embeddings
+    # rag's text units / retag's reports by: None = bm25 / RETRIEVAL; vector, hybrid need them
     retrieval: Literal["bm25", "vector", "hybrid"] | None = None
     response_type: str = "multiple paragraphs"
 

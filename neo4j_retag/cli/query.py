@@ -83,8 +83,8 @@ def refine_help() -> str:
 @click.option("--budget", type=click.IntRange(1), default=None,
               help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
 @click.option("--retrieval", type=click.Choice(["bm25", "vector", "hybrid"]), default=None,
-              help="--method rag: text units by BM25 (default), by embedding, or both fused "
-              "by reciprocal rank (needs embeddings)")
+              help="rag: text units by BM25 (its default), by embedding, or both fused by "
+              "reciprocal rank; retag: its reports likewise (RETRIEVAL for this question)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly

@@ -115,13 +115,15 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    if query.retrieval is not None:  # retag's report retrieval too (RETRIEVAL for this call)
+        settings = settings.model_copy(update={"retrieval": query.retrieval})
     first = await run_method(method, graph, llm, settings, query)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
     # an option the method does not use is said, not silently dropped
     if query.budget is not None and chosen != "lazy":
         first.trace.note(f"the budget applies to the lazy method only: {chosen} ignored it")
-    if query.retrieval is not None and chosen != "rag":
-        first.trace.note(f"the retrieval option applies to the rag method only: {chosen} "
+    if query.retrieval is not None and chosen not in ("rag", "retag"):
+        first.trace.note(f"the retrieval option applies to rag and retag only: {chosen} "
                          "ignored it")
     if refine_rounds > 0 and not METHODS[chosen].refinable:
         refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)

@@ -34,7 +34,8 @@ class AskRequest(BaseModel):
     budget: int | None = Field(None, ge=1, le=10_000, description="lazy: relevance tests "
                                "(default LAZY_BUDGET)")
     retrieval: Literal["bm25", "vector", "hybrid"] | None = Field(
-        None, description="rag: text units by BM25 (default), embedding, or both fused")
+        None, description="rag: text units by BM25 (default), embedding, or both fused; "
+        "retag: its reports likewise (default RETRIEVAL)")
 
     def method_name(self) -> str:
         """The method to run: ``global`` with ``dynamic`` is ``global-dynamic``.

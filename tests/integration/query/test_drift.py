@@ -89,7 +89,15 @@ def test_cli_ask_drift_and_rag_retrieval(indexed, graph, double):
     out = json.loads(r.stdout)
     assert out["trace"]["drift"]["k_followups"] == 2 and out["citations"]
     assert set(out["trace"]["drift"]["phases"]) == {"primer", "local", "reduce"}
+    r = CliRunner().invoke(main, ["ask", "Who haunts Scrooge?", "--method", "drift",
+                                  "--level", "0"], env=env)
+    assert r.exit_code == 0 and "drift: primer by hyde over" in r.output, r.output
     r = CliRunner().invoke(main, ["ask", "What did Scrooge remember?", "--method", "rag",
                                   "--retrieval", "hybrid", "--json"], env=env)
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["citations"]
+    out = json.loads(r.stdout)
+    assert out["citations"] and out["trace"]["retrieval"] == "hybrid"
+    r = CliRunner().invoke(main, ["ask", "Who haunts Scrooge?", "--method", "retag", "--level",
+                                  "0", "--retrieval", "vector", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["trace"]["retrieval"] == "vector"
