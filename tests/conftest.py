@@ -24,7 +24,10 @@ from neo4j_retag.llm import Usage, run_with_llm
 from .llm_double import ScriptedLLM
 
 HOME = Path(os.environ.get("NEO4J_RETAG_HOME", Path.home() / ".cache" / "neo4j-retag"))
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+# shared/ beside the checkout (CI, /work/main), or beside its parent folder (a git worktree)
+CORPORA = next((p / "shared" / "corpora" for p in Path(__file__).resolve().parents[2:4]
+                if (p / "shared" / "corpora").is_dir()),
+               Path(__file__).resolve().parents[2] / "shared" / "corpora")
 REQUIRE = os.environ.get("RETAG_TEST_REQUIRE") == "1"  # CI: a missing service fails, not skips
 
 
@@ -84,7 +87,8 @@ def make_settings(tmp_path: Path, base: dict[str, Any], **extra: Any) -> Setting
     # reports composed for single entities only (as before issue 18): the tests' tiny graphs
     # would otherwise get no LLM report at all
     return Settings(**{"llm_cache_dir": tmp_path / "llm-cache", "openai_model": "double",
-                       "llm_json_mode": "json_schema", "llm_max_retries": 1,
+                       "embedding_model": "double-embedding", "llm_json_mode": "json_schema",
+                       "llm_max_retries": 1,
                        "report_compose_max_entities": 1, **base, **extra})
 
 
@@ -107,6 +111,7 @@ def neo4j_vars(settings: Settings) -> dict[str, str]:
 def double_vars(settings: Settings) -> dict[str, str]:
     """Environment variables pointing a CLI run at the scripted LLM double of ``settings``."""
     return {"OPENAI_BASE_URL": settings.llm.endpoint, "OPENAI_MODEL": "double",
+            "EMBEDDING_MODEL": settings.embedding.model,
             "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir),
             "REPORT_COMPOSE_MAX_ENTITIES": str(settings.index.report_compose_max_entities)}
 
@@ -143,11 +148,29 @@ def local_llm_env() -> dict[str, Any]:
     return {}
 
 
+@pytest.fixture(scope="session")
+def local_embed_env() -> dict[str, Any]:
+    """The real local embedding server (all-MiniLM-L6-v2, int8 ONNX; issue 19) on
+    RETAG_TEST_EMBED_PORT (8090), started if it is not running; EMBEDDING_BASE_URL set: that
+    endpoint instead. Overrides pointing embeddings at it (chat stays where it was)."""
+    if os.environ.get("EMBEDDING_BASE_URL"):
+        return {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
+    from neo4j_retag.server import embed_local
+    port = int(os.environ.get("RETAG_TEST_EMBED_PORT", "8090"))
+    s = Settings(embedding_port=port, neo4j_retag_home=HOME)
+    try:
+        info = embed_local.start(s)
+    except Exception as err:  # noqa: BLE001
+        _missing(f"cannot start the local embedding server: {err}")
+    return {"embedding_base_url": info["base_url"], "embedding_model": embed_local.ALIAS}
+
+
 @pytest.fixture
-def real_settings(tmp_path: Path, neo4j_env: dict[str, Any],
-                  local_llm_env: dict[str, Any]) -> Settings:
-    """Real Neo4j + the real local LLM, with a fresh response cache."""
-    return Settings(**{**neo4j_env, **local_llm_env, "llm_cache_dir": tmp_path / "llm-cache"})
+def real_settings(tmp_path: Path, neo4j_env: dict[str, Any], local_llm_env: dict[str, Any],
+                  local_embed_env: dict[str, Any]) -> Settings:
+    """Real Neo4j + the real local LLM and embedding model, with a fresh response cache."""
+    return Settings(**{**neo4j_env, **local_llm_env, **local_embed_env,
+                       "llm_cache_dir": tmp_path / "llm-cache"})
 
 
 @pytest.fixture

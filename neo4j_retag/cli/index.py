@@ -227,6 +227,7 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
     """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
     from rich.console import Console
 
+    from ..index.embed import embed_if_enabled
     from ..index.topics import build_topics
     from ..llm import Usage
     usage = Usage()
@@ -235,8 +236,11 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
         with ProgressBars(Console(stderr=True, quiet=as_json), quiet=quiet,
                           stream=sys.stderr if as_json else None,
                           interval=obj.settings.progress_interval) as bars:
-            return await build_topics(graph, llm, obj.settings, mode=mode,
-                                      max_topics=max_topics, progress=bars)
+            result = await build_topics(graph, llm, obj.settings, mode=mode,
+                                        max_topics=max_topics, progress=bars)
+            # the topic communities' reports get their vectors (hybrid retrieval in a topic)
+            result.failed += (await embed_if_enabled(graph, llm, obj.settings, bars)).failures
+            return result
 
     out = run_with_services(work, obj.settings, usage)
     if as_json:

@@ -17,7 +17,7 @@ from .index import ingest, stats, topics
 from .interop import browse, export, import_group
 from .query import ask, eval_cmd
 from .serve import serve
-from .services import config_cmd, doctor, down, llm, neo4j, up
+from .services import config_cmd, doctor, down, embed, llm, neo4j, up
 
 
 @click.group()
@@ -31,8 +31,8 @@ def main(ctx: click.Context, debug: bool) -> None:
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-for _cmd in (config_cmd, neo4j, llm, up, down, doctor, ingest, stats, topics, documents, reset,
-             ask, eval_cmd, import_group, export, browse, serve):
+for _cmd in (config_cmd, neo4j, llm, embed, up, down, doctor, ingest, stats, topics, documents,
+             reset, ask, eval_cmd, import_group, export, browse, serve):
     main.add_command(_cmd)
 
 if __name__ == "__main__":

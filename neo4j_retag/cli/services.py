@@ -71,6 +71,11 @@ llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp +
                      "SmolLM2-135M-Instruct, or the GGUF in LLM_MODEL_PATH).", "llm_local",
                      "OPENAI_BASE_URL", lambda s: s.llm.base_url)
 
+embed = _service_group(
+    "embed", "The local OpenAI-compatible embedding server (all-MiniLM-L6-v2, int8 ONNX on "
+    "onnxruntime, from pinned PyPI wheels).", "embed_local", "EMBEDDING_BASE_URL",
+    lambda s: None if s.embedding.local(s.llm) else s.embedding.endpoint(s.llm))
+
 
 @llm.command("fetch")
 @click.argument("name", type=click.Choice(["qwen2.5-coder-1.5b"]))
@@ -102,14 +107,17 @@ def neo4j_install(obj: Ctx) -> None:
 @click.pass_obj
 @friendly
 def up(obj: Ctx) -> None:
-    """Start whatever local services the settings need (Neo4j + GDS, the LLM)."""
-    from ..server import llm_local, neo4j_local
+    """Start whatever local services the settings need (Neo4j + GDS, the LLM, embeddings)."""
+    from ..server import embed_local, llm_local, neo4j_local
     if obj.settings.neo4j.local:
         info = neo4j_local.start(obj.settings)
         console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
     if obj.settings.llm.local:
         info = llm_local.start(obj.settings)
         console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
+    if obj.settings.embedding.enabled and obj.settings.embedding.local(obj.settings.llm):
+        info = embed_local.start(obj.settings)
+        console.print(f"embeddings: {info.get('base_url')}  model: {info.get('model')}")
 
 
 @click.command()
@@ -117,7 +125,8 @@ def up(obj: Ctx) -> None:
 @friendly
 def down(obj: Ctx) -> None:
     """Stop the local services."""
-    from ..server import llm_local, neo4j_local
+    from ..server import embed_local, llm_local, neo4j_local
+    embed_local.stop(obj.settings)
     llm_local.stop(obj.settings)
     neo4j_local.stop(obj.settings)
     console.print("stopped")

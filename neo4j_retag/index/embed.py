@@ -119,3 +119,13 @@ async def embed_graph(graph: Graph, llm: LLM, settings: Settings,
 
 def _typed(label: str, item: str) -> Any:
     return int(item) if label == "Community" else item
+
+
+async def embed_if_enabled(graph: Graph, llm: LLM, settings: Settings,
+                           progress: Progress = no_progress) -> EmbedCounts:
+    """``prepare`` then ``embed_graph`` when EMBEDDINGS is on (after `topics build`, an
+    import): nothing otherwise."""
+    if not settings.embedding.enabled:
+        return EmbedCounts()
+    await prepare(graph, llm, settings)
+    return await embed_graph(graph, llm, settings, progress)

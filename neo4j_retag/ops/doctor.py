@@ -9,9 +9,10 @@ from pydantic import BaseModel
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph
+from ..db import Graph, vectors
 from ..errors import ConfigError, LLMError
 from ..llm import LLM
+from ..llm.embeddings import Embedder
 from ..server import llm_local
 
 
@@ -129,10 +130,40 @@ def _model(settings: Settings) -> Check:
     return Check("LLM model", True, detail)
 
 
+async def _embeddings(settings: Settings) -> Check:
+    """The embeddings endpoint answers, with the dimension the graph's vectors have."""
+    e = settings.embedding
+    if not e.enabled:
+        return Check("embeddings", True, "EMBEDDINGS=false: no vectors, BM25 retrieval only")
+    start = ("`neo4j-retag embed start`" if e.local(settings.llm)
+             else "check EMBEDDING_BASE_URL / EMBEDDING_MODEL, or set EMBEDDINGS=false")
+    where = f"{e.model!r} at {e.endpoint(settings.llm)}"
+    try:
+        async with Embedder(settings.model_copy(update={"llm_cache": False,
+                                                        "llm_max_retries": 0})) as emb:
+            dims = await emb.probe(stage="doctor")
+    except (ConfigError, LLMError) as err:
+        return Check("embeddings", False, str(err), start)
+    detail = f"{where}: {dims} dimensions"
+    if e.dimensions and dims != e.dimensions:
+        return Check("embeddings", False, detail, f"EMBEDDING_DIMENSIONS is {e.dimensions}: "
+                     "the endpoint ignores it; unset it or use a model that shortens vectors")
+    try:
+        with Graph(settings) as graph:
+            st = vectors.state(graph)
+    except Exception as err:  # noqa: BLE001 - the Neo4j checks say what is wrong with it
+        return Check("embeddings", True, f"{detail}; graph not read ({str(err)[:80]})")
+    if (why := vectors.mismatch(st, e.model, dims)) is not None:
+        return Check("embeddings", False, detail, why)
+    return Check("embeddings", True, f"{detail}; graph: {vectors.stored(st)} vectors"
+                 + (f" of {st['model']}" if st["model"] else ""))
+
+
 def run_checks(settings: Settings) -> list[Check]:
     checks = _neo4j(settings)
     checks.append(_model(settings))
     checks += asyncio.run(_llm(settings))
+    checks.append(asyncio.run(_embeddings(settings)))
     try:
         n = tokens.count("tokenizer check", settings.encoding)
         checks.append(Check("tokenizer", True,

@@ -96,6 +96,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     if settings.neo4j.uri:
         env = {"NEO4J_URI": settings.neo4j.uri,
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
+    env["EMBEDDING_BASE_URL"] = settings.embedding.endpoint(settings.llm)  # the test's server
     out = CliRunner().invoke(main, ["ask", q, "--level", "0", "--json"], env=env)
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)

@@ -35,7 +35,7 @@ def test_ingest_embeds_every_kind_and_a_rerun_embeds_nothing(settings, graph, do
     assert s["text_units_embedded"] == s["text_units"] == e.text_units
     assert s["entities_embedded"] == s["entities"] == e.entities
     assert s["reports_embedded"] == e.reports >= s["community_reports"]
-    assert s["embedding_model"] == "all-minilm-l6-v2"
+    assert s["embedding_model"] == "double-embedding"
     for label in ("Chunk", "Entity", "Community"):
         assert _embedded(graph, label)["dims"] == EMBED_DIM
     st = vectors.state(graph)
