@@ -14,6 +14,7 @@ from neo4j_retag.model import Query
 from neo4j_retag.query.basic import ask_rag
 from neo4j_retag.query.drift import ask_drift
 from neo4j_retag.query.local import ask_local
+from neo4j_retag.query.retrieval import lucene_query
 from tests.conftest import corpus, double_vars, ingest, neo4j_vars
 
 pytestmark = pytest.mark.integration
@@ -101,3 +102,78 @@ def test_cli_ask_drift_and_rag_retrieval(indexed, graph, double):
                                   "0", "--retrieval", "vector", "--json"], env=env)
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["trace"]["retrieval"] == "vector"
+
+
+# --- the real embedded embedding model (all-MiniLM-L6-v2) and the real local LLM ----------
+
+# entity descriptions a question can mean without sharing a word with them
+DESCRIPTIONS = {
+    "marley": "the ghost of Scrooge's dead business partner, who walks the earth bound in "
+              "heavy iron chains",
+    "fezziwig": "a jolly old merchant who threw a merry Christmas ball for his apprentices",
+    "belle": "a young woman who broke off her engagement to Scrooge because he loved gold",
+    "cratchit": "Scrooge's poorly paid clerk, father of a large and loving family",
+}
+MEANING = "Who hosted a festive dance for the young workers?"  # Fezziwig, in other words
+
+
+@pytest.fixture
+def described(settings, graph, double, tmp_path, local_embed_env):
+    """The story graph (chat: the double) with meaningful entity descriptions, embedded by the
+    real model."""
+    from neo4j_retag.index.embed import embed_if_enabled
+    s = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20, **local_embed_env})
+    ingest(s, graph, [corpus(tmp_path, 3)])
+    for key, text in DESCRIPTIONS.items():
+        graph.driver.execute_query("MATCH (e:Entity {key: $k}) SET e.description = $d",
+                                   k=key, d=text)
+    run(s, lambda llm: embed_if_enabled(graph, llm, s))
+    return s
+
+
+@pytest.mark.embed
+def test_local_search_seeds_the_entity_a_question_means_by_the_real_model(described, graph):
+    by_words = graph.run("query/local_seed_text", query=lucene_query(MEANING), k=10)
+    assert by_words[0]["key"] != "fezziwig"  # by words ("who", "young") another comes first
+    a = run(described, lambda llm: ask_local(graph, llm, described,
+                                             Query(question=MEANING, level=0)))
+    assert a.trace.seeding.by == "embedding" and a.trace.seeding.entities[0] == "fezziwig"
+    d = run(described.model_copy(update=SMALL), lambda llm: ask_drift(
+        graph, llm, described.model_copy(update=SMALL), Query(question=MEANING, level=0)))
+    assert d.trace.drift.primer_by == "hyde" and d.citations
+    cited_exist(graph, d, 0)
+
+
+@pytest.mark.llm
+@pytest.mark.embed
+def test_local_drift_and_vector_rag_with_the_real_local_models(real_settings, real_graph,
+                                                                tmp_path):
+    from tests.conftest import CORPORA
+    book = (CORPORA / "christmas-carol" / "book.txt").read_text()
+    start = book.index("Marley was dead")
+    path = tmp_path / "carol-slice.txt"
+    path.write_text(book[start:start + 3000])
+    s = real_settings.model_copy(update={"drift_n_depth": 1, "drift_k_followups": 2,
+                                         "drift_primer_folds": 1})
+    ingest(s, real_graph, [path])
+    level = 0
+    local = run(s, lambda llm: ask_local(real_graph, llm, s, Query(
+        question="Who was Scrooge's partner?", level=level)))
+    assert local.trace.seeding.by == "embedding" and local.answer.strip()
+    cited_exist(real_graph, local, level)
+    drift = run(s, lambda llm: ask_drift(real_graph, llm, s, Query(
+        question="What kind of man was Scrooge?", level=level)))
+    d = drift.trace.drift
+    assert d.primer_by == "hyde" and d.primer_reports >= 1 and drift.answer.strip()
+    assert len([st for st in d.steps if st.depth == 1]) <= 2
+    assert set(d.phases) == {"primer", "local", "reduce"}
+    cited_exist(real_graph, drift, level)
+    rag = run(s, lambda llm: ask_rag(real_graph, llm, s, Query(
+        question="Who was Scrooge's partner?", retrieval="vector")))
+    assert rag.trace.retrieval == "vector" and rag.trace.reports_retrieved >= 1
+    assert {c.id for c in rag.citations} <= chunk_ids(real_graph)
+    print(json.dumps({"local": local.answer, "local_cited": [c.id for c in local.citations],
+                      "drift": drift.answer, "drift_cited": [c.id for c in drift.citations],
+                      "drift_sources": len(drift.sources), "drift_trace": d.model_dump(),
+                      "rag": rag.answer, "rag_cited": [c.id for c in rag.citations]},
+                     indent=1, default=str))
