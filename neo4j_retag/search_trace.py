@@ -29,8 +29,9 @@ class PhaseCost(BaseModel):
 
 class DriftStep(BaseModel):
     """One DRIFT action: a primer fold (depth 0) or a follow-up question answered by local
-    search (depth >= 1); ``score`` is the 0-100 score the model gave its answer, ``parent``
-    the step whose answer asked it, ``follow_ups`` how many questions the answer asked."""
+    search (depth: the round it was answered in, 1 to DRIFT_N_DEPTH); ``score`` is the 0-100
+    score the model gave its answer, ``parent`` the index of the step whose answer asked it,
+    ``follow_ups`` how many questions the answer asked."""
 
     query: str
     depth: int = 0
