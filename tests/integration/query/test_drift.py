@@ -104,6 +104,21 @@ def test_cli_ask_drift_and_rag_retrieval(indexed, graph, double):
     assert json.loads(r.stdout)["trace"]["retrieval"] == "vector"
 
 
+def test_eval_compares_drift_with_local(indexed, graph, double, tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("Who haunts Scrooge?\n")
+    env = {**neo4j_vars(indexed), **double_vars(indexed), "DRIFT_N_DEPTH": "1",
+           "DRIFT_K_FOLLOWUPS": "2", "DRIFT_PRIMER_FOLDS": "1"}
+    out = CliRunner().invoke(main, ["eval", str(questions), "--methods", "local,drift",
+                                    "--level", "0", "--out", str(tmp_path / "ev"), "--json"],
+                             env=env)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["failures"] == [] and len(data["answers"]) == 2
+    answers = json.loads((tmp_path / "ev" / "answers.json").read_text())
+    assert [a["method"] for a in answers if a["citations"]] == ["local", "drift"]
+
+
 # --- the real embedded embedding model (all-MiniLM-L6-v2) and the real local LLM ----------
 
 # entity descriptions a question can mean without sharing a word with them
