@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from neo4j_retag.config import Settings
-from neo4j_retag.db import Graph
+from neo4j_retag.db import Graph, vectors
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.server import neo4j_local
@@ -118,3 +118,4 @@ def written(graph: Graph) -> tuple[dict[str, Any], int, int]:
 def wipe(graph: Graph) -> None:
     with graph.driver.session(database=graph.database) as s:
         s.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
+    vectors.drop(graph)  # vector indexes are made with a dimension: a fresh graph has none

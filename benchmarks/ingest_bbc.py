@@ -8,6 +8,12 @@ CPU seconds of our process and of Neo4j (on a shared machine the wall time mostl
 other jobs) and the load average.
 
     .venv/bin/python benchmarks/ingest_bbc.py [--corpus DIR] [--repeat 3]
+        [--no-embeddings | --embed-url URL]
+
+Embeddings (issue 19) are on as in `ingest`: fakellm serves /v1/embeddings too (1536
+dimensions, the size of OpenAI's text-embedding-3-small); ``--embed-url`` sends them to
+another endpoint (the local embedding server: the real model's cost), ``--no-embeddings``
+measures the run without the embed stage. Results: bench-results/ingest_bbc[-SUFFIX].json.
 
 Starts (if needed) and EMPTIES a benchmark Neo4j of its own: bolt 7689, http 7476, data in
 <NEO4J_RETAG_HOME>/neo4j-data-bench. Stop it with
@@ -64,6 +70,9 @@ def ingest(settings, corpus) -> dict:
         "graph_elements_written": elements,
         "write_rate_elements_per_s": round(elements / max(result.seconds["extract"], 1e-9)),
         "llm_calls": usage.total.calls, "llm_failed": usage.total.failed,
+        "embeddings": settings.embedding.enabled, "embedded": result.embeddings.model_dump(),
+        "embed_calls": usage.stage("embed").calls,
+        "embed_tokens": usage.stage("embed").prompt_tokens,
         "failed_text_units": len(result.text_units_failed),
         "cpu_seconds_ours": round(cpu, 2),
         "cpu_seconds_neo4j": None if neo is None or neo0 is None else round(neo - neo0, 2),
@@ -76,9 +85,16 @@ def main() -> None:
     ap.add_argument("--corpus", default=str(SHARED / "corpora" / "bbc-news"))
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs; the figures are those of the run with the median total")
+    ap.add_argument("--no-embeddings", action="store_true", help="no embed stage")
+    ap.add_argument("--embed-url", help="embeddings from this endpoint (e.g. the local "
+                    "embedding server, http://127.0.0.1:8089/v1, model all-minilm-l6-v2)")
     args = ap.parse_args()
+    suffix = "-no-embeddings" if args.no_embeddings else "-local-embed" if args.embed_url else ""
+    extra: dict = {"embeddings": not args.no_embeddings}
+    if args.embed_url:
+        extra.update(embedding_base_url=args.embed_url, embedding_model="all-minilm-l6-v2")
     with fakellm() as url:
-        settings = bench_settings(url)
+        settings = bench_settings(url, **extra)
         runs = [ingest(settings, args.corpus) for _ in range(args.repeat)]
     totals = [r["seconds_total"] for r in runs]
     out = {**sorted(runs, key=lambda r: r["seconds_total"])[len(runs) // 2],
@@ -86,7 +102,7 @@ def main() -> None:
            "machine": machine()}
     print(json.dumps(out, indent=2))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ingest_bbc.json").write_text(json.dumps(out, indent=2))
+    (RESULTS / f"ingest_bbc{suffix}.json").write_text(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,19 @@
-"""Benchmark (not a test): Recall@p of ReTAG's BM25 retrieval of community reports, with and
-without LLM keyword expansion (Kim et al. 2025, Fig. 5), on a graph built from BBC News - or
-on a real Microsoft GraphRAG index (``--graphrag-index DIR``, imported into the benchmark
-graph first), where it also measures the prompt-token ratio retag/global per level.
+"""Benchmark (not a test): Recall@p of ReTAG's retrieval of community reports - BM25, vector
+and hybrid (reciprocal rank fusion; issue 19) - with and without LLM keyword expansion (Kim et
+al. 2025, Fig. 5), on a graph built from BBC News - or on a real Microsoft GraphRAG index
+(``--graphrag-index DIR``, imported into the benchmark graph first, its reports embedded),
+where it also measures the prompt-token ratio retag/global per level (BM25 retrieval).
 
     .venv/bin/python benchmarks/recall.py [--level 1] [--judge category|llm] [--keywords-llm URL]
     .venv/bin/python benchmarks/recall.py \
-        --graphrag-index ../shared/indexes/christmas-carol-graphrag [--judge-llm URL] \
-        [--report-tokens N]
+        --graphrag-index ../shared/indexes/christmas-carol-graphrag [--labels FILE] \
+        [--embed-url URL] [--keywords-llm URL] [--no-ratio]
+
+On the GraphRAG index the relevant reports come from ``--labels`` (default
+benchmarks/recall_labels.json: labelled once, by the model and method the file names, so that
+runs compare like with like; ``--judge llm`` judges again instead). Vectors come from
+``--embed-url`` (default: the local embedding server, `neo4j-retag embed start`), model
+all-minilm-l6-v2; the question alone is embedded (keywords feed BM25).
 
 Relevant reports per question: ``category`` (default) = the reports whose entities mostly come
 from articles of the question's BBC category (ground truth from the corpus layout, free);
@@ -23,19 +30,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from pathlib import Path
 
-from common import RESULTS, SHARED, bench_settings, fakellm, with_llm
+from common import RESULTS, ROOT, SHARED, bench_settings, fakellm, with_llm
 from ingest_bbc import ingest
 from pydantic import BaseModel
 
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import LLMError
+from neo4j_retag.index.embed import embed_if_enabled
 from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
-from neo4j_retag.query.retrieval import expand_keywords, levels, retrieve
-from neo4j_retag.server import llm_local
+from neo4j_retag.query.retrieval import expand_keywords, fuse, levels, retrieve, retrieve_vector
+from neo4j_retag.server import embed_local, llm_local
 from neo4j_retag.tokens import truncate
 
 QUESTIONS = {
@@ -111,6 +121,35 @@ def token_ratio(graph: Graph, settings, questions: dict[str, str],
     return rows
 
 
+def labelled(path) -> tuple[dict[str, str], dict[str, set[int]], int]:
+    """Questions, relevant report ids per question and the level, from a labels file."""
+    data = json.loads(Path(path).read_text())
+    qs = data["questions"]
+    return ({k: v["question"] for k, v in qs.items()},
+            {k: set(v["relevant"]) for k, v in qs.items()}, data["level"])
+
+
+def embed_settings(settings, url: str | None):
+    """``settings`` with embeddings at ``url`` (default: the local embedding server)."""
+    url = url or f"http://127.0.0.1:{settings.embedding.port}/v1"
+    return settings.model_copy(update={"embeddings": True, "embedding_base_url": url,
+                                       "embedding_model": embed_local.ALIAS})
+
+
+def rankings(graph: Graph, settings, level: int, question: str, keywords: list[str],
+             vector: list[float], n: int) -> dict[str, list[int]]:
+    """Report ids best first by bm25, vector and hybrid, for the question alone and with the
+    keywords (vector embeds the question alone: the same in both)."""
+    near = retrieve_vector(graph, GENERAL, level, vector, n)
+    out = {}
+    for mode, words in (("question", []), ("question+keywords", keywords)):
+        bm25 = retrieve(graph, GENERAL, level, question, words, n)
+        out[f"bm25 {mode}"] = [r.id for r in bm25]
+        out[f"vector {mode}"] = [r.id for r in near]
+        out[f"hybrid {mode}"] = [r.id for r in fuse(bm25, near)[:n]]
+    return out
+
+
 def import_index(graph: Graph, settings, folder) -> dict:
     """The GraphRAG output folder, imported into the emptied benchmark graph."""
     from common import wipe
@@ -124,16 +163,23 @@ def import_index(graph: Graph, settings, folder) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--level", type=int, default=1)
-    ap.add_argument("--judge", choices=["category", "llm"], default="category")
+    ap.add_argument("--judge", choices=["category", "llm", "labels"], default=None)
     ap.add_argument("--keywords-llm", default=None)
     ap.add_argument("--graphrag-index", default=None, help="a GraphRAG output folder to import")
+    ap.add_argument("--labels", default=str(ROOT / "benchmarks" / "recall_labels.json"),
+                    help="relevance labels of the GraphRAG index (judge labels)")
+    ap.add_argument("--embed-url", default=None, help="embeddings endpoint (default: the "
+                    "local embedding server on EMBEDDING_PORT)")
+    ap.add_argument("--no-ratio", action="store_true", help="skip the retag/global token ratio")
     ap.add_argument("--judge-llm", default=None, help="base URL judging relevance (llm judge)")
     ap.add_argument("--report-tokens", type=int, default=None,
                     help="truncate reports to this many tokens for the judge (small models)")
     args = ap.parse_args()
-    questions, p_values, imported, ratios = QUESTIONS, P_VALUES, None, None
+    judge = args.judge or ("labels" if args.graphrag_index else "category")
+    questions, p_values, imported, ratios, embedded = QUESTIONS, P_VALUES, None, None, None
     with fakellm() as url:
-        settings = bench_settings(url)
+        settings = bench_settings(url, retrieval="bm25", embeddings=False)
+        esettings = embed_settings(settings, args.embed_url)
         judge_settings = settings.model_copy(update={"openai_base_url": args.judge_llm or url})
         kw_url = args.keywords_llm
         if kw_url is None:
@@ -144,36 +190,48 @@ def main() -> None:
         with Graph(settings) as graph:
             if args.graphrag_index:
                 imported = import_index(graph, settings, args.graphrag_index)
-                questions, p_values, args.judge = CAROL_QUESTIONS, SMALL_P_VALUES, "llm"
+                questions, p_values = CAROL_QUESTIONS, SMALL_P_VALUES
             elif not levels(graph, GENERAL):
                 ingest(settings, SHARED / "corpora" / "bbc-news")
-            if args.judge == "category":
+            embedded = with_llm(esettings, Usage(), lambda llm: embed_if_enabled(
+                graph, llm, esettings)).model_dump()
+            if judge == "labels":
+                questions, relevant, args.level = labelled(args.labels)
+            elif judge == "category":
                 cats = graph.run("query/report_categories", level=args.level)
                 relevant = {c: {r["id"] for r in cats if r["category"] == c} for c in QUESTIONS}
             else:
                 relevant = llm_judged(graph, judge_settings, args.level, questions,
                                       args.report_tokens)
-            if args.graphrag_index:
+            if args.graphrag_index and not args.no_ratio:
                 ratios = token_ratio(graph, settings, questions, (5, 10, 20))
+
+            async def question_vectors(llm: LLM) -> list[list[float]]:
+                return await Embedder.of(llm).embed(list(questions.values()))
+            vectors = with_llm(esettings, Usage(), question_vectors)
             results = []
-            for cat, q in questions.items():
+            for (cat, q), vector in zip(questions.items(), vectors, strict=True):
                 corpus = ("A Christmas Carol by Charles Dickens" if args.graphrag_index
                           else "BBC News articles, 2004-2005")
                 kws = with_llm(kw_settings, Usage(), lambda llm, q=q, c=corpus: expand_keywords(
                     llm, kw_settings, q, c, Trace()))
                 row = {"category": cat, "question": q, "keywords": kws,
                        "relevant": len(relevant[cat])}
-                for mode, words in (("question", []), ("question+keywords", kws)):
-                    got = [r.id for r in retrieve(graph, GENERAL, args.level, q, words,
-                                                     max(p_values))]
+                ranked = rankings(graph, settings, args.level, q, kws, vector, max(p_values))
+                for name, got in ranked.items():
                     for p in p_values:
                         hit = len(set(got[:p]) & relevant[cat])
-                        row[f"recall@{p} {mode}"] = round(hit / max(len(relevant[cat]), 1), 3)
+                        row[f"recall@{p} {name}"] = round(hit / max(len(relevant[cat]), 1), 3)
                 results.append(row)
     summary = {k: round(sum(r[k] for r in results) / len(results), 3)
                for k in results[0] if k.startswith("recall@")}
-    out = {"level": args.level, "judge": args.judge, "keywords_llm": kw_url,
-           "judge_llm": args.judge_llm or "fakellm", "mean": summary, "per_question": results}
+    out = {"level": args.level, "judge": judge, "keywords_llm": kw_url,
+           "judge_llm": args.judge_llm or "fakellm", "embedding": {
+               "url": esettings.embedding.endpoint(esettings.llm),
+               "model": esettings.embedding.model, "embedded": embedded},
+           "mean": summary, "per_question": results}
+    if judge == "labels":
+        out["labels"] = str(args.labels)
     if imported:
         out |= {"graphrag_index": imported, "token_ratio_retag_global": ratios}
     RESULTS.mkdir(exist_ok=True)

@@ -122,7 +122,8 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     console.print()
     if tr.lazy_search is None:  # the report side's trace (lazy has no topic, level or map)
         console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
-                      f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}[/dim]")
+                      f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}"
+                      + (f" | retrieval {tr.retrieval}" if tr.retrieval else "") + "[/dim]")
         console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches "
                       f"{tr.map_batches} (parse failures {tr.map_parse_failures}) | points "
                       f"{tr.points_total}, zero {tr.points_zero}, in reduce "

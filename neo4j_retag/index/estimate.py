@@ -78,9 +78,11 @@ class Estimate:
                 for k, v in self.stages.items()}
 
     def price(self, per_m_input: float | None, per_m_output: float | None) -> float | None:
+        """The chat calls' price (the embed stage's tokens are another model's, priced
+        apart by its provider: not in it)."""
         if per_m_input is None or per_m_output is None:
             return None
-        t = self.total
+        t = Usage(stages={k: v for k, v in self.stages.items() if k != "embed"}).total
         return (t.prompt_tokens * per_m_input + t.completion_tokens * per_m_output) / 1e6
 
 

@@ -1,0 +1,61 @@
+"""The local embedding server for real (all-MiniLM-L6-v2, int8 ONNX; issue 19): OpenAI-
+compatible through the project's own client, refuses another model name or dimension, and
+its vectors put a paraphrase nearest to what it paraphrases."""
+
+import asyncio
+
+import pytest
+
+from neo4j_retag.config import Settings
+from neo4j_retag.errors import ConfigError, LLMError
+from neo4j_retag.llm.embeddings import Embedder
+from neo4j_retag.ops.doctor import _embeddings
+
+pytestmark = [pytest.mark.integration, pytest.mark.embed]
+
+
+def _settings(tmp_path, env, **extra):
+    return Settings(**{"llm_cache_dir": tmp_path / "cache", "llm_max_retries": 0, **env,
+                       **extra})
+
+
+def embed(settings, texts):
+    async def go():
+        async with Embedder(settings) as emb:
+            return await emb.embed(texts), emb.usage
+    return asyncio.run(go())
+
+
+def test_paraphrases_are_nearest_and_usage_is_counted(tmp_path, local_embed_env):
+    s = _settings(tmp_path, local_embed_env)
+    texts = ["Which firms struggled?",
+             "The carmaker reported heavy losses and will cut 2,000 jobs.",
+             "The striker scored twice in the cup final.",
+             "Oscar nominations were announced for several films."]
+    vectors, usage = embed(s, texts)
+    assert {len(v) for v in vectors} == {384}
+    assert all(abs(sum(x * x for x in v) - 1) < 1e-3 for v in vectors)  # unit length
+    sims = [sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]]
+    assert sims[0] == max(sims) and sims[0] - max(sims[1:]) > 0.1, sims
+    st = usage.stages["embed_query"]
+    assert st.calls == 1 and st.prompt_tokens > 20  # the server's own token count
+
+
+def test_another_model_name_or_dimension_is_refused(tmp_path, local_embed_env):
+    with pytest.raises(ConfigError, match="model 'text-embedding-3-small' not found at the "
+                       "embedding endpoint: check EMBEDDING_MODEL"):
+        embed(_settings(tmp_path, local_embed_env, embedding_model="text-embedding-3-small"),
+              ["x"])
+    with pytest.raises(LLMError, match="this model gives 384 dimensions, not 256"):
+        embed(_settings(tmp_path, local_embed_env, embedding_dimensions=256), ["x"])
+
+
+def test_doctor_reports_the_endpoint_and_its_dimension(tmp_path, local_embed_env,
+                                                       neo4j_env):
+    check = asyncio.run(_embeddings(_settings(tmp_path, {**neo4j_env, **local_embed_env})))
+    assert check.ok and "384 dimensions" in check.detail, check
+    off = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, embeddings=False)))
+    assert off.ok and "EMBEDDINGS=false" in off.detail
+    dead = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, openai_base_url=None,
+                                             embedding_port=9)))
+    assert not dead.ok and dead.fix == "`neo4j-retag embed start`"
