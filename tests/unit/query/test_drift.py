@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from neo4j_retag.errors import ConfigError
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query, ReportRow
 from neo4j_retag.query import METHODS
@@ -30,7 +31,7 @@ class StoryGraph:
     """Answers every statement local search and DRIFT run, from the tables above;
     ``embedded``: whether the nodes hold vectors (the double's embeddings)."""
 
-    def __init__(self, embedded: bool = True, model: str = "all-minilm-l6-v2") -> None:
+    def __init__(self, embedded: bool = True, model: str = "double-embedding") -> None:
         self.embedded, self.model, self.runs = embedded, model, []
 
     def _report(self, i, score=1.0):
@@ -213,3 +214,10 @@ def test_local_search_seeds_by_embedding_and_falls_back_to_string_match(dsetting
     assert any("no embeddings of its entities" in n for n in b.trace.notes)
     body = next(b for k, b in reversed(double.calls) if k == "answer")
     assert "-----Sources-----" in body["messages"][-1]["content"]
+
+
+def test_vectors_of_another_model_stop_the_question_with_one_line(dsettings, double):
+    with pytest.raises(ConfigError, match="the graph's vectors are other-model's"):
+        run_with_llm(dsettings, lambda llm: ask_local(StoryGraph(model="other-model"), llm,
+                                                      dsettings, Query(question="Who?")))
+    assert double.count("answer") == 0
