@@ -92,7 +92,7 @@ async def hypothetical_answer(llm: LLM, settings: Settings, question: str, templ
     template = truncate(template, TEMPLATE_TOKENS, settings.encoding)
     msgs = render("query/drift_hyde", template=template, question=question)
     try:
-        text = str(await llm.complete(msgs, stage="drift_hyde", prose=True, max_tokens=400))
+        text = str(await llm.complete(msgs, stage="drift_hyde", prose=True, max_tokens=300))
     except LLMError as err:
         trace.note(f"the hypothetical answer failed ({err}): the question's own embedding "
                    "finds the primer's reports", logging.WARNING)

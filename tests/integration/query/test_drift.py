@@ -161,34 +161,39 @@ def test_local_search_seeds_the_entity_a_question_means_by_the_real_model(descri
 
 @pytest.mark.llm
 @pytest.mark.embed
-def test_local_drift_and_vector_rag_with_the_real_local_models(real_settings, real_graph,
-                                                                tmp_path):
-    from tests.conftest import CORPORA
-    book = (CORPORA / "christmas-carol" / "book.txt").read_text()
-    start = book.index("Marley was dead")
-    path = tmp_path / "carol-slice.txt"
-    path.write_text(book[start:start + 3000])
-    s = real_settings.model_copy(update={"drift_n_depth": 1, "drift_k_followups": 2,
-                                         "drift_primer_folds": 1})
-    ingest(s, real_graph, [path])
-    level = 0
-    local = run(s, lambda llm: ask_local(real_graph, llm, s, Query(
-        question="Who was Scrooge's partner?", level=level)))
-    assert local.trace.seeding.by == "embedding" and local.answer.strip()
-    cited_exist(real_graph, local, level)
-    drift = run(s, lambda llm: ask_drift(real_graph, llm, s, Query(
-        question="What kind of man was Scrooge?", level=level)))
+def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph, neo4j_env,
+                                                                local_llm_env,
+                                                                local_embed_env, tmp_path):
+    """The questions answered by the real SmolLM2-135M (the graph from the double, embedded
+    by the real all-MiniLM-L6-v2): 6 calls, DRIFT at its smallest (1 fold, 1 follow-up).
+    The local server's budgets are given, so that OPENAI_BASE_URL may point at a shared
+    server that is too busy to answer the fixture's readiness probe."""
+    from neo4j_retag.config import Settings
+    s = Settings(**{**neo4j_env, **local_llm_env, **local_embed_env,
+                    "llm_cache_dir": tmp_path / "real-cache", "llm_max_tokens": 400,
+                    "map_context_tokens": 3000, "reduce_context_tokens": 3000,
+                    "llm_json_mode": "json_object", "llm_timeout": 1800,
+                    "drift_n_depth": 1, "drift_k_followups": 1, "drift_primer_folds": 1})
+    local = run(s, lambda llm: ask_local(graph, llm, s, Query(question=MEANING, level=0)))
+    assert local.trace.seeding.by == "embedding" and local.trace.seeding.entities[0] == \
+        "fezziwig"
+    assert local.answer.strip() and not local.trace.failures
+    cited_exist(graph, local, 0)
+    drift = run(s, lambda llm: ask_drift(graph, llm, s, Query(question=MEANING, level=0)))
     d = drift.trace.drift
     assert d.primer_by == "hyde" and d.primer_reports >= 1 and drift.answer.strip()
-    assert len([st for st in d.steps if st.depth == 1]) <= 2
-    assert set(d.phases) == {"primer", "local", "reduce"}
-    cited_exist(real_graph, drift, level)
-    rag = run(s, lambda llm: ask_rag(real_graph, llm, s, Query(
-        question="Who was Scrooge's partner?", retrieval="vector")))
+    assert [st.depth for st in d.steps] in ([0], [0, 1])
+    assert set(d.phases) == {"primer", "local", "reduce"} and d.phases["reduce"].calls == 1
+    cited_exist(graph, drift, 0)
+    rag = run(s, lambda llm: ask_rag(graph, llm, s, Query(question=MEANING,
+                                                          retrieval="vector")))
     assert rag.trace.retrieval == "vector" and rag.trace.reports_retrieved >= 1
-    assert {c.id for c in rag.citations} <= chunk_ids(real_graph)
+    assert {c.id for c in rag.citations} <= chunk_ids(graph)
     print(json.dumps({"local": local.answer, "local_cited": [c.id for c in local.citations],
                       "drift": drift.answer, "drift_cited": [c.id for c in drift.citations],
-                      "drift_sources": len(drift.sources), "drift_trace": d.model_dump(),
+                      "drift_sources": [c.id for c in drift.sources],
+                      "drift_trace": d.model_dump(), "notes": drift.trace.notes,
+                      "failures": [f.line() for f in drift.trace.failures],
+                      "seconds": drift.trace.seconds,
                       "rag": rag.answer, "rag_cited": [c.id for c in rag.citations]},
                      indent=1, default=str))
