@@ -6,6 +6,8 @@ import os
 import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +41,15 @@ def fakellm(*options: str) -> Iterator[str]:
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
                              str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
     _fakellm_pid[0] = proc.pid
+    # answering before the first call: an ingest's first call (the embedding probe) comes at
+    # once when Neo4j is already up, and "cannot reach" is not retried
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:

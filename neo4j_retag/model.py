@@ -18,6 +18,12 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from .errors import LLMError, RetagError
 
+# re-exported: the trace's parts of local search and DRIFT (one vocabulary, `model`)
+from .search_trace import DriftSearch as DriftSearch
+from .search_trace import DriftStep as DriftStep
+from .search_trace import PhaseCost as PhaseCost
+from .search_trace import Seeding as Seeding
+
 log = logging.getLogger("neo4j_retag")
 
 JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
@@ -167,6 +173,8 @@ class Query(BaseModel):
     top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
     topic: str | None = None  # force a topic instead of classifying (retag)
     budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
+    # rag's text units / retag's reports by: None = bm25 / RETRIEVAL; vector, hybrid need them
+    retrieval: Literal["bm25", "vector", "hybrid"] | None = None
     response_type: str = "multiple paragraphs"
 
 
@@ -258,6 +266,8 @@ class Trace(BaseModel):
     selection: Selection | None = None  # dynamic community selection
     lazy_search: LazySearch | None = None  # the lazy method's budgeted relevance search
     routing: Routing | None = None  # --method auto: what it chose and why
+    seeding: Seeding | None = None  # local search: how its entities were found
+    drift: DriftSearch | None = None  # --method drift: primer, follow-ups, cost per phase
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)

@@ -74,6 +74,11 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "lazy_claims": "lazy_claims",
     "lazy_answer": "lazy_answer",
     "lazy_report": "report",
+    # DRIFT search (query/drift.py, query/drift_steps.py)
+    "drift_hyde": "drift_hyde",
+    "drift_primer": "drift_primer",
+    "drift_local": "drift_local",
+    "drift_reduce": "drift_reduce",
     # /v1/embeddings (llm/embeddings.py): answered by ScriptedLLM.embed, one text at a time
     "embed": "embed",
     "embed_query": "embed",
@@ -237,6 +242,41 @@ def default_lazy_answer(body: dict[str, Any]) -> str:
         f"[Data: Sources ({', '.join(cited)})]" if cited else "")
 
 
+def _table_ids(body: dict[str, Any], table: str) -> list[str]:
+    """The ids of the rows of one ``-----Table-----`` CSV block of the last message."""
+    m = re.search(rf"-----{table}-----\n[^\n]*\n(.*?)(?=\n-----|\Z)",
+                  body["messages"][-1]["content"], re.S)
+    return re.findall(r"^(\d+),", m.group(1), re.M) if m else []
+
+
+def default_drift_primer(body: dict[str, Any]) -> str:
+    """An intermediate answer citing the fold's first two reports; follow-ups about the
+    names in them."""
+    ids = _table_ids(body, "Reports")[:2]
+    names = names_in(body["messages"][-1]["content"], 3)
+    return json.dumps({"intermediate_answer": "## The reports\nThey tell of " + (
+        ", ".join(names) or "nothing") + (f". [Data: Reports ({', '.join(ids)})]" if ids else ""),
+        "score": 60, "follow_up_queries": [f"Who is {n}?" for n in names]})
+
+
+def default_drift_local(body: dict[str, Any]) -> str:
+    """A response citing the first source and report of its context; follow-ups about the
+    names in the context."""
+    src, rep = _table_ids(body, "Sources")[:1], _table_ids(body, "Reports")[:1]
+    cites = "; ".join(p for p in (f"Sources ({src[0]})" if src else "",
+                                  f"Reports ({rep[0]})" if rep else "") if p)
+    names = names_in(body["messages"][-1]["content"], 2)
+    return json.dumps({"response": f"The data names {', '.join(names) or 'no one'}."
+                       + (f" [Data: {cites}]" if cites else ""),
+                       "score": 40, "follow_up_queries": [f"What did {n} do?" for n in names]})
+
+
+def default_drift_reduce(body: dict[str, Any]) -> str:
+    """Every marker of the intermediate answers, repeated."""
+    markers = re.findall(r"\[Data: [^\]]*\]", body["messages"][-1]["content"])
+    return "The search found this. " + " ".join(dict.fromkeys(markers))
+
+
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "extract": default_extract,
     "claims": default_claims,
@@ -267,6 +307,10 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "lazy_claims": default_lazy_claims,
     "lazy_subqueries": lambda b: json.dumps({"queries": ["harbour", "festival"]}),
     "lazy_answer": default_lazy_answer,
+    "drift_hyde": lambda b: "A ghost story: Scrooge, the spirits and Christmas.",
+    "drift_primer": default_drift_primer,
+    "drift_local": default_drift_local,
+    "drift_reduce": default_drift_reduce,
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),

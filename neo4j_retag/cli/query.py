@@ -82,12 +82,15 @@ def refine_help() -> str:
               "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
 @click.option("--budget", type=click.IntRange(1), default=None,
               help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
+@click.option("--retrieval", type=click.Choice(["bm25", "vector", "hybrid"]), default=None,
+              help="rag: text units by BM25 (its default), by embedding, or both fused by "
+              "reciprocal rank; retag: its reports likewise (RETRIEVAL for this question)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
-        budget: int | None, as_json: bool) -> None:
+        budget: int | None, retrieval: str | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
     or GraphRAG's global map-reduce over every report at a level."""
     from pydantic import ValidationError
@@ -102,7 +105,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     try:
         request = AskRequest(question=question, method=method, level=level, top_p=top_p,
                              topic=topic, response_type=response_type, refine=refine_rounds,
-                             dynamic=dynamic, budget=budget)
+                             dynamic=dynamic, budget=budget, retrieval=retrieval)
     except ValidationError as err:
         first = err.errors()[0]
         raise click.UsageError(f"{first['loc'][0]}: {first['msg']}") from err
@@ -149,6 +152,16 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "
                       f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
                       f"{sel.calls}, prompt tokens {sel.prompt_tokens}[/dim]")
+    if tr.drift:
+        d = tr.drift
+        cost = " | ".join(f"{k} {v.calls} calls, {v.prompt_tokens} prompt tokens"
+                          for k, v in d.phases.items())
+        console.print(f"[dim]drift: primer by {d.primer_by} over {d.primer_reports} reports, "
+                      f"{len(d.steps)} steps ({sum(s.failed for s in d.steps)} failed), "
+                      f"{d.followups_left} follow-ups left | {cost}[/dim]")
+    if tr.seeding:
+        console.print(f"[dim]entities seeded by {tr.seeding.by}: "
+                      f"{', '.join(tr.seeding.entities[:5]) or '-'}[/dim]")
     if tr.context:
         console.print(context_table(tr.context))
     for note in tr.notes:

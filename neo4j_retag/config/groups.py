@@ -240,6 +240,19 @@ class QuerySettings(Group):
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")
+    local_top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "local search: entities "
+                                    "seeded (by embedding; string match without)")
+    local_top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10,
+                                         "local search: relationships per seeded entity")
+    local_text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "local search: share of "
+                                      "the context for text units")
+    local_community_prop: float = env("LOCAL_COMMUNITY_PROP", 0.15, "local search: share of "
+                                      "the context for reports (the rest: entities)")
+    drift_n_depth: int = env("DRIFT_N_DEPTH", 3, "DRIFT: rounds of follow-ups")
+    drift_k_followups: int = Field(20, ge=1, validation_alias="DRIFT_K_FOLLOWUPS",
+                                   description="DRIFT: primer reports; follow-ups per round")
+    drift_primer_folds: int = Field(5, ge=1, validation_alias="DRIFT_PRIMER_FOLDS",
+                                    description="DRIFT: primer calls")
 
 
 class ApiSettings(Group):

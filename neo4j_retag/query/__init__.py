@@ -4,8 +4,9 @@ A method is ``async (graph, llm, settings, query: Query) -> Answer``, registered
 :data:`METHODS` under its ``--method`` name with a one-line help and whether KGiRAG refinement
 applies (the CLI's choices and help come from it); :func:`answer` runs one, then optional
 refinement. retag (ReTAG, the default), global (GraphRAG global search), global-dynamic
-(global search with GraphRAG's dynamic community selection), and the baselines of Edge et al.
-§3.2: local search, rag (BM25 over text units) and ts (map-reduce over text units); lazy
+(global search with GraphRAG's dynamic community selection), drift (GraphRAG's DRIFT search:
+primer, follow-ups by local search, reduce), and the baselines of Edge et al. §3.2: local
+search, rag (BM25, vector or hybrid over text units) and ts (map-reduce over text units); lazy
 (LazyGraphRAG: relevance tests under a budget, claims of text units); and auto (one
 classification call picks retag/global or local). Method modules share helpers through
 ``common``, never through each other (auto reaches the others through the registry).
@@ -24,6 +25,7 @@ from ..llm import LLM
 from ..model import Answer, Query
 from .auto import auto_method
 from .basic import ask_rag, ask_ts
+from .drift import ask_drift
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
 from .lazy import ask_lazy
@@ -60,9 +62,14 @@ METHODS: dict[str, Method] = {
     "global-dynamic": Method(ask_global_dynamic, "global search over the reports the LLM "
                              "rates relevant from the root down (GraphRAG's dynamic selection)",
                              needs_reports=True),
-    "local": Method(ask_local, "local search: matching entities, their relationships, "
-                    "reports and text units"),
-    "rag": Method(ask_rag, "BM25 over text units, one answer call"),
+    "local": Method(ask_local, "local search: entities nearest the question by embedding "
+                    "(string match without embeddings), their relationships, claims, reports "
+                    "and text units"),
+    "drift": Method(ask_drift, "DRIFT search: a primer over the reports nearest a hypothetical "
+                    "answer, follow-up questions answered by local search, a ranked reduce",
+                    needs_reports=True),
+    "rag": Method(ask_rag, "text units by BM25 (--retrieval vector|hybrid: by embedding, or "
+                  "both fused), one answer call"),
     "ts": Method(ask_ts, "text summarisation: map-reduce over every text unit"),
     "lazy": Method(ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
                    "claims citing text units; on a lazy index or a full one"),
@@ -108,11 +115,16 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    if query.retrieval is not None:  # retag's report retrieval too (RETRIEVAL for this call)
+        settings = settings.model_copy(update={"retrieval": query.retrieval})
     first = await run_method(method, graph, llm, settings, query)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
     # an option the method does not use is said, not silently dropped
     if query.budget is not None and chosen != "lazy":
         first.trace.note(f"the budget applies to the lazy method only: {chosen} ignored it")
+    if query.retrieval is not None and chosen not in ("rag", "retag"):
+        first.trace.note(f"the retrieval option applies to rag and retag only: {chosen} "
+                         "ignored it")
     if refine_rounds > 0 and not METHODS[chosen].refinable:
         refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)
         first.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "

@@ -1,12 +1,13 @@
-"""Two baselines of Edge et al. 2024 (§3.2) that use no graph: plain BM25 RAG over text units
-(their vector-RAG baseline "SS", with Lucene BM25 in place of embeddings) and text
-summarisation ("TS": map-reduce straight over the text units)."""
+"""Two baselines of Edge et al. 2024 (§3.2) that use no graph: plain RAG over text units (their
+vector-RAG baseline "SS": ``--retrieval vector`` by embedding, ``bm25`` by Lucene BM25, the
+default, or ``hybrid``, both fused by reciprocal rank) and text summarisation ("TS":
+map-reduce straight over the text units)."""
 
 from __future__ import annotations
 
 from .. import events
 from ..config import Settings
-from ..db import Graph
+from ..db import Graph, Record
 from ..llm import LLM
 from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
@@ -14,22 +15,43 @@ from .citations import cited_sources
 from .common import answer_from, fit, no_answer
 from .map_reduce import map_reduce
 from .retrieval import lucene_query
+from .vectors import embed_or_note, fuse_hits, nearest_text_units
 
-RAG_K = 20  # text units BM25 retrieves before the context budget cuts them
+RAG_K = 20  # text units retrieved before the context budget cuts them
+
+
+async def text_units(graph: Graph, llm: LLM, settings: Settings, question: str,
+                     retrieval: str, trace: Trace) -> list[Record]:
+    """The top RAG_K text units for ``question`` by ``retrieval``: bm25 (the full-text
+    index), vector (the text unit vector index, nearest the question's embedding) or hybrid
+    (both lists fused by reciprocal rank). Raises ConfigError when vector or hybrid is asked
+    for and the text units have no embeddings, LLMError when the question's embedding failed
+    (what was asked for cannot be done: no silent BM25 instead)."""
+    q = lucene_query(question)
+    bm25 = (graph.run("query/search_text_units", query=q, k=RAG_K) if q else []
+            ) if retrieval != "vector" else []
+    if retrieval == "bm25":
+        return bm25
+    got = await embed_or_note(graph, llm, settings, [question], trace, what="text_units",
+                              required=True)
+    assert got is not None  # required: raised instead
+    near = nearest_text_units(graph, got[0], RAG_K)
+    return near if retrieval == "vector" else fuse_hits([bm25, near], "text_unit_id")[:RAG_K]
 
 
 async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """BM25 top-20 text units that fit the context budget, one answer call."""
-    trace = Trace(method="rag", level=-1)
+    """The top 20 text units (``query.retrieval``: bm25 by default, vector or hybrid) that fit
+    the context budget, one answer call."""
+    retrieval = query.retrieval or "bm25"
+    trace = Trace(method="rag", level=-1, retrieval=retrieval)
     with timed(trace.seconds, "retrieve"):
-        q = lucene_query(query.question)
-        hits = graph.run("query/search_text_units", query=q, k=RAG_K) if q else []
+        hits = await text_units(graph, llm, settings, query.question, retrieval, trace)
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],
                    settings.query.reduce_context_tokens, settings.encoding)
     trace.reports_retrieved = len(rows)
     events.emit("retrieved", text_units=len(rows), method="rag", level=-1)
     if not rows:
-        trace.note("BM25 retrieved no text unit for the question")
+        trace.note(f"{retrieval} retrieved no text unit for the question")
         return Answer(answer=no_answer(settings), trace=trace)
     sources = csv_table("Sources", ["id", "title", "text"], rows)
     text = await answer_from(llm, settings, query, sources, trace)

@@ -24,6 +24,13 @@ from .retrieval import check_level
 WORD = re.compile(r"\w+")
 
 
+def note_once(trace: Trace, text: str, level: int = logging.INFO) -> None:
+    """A trace note (and log record) unless the trace has it already: DRIFT's many local
+    searches meet the same fallback."""
+    if text not in trace.notes:
+        trace.note(text, level)
+
+
 def no_answer(settings: Settings) -> str:
     """The sentence an answer is when the data cannot answer (``prompts/query/no_answer.txt``)."""
     return fragment("query/no_answer")

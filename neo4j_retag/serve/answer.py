@@ -3,7 +3,7 @@ the same fields (:class:`AskRequest`) and give the same JSON (``Answer.as_dict()
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -23,8 +23,8 @@ class AskRequest(BaseModel):
     # stripped first: a blank question would spend LLM calls answering nothing
     question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
                                                max_length=MAX_QUESTION_CHARS)]
-    method: str = Field("retag", description="retag, global, global-dynamic, local, rag, ts, "
-                        "lazy or auto (one classification call picks retag/global or local)")
+    method: str = Field("retag", description="retag, global, global-dynamic, local, drift, rag, "
+                        "ts, lazy or auto (one classification call picks retag/global or local)")
     level: int | None = Field(None, ge=0, description="community level (default QUERY_LEVEL)")
     top_p: int | None = Field(None, ge=1, description="reports retrieved by BM25 (retag)")
     topic: str | None = Field(None, description="force a topic instead of classifying")
@@ -33,6 +33,9 @@ class AskRequest(BaseModel):
     dynamic: bool = Field(False, description="with method global: dynamic community selection")
     budget: int | None = Field(None, ge=1, le=10_000, description="lazy: relevance tests "
                                "(default LAZY_BUDGET)")
+    retrieval: Literal["bm25", "vector", "hybrid"] | None = Field(
+        None, description="rag: text units by BM25 (default), embedding, or both fused; "
+        "retag: its reports likewise (default RETRIEVAL)")
 
     def method_name(self) -> str:
         """The method to run: ``global`` with ``dynamic`` is ``global-dynamic``.
@@ -45,7 +48,8 @@ class AskRequest(BaseModel):
 
     def query(self) -> Query:
         return Query(question=self.question, level=self.level, top_p=self.top_p,
-                     topic=self.topic, response_type=self.response_type, budget=self.budget)
+                     topic=self.topic, response_type=self.response_type, budget=self.budget,
+                     retrieval=self.retrieval)
 
 
 async def answer_question(graph: Graph, llm: LLM, settings: Settings,

@@ -59,9 +59,9 @@ def build_mcp(service: Service) -> RetagMCP:
                   topic: str | None = None) -> dict[str, Any]:
         """Answer a question about the corpus. method: auto (default: picks retag for a
         global question, local for one about named things), retag, global, global-dynamic,
-        local, rag, ts. level: community level (default: the server's). topic: force one
-        (see list_topics). Returns the answer, its citations (report / text unit ids and
-        titles) and the trace's cost."""
+        local, drift (GraphRAG's DRIFT search), rag, ts, lazy. level: community level
+        (default: the server's). topic: force one (see list_topics). Returns the answer,
+        its citations (report / text unit ids and titles) and the trace's cost."""
         async def go() -> dict[str, Any]:
             req = AskRequest(question=question, method=method, level=level, topic=topic)
             a = await service.ask(req)

@@ -17,7 +17,9 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # eval asks the query methods and serve answers through them (and index/ops), so both sit
 # above them and below the CLI, unaware of each other; events (stage events) is plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI
-LAYERS = [{"errors", "keys"}, {"config", "model", "tokens", "text", "events", "citations"},
+# search_trace: the trace parts of local search and DRIFT, plain data that `model` re-exports
+LAYERS = [{"errors", "keys", "search_trace"},
+          {"config", "model", "tokens", "text", "events", "citations"},
           {"llm", "db", "prompts", "server"}, {"index", "query", "interop", "ops"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
 MAX_LINES = 300

@@ -39,6 +39,8 @@ function describe(kind, d) {
         .join(", ");
     case "map": return `map batch ${d.batch}/${d.batches}: ${d.points} points`;
     case "reduce": return `reduce: ${d.points} points -> answer`;
+    case "drift": return `drift round ${d.depth}: ${d.answered} follow-ups answered, ` +
+                         `${d.pending} waiting`;
     default: return kind;
   }
 }

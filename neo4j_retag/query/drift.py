@@ -1,0 +1,217 @@
+"""DRIFT search (Dynamic Reasoning and Inference with Flexible Traversal; Microsoft GraphRAG's
+``query/structured_search/drift_search``): global search's breadth primes local search's
+depth. Our own implementation over Neo4j; its steps are in ``query/drift_steps.py``.
+
+1. Primer: one LLM call writes a hypothetical answer (HyDE, shaped like a report); its
+   embedding finds the ``DRIFT_K_FOLLOWUPS`` nearest community reports at the level (the
+   question's own embedding when that call fails; BM25 without embeddings, with a note). The
+   reports are split into ``DRIFT_PRIMER_FOLDS`` folds, one call each: an intermediate answer
+   citing its reports, a 0-100 score and follow-up questions.
+2. Follow-ups: for up to ``DRIFT_N_DEPTH`` rounds, the ``DRIFT_K_FOLLOWUPS`` unanswered
+   questions ranked first (by the score of the answer that asked them; GraphRAG shuffles) are
+   embedded in one call and answered by local search (``query/local_context.py``), each with
+   its score and further follow-ups (a question asked before is not asked again).
+3. Reduce: the intermediate answers, best score first, as many as fit REDUCE_CONTEXT_TOKENS,
+   merged into the answer by one call.
+
+Citations are report ids and text units, checked at every step against what that step was
+shown. A failed primer fold or follow-up fails that item (`model.Failure` in
+``trace.failures``), never the run; when the primer gives nothing the question itself is
+searched locally. Nothing found is the honest no-answer with a note; every step failing is an
+error, not a no-answer. ``trace.drift`` (`model.DriftSearch`) has the steps and the calls and
+tokens of each phase (primer, local, reduce).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .. import events
+from ..config import Settings
+from ..db import Graph
+from ..llm import LLM, Usage
+from ..model import (
+    GENERAL,
+    Answer,
+    Citation,
+    ContextReport,
+    DriftSearch,
+    DriftStep,
+    PhaseCost,
+    Query,
+    ReportRow,
+    Trace,
+    timed,
+)
+from ..prompts import render
+from .citations import cited_sources
+from .common import AnswerFailedError, complete_or_note, no_answer, note_once
+from .drift_steps import (
+    Action,
+    folds,
+    follow_up,
+    hypothetical_answer,
+    primer_fold,
+    reduce_context,
+)
+from .local_context import SourceIds
+from .retrieval import check_level, note_stale, query_level, retrieve
+from .vectors import embed_or_note, has_embeddings, nearest_reports
+
+
+class Meter:
+    """The LLM calls and tokens spent since the last reading (all stages of ``usage``)."""
+
+    def __init__(self, usage: Usage) -> None:
+        self.usage = usage
+        self.last = self._now()
+
+    def _now(self) -> tuple[int, int, int]:
+        t = self.usage.total
+        return t.calls + t.cached, t.prompt_tokens, t.completion_tokens
+
+    def take(self) -> PhaseCost:
+        now = self._now()
+        calls, prompt, completion = (a - b for a, b in zip(now, self.last, strict=True))
+        self.last = now
+        return PhaseCost(calls=calls, prompt_tokens=prompt, completion_tokens=completion)
+
+
+def _key(query: str) -> str:
+    return " ".join(query.casefold().split()).rstrip("?. ")
+
+
+async def primer_reports(graph: Graph, llm: LLM, settings: Settings, question: str,
+                         level: int, trace: Trace, drift: DriftSearch) -> list[ReportRow]:
+    """The reports the primer reads: nearest to the hypothetical answer's embedding (or the
+    question's when it failed), else BM25 with a note when the reports have no embeddings."""
+    k = settings.query.drift_k_followups
+    if settings.embedding.enabled and has_embeddings(graph, "reports"):
+        template = graph.run("query/drift_template", level=level)
+        hyde = (await hypothetical_answer(llm, settings, question,
+                                          template[0]["full_content"], trace)
+                if template else "")
+        got = await embed_or_note(graph, llm, settings, [hyde or question], trace,
+                                  what="reports")
+        if got:
+            drift.primer_by = "hyde" if hyde else "question"
+            return nearest_reports(graph, got[0], level, k)
+    else:
+        note_once(trace, "no embeddings of the community reports (EMBEDDINGS=false, or an "
+                  "index built without them): the primer's reports are found by BM25",
+                  logging.WARNING)
+    drift.primer_by = "bm25"
+    return retrieve(graph, GENERAL, level, question, [], k)
+
+
+async def ask_drift(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
+    """DRIFT search at ``query.level`` (module doc). Raises LevelError when the graph has no
+    reports there, AnswerFailedError when every step of the search failed."""
+    level = check_level(graph, GENERAL, query_level(graph, settings, query.level))
+    trace = Trace(method="drift", level=level)
+    note_stale(graph, GENERAL, trace)
+    q = settings.query
+    drift = trace.drift = DriftSearch(n_depth=q.drift_n_depth, k_followups=q.drift_k_followups,
+                                      primer_folds=q.drift_primer_folds)
+    meter, ids, question = Meter(llm.usage), SourceIds(), query.question
+    with timed(trace.seconds, "primer"):
+        reports = await primer_reports(graph, llm, settings, question, level, trace, drift)
+        drift.primer_reports = trace.reports_retrieved = len(reports)
+        trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
+                                       composed=r.composed) for r in reports]
+        events.emit("retrieved", reports=len(reports), method="drift", level=level)
+        actions = list(await asyncio.gather(*(
+            primer_fold(llm, settings, question, f, i, trace)
+            for i, f in enumerate(folds(reports, q.drift_primer_folds), 1))))
+    drift.phases["primer"] = meter.take()
+    pending = [Action(query=f, depth=1, parent=i, priority=a.score or 0)
+               for i, a in enumerate(actions) for f in a.follow_ups]
+    if not any(a.answer for a in actions):
+        trace.note("the primer gave no intermediate answer" + (
+            "" if reports else " (no report found)") + ": the question itself is searched "
+            "locally")
+        pending = [Action(query=question, depth=1)]
+    with timed(trace.seconds, "local"):
+        pending = await _follow_ups(graph, llm, settings, question, level, ids, actions,
+                                    pending, trace)
+    drift.followups_left = len(pending)
+    drift.phases["local"] = meter.take()
+    with timed(trace.seconds, "reduce"):
+        answer = await _reduce(llm, settings, query, actions, ids, trace)
+    drift.phases["reduce"] = meter.take()
+    drift.steps = [DriftStep(query=a.query, depth=a.depth, parent=a.parent, score=a.score,
+                             follow_ups=len(a.follow_ups), failed=a.failed,
+                             seeded_by=a.seeded_by, in_reduce=a.in_reduce) for a in actions]
+    return answer
+
+
+async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str, level: int,
+                      ids: SourceIds, actions: list[Action], pending: list[Action],
+                      trace: Trace) -> list[Action]:
+    """Rounds of follow-ups answered by local search (appended to ``actions``); the
+    questions left unanswered."""
+    q = settings.query
+    seen: set[str] = set()
+    pending = [a for a in pending if not (_key(a.query) in seen or seen.add(_key(a.query)))]
+    seen.add(_key(question))  # never asked again as a follow-up
+    n = 0
+    for depth in range(1, q.drift_n_depth + 1):
+        if not pending:
+            break
+        pending.sort(key=lambda a: -a.priority)  # stable: ties keep the order asked
+        batch, pending = pending[:q.drift_k_followups], pending[q.drift_k_followups:]
+        vectors = await embed_or_note(graph, llm, settings, [a.query for a in batch], trace)
+        done = await asyncio.gather(*(
+            follow_up(graph, llm, settings, question, a, level, ids,
+                      vectors[i] if vectors else None, trace, n + i + 1, embed=False)
+            for i, a in enumerate(batch)))
+        n += len(batch)
+        for a in done:
+            a.depth = depth
+            actions.append(a)
+            for f in a.follow_ups:
+                if _key(f) not in seen:
+                    seen.add(_key(f))
+                    pending.append(Action(query=f, depth=depth + 1, parent=len(actions) - 1,
+                                          priority=a.score or 0))
+        events.emit("drift", depth=depth, answered=len(batch), pending=len(pending))
+    return pending
+
+
+async def _reduce(llm: LLM, settings: Settings, query: Query, actions: list[Action],
+                  ids: SourceIds, trace: Trace) -> Answer:
+    """The ranked reduce: the best intermediate answers merged into one, citing only what
+    they cite; their citations are the answer's sources."""
+    context, used = reduce_context(settings, actions)
+    for a in used:
+        a.in_reduce = True
+    if not used:
+        tried = [a for a in actions if a.failed or a.score is not None]
+        if tried and all(a.failed for a in tried):
+            msg = f"{len(tried)} of {len(tried)} DRIFT steps failed"
+            trace.note(msg)
+            raise AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
+                                    "`neo4j-retag doctor`)", "drift_failed")
+        trace.note("no step of the search found anything to answer from")
+        return Answer(answer=no_answer(settings), trace=trace)
+    events.emit("reduce", points=len(used))
+    msgs = render("query/drift_reduce", context=context, question=query.question,
+                  response_type=query.response_type)
+    text = await complete_or_note(llm, msgs, "drift_reduce", trace)
+    if not text:
+        text = "\n\n".join(a.answer for a in used)
+        trace.note("the reduce step gave no text: the best intermediate answers are shown")
+    support: dict[str, Citation] = {}
+    for a in used:
+        for c in a.cited:
+            support.setdefault(f"Reports:{c.id}" if c.kind == "report"
+                               else f"Sources:{ids.of(str(c.id))}", c)
+    text, cited = cited_sources(text, support, trace)
+    if not cited:
+        trace.note("the answer cites nothing: its sources are listed apart" if support else
+                   "the answer cites nothing, and no intermediate answer cited its data")
+    sources = [c.model_copy(update={"cited_in_answer": c in cited}) for c in support.values()]
+    for r in trace.context:
+        r.cited = any(c.kind == "report" and c.id == r.id for c in cited)
+    return Answer(answer=text, citations=cited, sources=sources, trace=trace)
