@@ -80,6 +80,9 @@ def run(settings: Settings, corpus: Path) -> dict[str, Any]:
             "failed_items": result.failed_items,
             "reports": result.reports.model_dump(mode="json"),
             "topics_mined": result.topics.mined if result.topics else None,
+            "topics": [t.model_dump() for t in result.topics.topics] if result.topics else [],
+            "topics_dropped": result.topics.dropped_topics if result.topics else [],
+            "corpus_description": result.topics.corpus_description if result.topics else "",
             "graph": {k: stats[k] for k in ("documents", "text_units", "entities",
                                             "relationships", "claims", "communities",
                                             "community_reports", "topics")}}

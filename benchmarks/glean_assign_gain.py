@@ -6,9 +6,10 @@ OpenAI-compatible endpoint, LLM cache off:
 
 1. Gleaning: the first extraction (the ingest's prompt and schema, claims as configured),
    then up to --glean gleaning rounds as index/extract.py sends them (the whole conversation
-   again, each round). Per round: the distinct entities (by key) and relationships (by
-   endpoint keys) it found that no earlier call of the unit found, and its prompt /
-   completion tokens.
+   again, each round; a reply with nothing, or one that fails, ends them - the YES/NO
+   continue question between rounds is not asked: every round the model allows is
+   measured). Per round: the distinct entities (by key) and relationships (by endpoint keys)
+   it found that no earlier call of the unit found, and its prompt / completion tokens.
 2. Topic assignment: the same topics, the same text units, labelled once per text unit
    (TOPIC_ASSIGN_BATCH=1) and --batch per call; per unit the label sets' agreement (exact,
    Jaccard) and the calls and prompt tokens of each. For BBC the topics are its five
@@ -137,6 +138,8 @@ async def glean_gain(llm: LLM, settings: Settings, unit: TextUnit, rounds: int,
             record("glean", None, before)
             break
         record("glean", more, before)
+        if not more.entities and not more.relationships:
+            break  # as index/extract.py: nothing new ends gleaning
         history += render("index/extract_glean") + [
             {"role": "assistant", "content": more.model_dump_json()}]
     return {"text_unit": unit.id, "calls": calls}

@@ -49,15 +49,29 @@ class Profile:
 
 
 PROFILES = {
-    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off), an API-like
-    # endpoint: 253 text units, 323 LLM reports (bench-results/llm_cost-200.json)
-    "remote": Profile("remote", 0.741, 1.0, 0.0, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277,
-                      0.0775, 208, 114.5, 350, 140, 100, 40, 14.0, 0.0),
+    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off; it ignores
+    # max_tokens, as an endpoint that truncates and is asked again with more room bills
+    # about the same), an API-like endpoint: 253 text units of 394 tokens, 323 LLM reports,
+    # 556 summaries, 8 map batches over the root's reports (bench-results/llm_cost-200.json)
+    "remote": Profile(
+        "remote", extract_completion_per_token=4.44, completion_cap=2.0, extract_retry=0.0,
+        glean_completion_share=0.0017, glean_prompt_factor=1.01, glean_continue=0.0,
+        summaries_per_unit=2.2, summary_prompt=309, summary_completion=78,
+        reports_per_unit=1.277, report_prompt_share=0.234, report_completion=381,
+        mined_tokens_per_unit=222.0, map_completion=84, reduce_completion=211,
+        list_completion=88, listing_tokens=200, assign_completion=8.0, topic_retry=0.0),
     # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
-    # (bench-results/estimate-accuracy-smollm2.json): it writes until the cap (800 tokens)
-    # whatever the text, gleans as long as it extracts, and a reply in 4 fails validation
-    "local-small": Profile("local-small", 4.5, 1.07, 0.75, 0.89, 0.96, 0.0, 0.5, 191, 19,
-                           0.0, 0.0775, 208, 114.5, 300, 250, 120, 40, 60.0, 0.1),
+    # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json): it writes
+    # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
+    # 3 extractions in 4 are truncated and asked again with more room; every community there
+    # has at most 3 entities (0 LLM reports)
+    "local-small": Profile(
+        "local-small", extract_completion_per_token=4.5, completion_cap=1.07,
+        extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.99,
+        glean_continue=0.0, summaries_per_unit=0.5, summary_prompt=191, summary_completion=19,
+        reports_per_unit=0.0, report_prompt_share=0.234, report_completion=381,
+        mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=250,
+        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1),
 }
 
 

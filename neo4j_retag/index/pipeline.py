@@ -216,4 +216,6 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
         result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
                                            progress=progress, incremental=True)
         result.topics_failed = result.topics.failed
+        result.outcomes.append(f"topics: {result.topics.why} "
+                               f"({result.topics.text_units_labelled} text units labelled)")
     return result

@@ -1,6 +1,7 @@
 """ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine topics and a corpus description
-with global queries at one level (the cheapest to read), build each topic's subgraph
-(entities with a per-topic label), and give each topic its own communities and reports.
+with global queries at one level (the cheapest to read; one map pass serves both questions),
+build each topic's subgraph (entities with a per-topic label), and give each topic its own
+communities and reports. An ingest builds topics incrementally (index/topic_basis.py).
 
 Topic subgraphs, two ways:
 - ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
@@ -73,9 +74,12 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
 
 
 def mining_level(graph: Graph) -> int | None:
-    """The level topic mining reads: the one whose reports are shortest in all. Every level
-    covers every entity (carried down); the root's few large communities usually tell the
-    corpus in the fewest tokens (README, "What a user pays": every level cost 38 %)."""
+    """The level topic mining reads: the one whose reports are shortest in all - the root
+    (GraphRAG's C0) on every corpus measured. Every level covers every entity (carried down),
+    so each answers "what does this corpus hold"; the root's few broad reports tell it in the
+    fewest tokens (BBC-200: 53 k tokens at the root against 69 k-144 k at levels 1-4; Edge et
+    al. 2024 found C0 answers global questions at a fraction of the leaf level's tokens).
+    README, "What a user pays"."""
     rows = graph.run("index/level_report_sizes")
     return min(rows, key=lambda r: (r["chars"], r["level"]))["level"] if rows else None
 

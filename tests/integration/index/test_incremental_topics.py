@@ -62,7 +62,7 @@ def test_one_document_added_labels_one_text_unit_and_mines_nothing(settings, gra
         "c.report_key AS key").records
     assert topic_reports
 
-    # the 7th document: one root community in seven is new (14 % <= 25 %): topics kept
+    # the 7th document: 5 new entities of 35 (14 % <= 25 %): topics kept
     docs.append(_write(folder, 6))
     second = _ingest(settings, graph, docs)
     assert second.documents_new == 1 and not second.failed_items
@@ -92,7 +92,7 @@ def test_one_document_added_labels_one_text_unit_and_mines_nothing(settings, gra
         "MATCH (c:Community) WHERE c.scope <> 'general' RETURN c.report_key AS key").records}
     assert kept <= now
 
-    # three more documents: 3 of 10 root reports new (30 % > 25 %): mined again, all labelled
+    # three more documents: 15 new entities of 50 (30 % > 25 %): mined again, all labelled
     docs += [_write(folder, i) for i in (7, 8, 9)]
     third = _ingest(settings, graph, docs)
     assert third.topics and third.topics.mined and "mined again" in third.topics.why
