@@ -99,8 +99,8 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             n = tokens.count(text, enc)
             est.text_units += 1
             est.text_unit_tokens += n
-            prompt = sum(tokens.count(m["content"], enc) + 4
-                         for m in messages(settings, text, claims))
+            prompt = p.prompt_token_factor * sum(tokens.count(m["content"], enc) + 4
+                                                 for m in messages(settings, text, claims))
             completion = min(cap, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
@@ -124,7 +124,8 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
         reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
         reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
-        est.raw["topics"] = _topics(settings, p, u, est.text_unit_tokens / u, indexed_units)
+        est.raw["topics"] = _topics(settings, p, u, p.prompt_token_factor *
+                                    est.text_unit_tokens / u, indexed_units)
     factors = calibration(graph, p.name, settings.llm.model)
     est.calibrated = bool(factors)
     est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}

@@ -46,6 +46,9 @@ class Profile:
     listing_tokens: int  # the topic listing in each assignment call
     assign_completion: float  # per text unit labelled
     topic_retry: float  # extra topic calls per topic call (replies that failed validation)
+    # the endpoint's prompt tokens per cl100k token of corpus text and prompt (its tokenizer;
+    # fakellm counts characters / 4)
+    prompt_token_factor: float = 1.0
 
 
 PROFILES = {
@@ -55,23 +58,27 @@ PROFILES = {
     # 556 summaries, 8 map batches over the root's reports (bench-results/llm_cost-200.json)
     "remote": Profile(
         "remote", extract_completion_per_token=4.44, completion_cap=2.0, extract_retry=0.0,
-        glean_completion_share=0.0017, glean_prompt_factor=1.01, glean_continue=0.0,
+        glean_completion_share=0.0017, glean_prompt_factor=0.98, glean_continue=0.0,
         summaries_per_unit=2.2, summary_prompt=309, summary_completion=78,
         reports_per_unit=1.277, report_prompt_share=0.234, report_completion=381,
         mined_tokens_per_unit=222.0, map_completion=84, reduce_completion=211,
-        list_completion=88, listing_tokens=200, assign_completion=8.0, topic_retry=0.0),
+        list_completion=88, listing_tokens=165, assign_completion=8.0, topic_retry=0.0,
+        prompt_token_factor=1.098),
     # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
-    # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json): it writes
+    # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json, measured
+    # before topic mining's one map pass: the topic figures are its structure with guessed
+    # per-call sizes until benchmarks/estimate_accuracy.py --local measures them): it writes
     # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
     # 3 extractions in 4 are truncated and asked again with more room; every community there
     # has at most 3 entities (0 LLM reports)
     "local-small": Profile(
         "local-small", extract_completion_per_token=4.5, completion_cap=1.07,
-        extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.99,
+        extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.957,
         glean_continue=0.0, summaries_per_unit=0.5, summary_prompt=191, summary_completion=19,
         reports_per_unit=0.0, report_prompt_share=0.234, report_completion=381,
         mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=250,
-        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1),
+        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1,
+        prompt_token_factor=1.10),
 }
 
 
