@@ -36,6 +36,7 @@ from common import RESULTS, SHARED, bench_settings, machine, wipe, with_llm
 from neo4j_retag.db import Graph
 from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
+from neo4j_retag.index.topics import mining_level
 from neo4j_retag.llm import Usage
 from neo4j_retag.ops.stats import collect, record_usage
 
@@ -129,6 +130,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     total = usage.total
     topic_prompt = sum(stages.get(k, {}).get("prompt_tokens", 0) for k in TOPIC_STAGES)
     stats = collect(graph)
+    sizes = graph.run("index/level_report_sizes")
     return {
         "seconds": round(seconds, 1), "failed_items": result.failed_items,
         "chat_calls": total.calls, "prompt_tokens": total.prompt_tokens,
@@ -136,6 +138,18 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
         "report_calls": stages.get("report", {}).get("calls", 0),
         "topic_prompt_tokens": topic_prompt,
         "topic_prompt_share": round(topic_prompt / max(total.prompt_tokens, 1), 3),
+        "topic_calls": sum(stages.get(k, {}).get("calls", 0) for k in TOPIC_STAGES),
+        "topics_mined": result.topics.mined if result.topics else None,
+        "topics_why": result.topics.why if result.topics else None,
+        "topic_text_units_labelled": result.topics.text_units_labelled if result.topics else 0,
+        "topics_kept": [t.name for t in result.topics.topics] if result.topics else [],
+        # mined = kept + dropped (no text unit labelled with it: no subgraph)
+        "topics_mined_count": (len(result.topics.topics) + len(result.topics.dropped_topics))
+        if result.topics else 0,
+        "mining_level": mining_level(graph),
+        # general report text per level (characters; fakellm's tokens are characters / 4)
+        "level_report_chars": {r["level"]: {"reports": r["reports"], "chars": r["chars"]}
+                               for r in sizes},
         "stages": stages, "fakellm_calls_by_kind": fk.get("calls"),
         "reports": result.reports.model_dump(mode="json"), "report_sources": report_sources(graph),
         "estimate": {"calls": estimate.total.calls, "prompt_tokens": estimate.total.prompt_tokens,
@@ -187,6 +201,8 @@ def run_ours(n: int, runs: list[str], url: str, work: Path,
                 set(general_before.values()) & {v for k, v in general_after.items()
                                                  if k not in unchanged}),
             "report_calls": second["report_calls"],
+            "topic_calls": second["topic_calls"], "topics_mined": second["topics_mined"],
+            "topics_why": second["topics_why"],
         }
     return out
 
@@ -239,7 +255,8 @@ def main() -> None:
             if name != "added":
                 print(name, {k: run[k] for k in ("chat_calls", "prompt_tokens",
                                                  "completion_tokens", "report_calls",
-                                                 "topic_prompt_share")})
+                                                 "topic_prompt_share", "topic_calls",
+                                                 "topics_kept", "mining_level")})
         if "added" in ours:
             a = ours["added"]
             print("added", {k: v for k, v in a.items() if k not in ("first", "second")})

@@ -1,8 +1,6 @@
-// The entities a text unit produced join the subgraph of each topic the text unit concerns.
+// Topic assignment: a text unit concerns a topic (the entities it produced join the topic's
+// subgraph through index/label_topic_entities_from_chunks).
 UNWIND $rows AS row
 MATCH (t:Topic {name: row.topic})
 MATCH (c:Chunk {id: row.chunk_id})
 MERGE (c)-[:ABOUT_TOPIC]->(t)
-WITH c, t
-MATCH (c)-[:MENTIONS]->(e:Entity)
-SET e:$(t.label)

@@ -33,7 +33,8 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
         click.echo(json.dumps({
             "documents": est.documents, "documents_indexed_already": est.documents_known,
             "text_units": est.text_units, "text_unit_tokens": est.text_unit_tokens,
-            "profile": est.profile, "stages": est.as_dict(),
+            "profile": est.profile, "calibrated": est.calibrated, "stages": est.as_dict(),
+            "profile_stages": est.as_dict(raw=True),
             "total": {"calls": total.calls, "prompt_tokens": total.prompt_tokens,
                       "completion_tokens": total.completion_tokens},
             "price": price, "note": note or None}, indent=2))
@@ -54,6 +55,8 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
     if "embed" in est.stages:
         console.print("embed: embeddings requests and input tokens (EMBEDDING_MODEL; not in "
                       "the price: another model, priced apart)")
-    console.print(f"ratios measured for a {est.profile} endpoint (README: What a user pays)")
+    console.print(f"ratios measured for a {est.profile} model (ESTIMATE_PROFILE; README: What a "
+                  "user pays)" + ("; calibrated by the last ingest's actual figures"
+                                  if est.calibrated else ""))
     if note:
         console.print(f"[yellow]{note}[/yellow]")

@@ -215,6 +215,13 @@ class IndexSettings(Group):
     topic_assign_batch: int = Field(
         1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
         "their topics per LLM call (README: What a user pays)")
+    estimate_profile: Literal["auto", "remote", "local-small"] = env(
+        "ESTIMATE_PROFILE", "auto", "the model profile of `ingest --estimate`; auto = "
+        "local-small for the embedded SmolLM2, else remote (README: What a user pays)")
+    topic_remine_share: float = Field(
+        0.1, ge=0, le=1, validation_alias="TOPIC_REMINE_SHARE", description="an ingest mines "
+        "topics again when more than this share of the mined reports' text changed; else it "
+        "keeps them and labels only new text units (README: What a user pays)")
     method: Literal["full", "lazy"] = env(
         "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
         "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")

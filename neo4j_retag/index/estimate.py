@@ -4,13 +4,16 @@ Reads and chunks the input exactly as `ingest` does, calls no LLM, writes nothin
 estimates the LLM calls and prompt / completion tokens of each stage. Extraction prompts are
 rendered and counted exactly; what the model writes, and how many summaries, reports and
 topic calls the graph will need, follow per-text-unit ratios measured on real runs
-(``PROFILES``: an API-like endpoint - fakellm on BBC-200; the embedded model's own ratios are
-still to be measured; README "What a user pays"). `ingest` stores its estimate in the graph
-and `stats` shows it beside what the run spent.
+(index/estimate_profile.py: a profile per kind of model, calibrated by the last ingest's
+actual figures; README "What a user pays"). Topic mining is modelled by its structure (map
+batches over the mining level's reports, two reduces, one topic list; mined again only when
+the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment per new text unit.
+`ingest` stores its estimate in the graph and `stats` shows it beside what the run spent.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,43 +23,8 @@ from ..db import Graph
 from ..llm import StageUsage, Usage
 from ..prompts import render
 from .documents import Document, read_path
+from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Measured ratios of one kind of endpoint (per text unit unless named per call)."""
-
-    extract_completion_per_token: float  # extraction completion tokens per text-unit token
-    glean_completion_share: float  # a gleaning reply against the extraction reply
-    glean_prompt_factor: float  # a gleaning prompt against extraction prompt + reply
-    glean_continue: float  # share of text units whose gleaning goes on after a round
-    summaries_per_unit: float  # description summaries (entities + relationships)
-    summary_prompt: int  # per call
-    summary_completion: int
-    reports_per_unit: float  # LLM community reports (composed and reused ones are free)
-    report_prompt_share: float  # a report prompt's share of REPORT_CONTEXT_TOKENS
-    report_completion: int
-    topic_calls_per_unit: float  # topic mining (map, reduce, lists) and assignment
-    topic_prompt_per_unit: float
-    topic_completion_per_unit: float
-    # the embed stage (issue 19): entities per text unit and tokens of an embedded entity
-    # (name: description) and report (title, summary, findings)
-    entities_per_unit: float = 2.0
-    entity_text_tokens: float = 40.0
-    report_text_tokens: float = 208.0
-
-
-PROFILES = {
-    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off), an API-like
-    # endpoint: 253 text units, 323 LLM reports, 266 topic calls (bench-results/llm_cost-200)
-    "remote": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
-                      1.051, 870.3, 49.7),
-    # meant to be SmolLM2-135M on examples/sample-corpus under the local budgets: not measured
-    # yet (the shared local server was too busy), so the remote ratios stand in
-    "local": Profile(0.741, 0.0103, 1.344, 0.0, 0.0, 250, 30, 1.277, 0.0775, 208,
-                     1.051, 870.3, 49.7),
-}
 
 
 @dataclass
@@ -66,16 +34,19 @@ class Estimate:
     text_units: int = 0
     text_unit_tokens: int = 0
     profile: str = "remote"
+    model: str = ""
+    calibrated: bool = False  # scaled by the last ingest's actual / estimate (same profile)
     stages: dict[str, StageUsage] = field(default_factory=dict)
+    raw: dict[str, StageUsage] = field(default_factory=dict)  # the profile's figures alone
 
     @property
     def total(self) -> StageUsage:
         return Usage(stages=self.stages).total
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
+    def as_dict(self, raw: bool = False) -> dict[str, dict[str, int]]:
         return {k: {"calls": v.calls, "prompt_tokens": v.prompt_tokens,
                     "completion_tokens": v.completion_tokens}
-                for k, v in self.stages.items()}
+                for k, v in (self.raw if raw else self.stages).items()}
 
     def price(self, per_m_input: float | None, per_m_output: float | None) -> float | None:
         """The chat calls' price (the embed stage's tokens are another model's, priced
@@ -110,15 +81,16 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             raise InputError(f"no such file or folder: {path}")
     docs = read_documents(paths, text_field)
     known: set[str] = set()
-    indexed_units = 0  # topics are rebuilt over every text unit, the indexed ones too
+    indexed_units = 0  # the text units of the graph: topic mining reads them all
     if graph is not None:
         known = {r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
         indexed_units = graph.run("index/chunk_count")[0]["n"]
-    p = PROFILES["local" if settings.llm.local else "remote"]
-    est = Estimate(documents=len(docs), documents_known=len(known),
-                   profile="local" if settings.llm.local else "remote")
+    p = profile_for(settings)
+    est = Estimate(documents=len(docs), documents_known=len(known), profile=p.name,
+                   model=settings.llm.model)
     enc = settings.encoding
     claims = settings.index.extract_claims and settings.index.claims_call == "combined"
+    cap = settings.llm.max_tokens * p.completion_cap
     ext_prompt = ext_completion = glean_prompt = 0.0
     glean_tpl = tokens.count(render("index/extract_glean")[0]["content"], enc)
     for doc in docs:
@@ -129,9 +101,9 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             n = tokens.count(text, enc)
             est.text_units += 1
             est.text_unit_tokens += n
-            prompt = sum(tokens.count(m["content"], enc) + 4
-                         for m in messages(settings, text, claims))
-            completion = min(settings.llm.max_tokens, p.extract_completion_per_token * n)
+            prompt = p.prompt_token_factor * sum(tokens.count(m["content"], enc) + 4
+                                                 for m in messages(settings, text, claims))
+            completion = min(cap, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
             glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
@@ -140,26 +112,30 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
         # the lazy index calls no LLM (reports are paid when a query needs them); its text
         # units are embedded all the same
         _embed_stage(est, settings, p, lazy=True)
+        est.stages = dict(est.raw)
         return est
-    est.stages["extract"] = _stage(u, ext_prompt, ext_completion)
+    tries = 1 + p.extract_retry
+    est.raw["extract"] = _stage(u * tries, ext_prompt * tries, ext_completion * tries)
     if settings.index.glean:
         rounds = 1 + p.glean_continue * (settings.index.glean - 1)
-        est.stages["glean"] = _stage(u * rounds, glean_prompt * rounds,
-                                     ext_completion * p.glean_completion_share * rounds)
+        est.raw["glean"] = _stage(u * rounds, glean_prompt * rounds,
+                                  ext_completion * p.glean_completion_share * rounds)
     if settings.index.extract_claims and settings.index.claims_call == "separate":
-        est.stages["claims"] = _stage(u, ext_prompt, ext_completion / 2)
-    est.stages["summarize"] = _stage(u * p.summaries_per_unit,
-                                     u * p.summaries_per_unit * p.summary_prompt,
-                                     u * p.summaries_per_unit * p.summary_completion)
+        est.raw["claims"] = _stage(u, ext_prompt, ext_completion / 2)
+    est.raw["summarize"] = _stage(u * p.summaries_per_unit,
+                                  u * p.summaries_per_unit * p.summary_prompt,
+                                  u * p.summaries_per_unit * p.summary_completion)
     reports = u * p.reports_per_unit
-    est.stages["report"] = _stage(
+    est.raw["report"] = _stage(
         reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
         reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
-        t = u + indexed_units
-        est.stages["topics"] = _stage(t * p.topic_calls_per_unit, t * p.topic_prompt_per_unit,
-                                      t * p.topic_completion_per_unit)
+        est.raw["topics"] = _topics(settings, p, u, p.prompt_token_factor *
+                                    est.text_unit_tokens / u, indexed_units)
     _embed_stage(est, settings, p)
+    factors = calibration(graph, p.name, settings.llm.model)
+    est.calibrated = bool(factors)
+    est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}
     return est
 
 
@@ -172,8 +148,48 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
     entities = 0.0 if lazy else u * p.entities_per_unit
     reports = 0.0 if lazy else u * p.reports_per_unit
     calls = 1 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
-    est.stages["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
-                                 + reports * p.report_text_tokens, 0)
+    est.raw["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
+                              + reports * p.report_text_tokens, 0)
+
+
+def _overhead(settings: Settings, name: str, **values: str) -> int:
+    return sum(tokens.count(m["content"], settings.encoding) + 4
+               for m in render(name, **values))
+
+
+def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
+            indexed: int) -> StageUsage:
+    """Topic mining (when the new text units exceed TOPIC_REMINE_SHARE of all: index/
+    topic_basis.py) and assignment (every text unit after mining, else the new ones)."""
+    from ..prompts import fragment
+    calls = prompt = completion = 0.0
+    labelled = new
+    if not indexed or new / (new + indexed) > settings.index.topic_remine_share:
+        labelled = new + indexed
+        mined = labelled * p.mined_tokens_per_unit
+        maps = max(1, math.ceil(mined / settings.query.map_context_tokens))
+        points = min(maps * p.map_completion, settings.query.reduce_context_tokens)
+        calls += maps + 3
+        prompt += (mined + maps * _overhead(settings, "query/map", context="", min_points="3",
+                                            question=fragment("index/mining_question"))
+                   + 2 * (points + _overhead(settings, "query/reduce", context="", question=
+                                             fragment("index/topics_question"),
+                                             response_type="a bulleted list"))
+                   + p.reduce_completion + _overhead(settings, "index/topics_list", answers="",
+                                                     max_topics="8"))
+        completion += maps * p.map_completion + 2 * p.reduce_completion + p.list_completion
+    batch = max(1, settings.index.topic_assign_batch)
+    assign_calls = math.ceil(labelled / batch)
+    calls += assign_calls
+    prompt += labelled * unit_tokens + assign_calls * (
+        p.listing_tokens + _overhead(settings, "index/assign_topics", topics="", text=""))
+    completion += labelled * p.assign_completion
+    retry = 1 + p.topic_retry
+    return _stage(calls * retry, prompt * retry, completion * retry)
+
+
+def _scaled(s: StageUsage, f: dict[str, float]) -> StageUsage:
+    return _stage(*(getattr(s, k) * f.get(k, 1.0) for k in FIGURES))
 
 
 # the usage stages of an ingest, grouped as the estimate names them (topic mining's global
@@ -202,5 +218,8 @@ def record_actual(graph: Graph, usage: Usage) -> None:
 
 def record_estimate(graph: Graph, est: Estimate) -> None:
     """Keep this ingest's estimate in the graph (replacing the previous one) for `stats`."""
-    graph.run("index/set_estimate", rows=[{"stage": k, **v} for k, v in est.as_dict().items()],
-              meta={"text_units": est.text_units, "profile": est.profile})
+    raw = est.as_dict(raw=True)
+    graph.run("index/set_estimate", rows=[
+        {"stage": k, **v, **{f"raw_{f}": raw[k][f] for f in FIGURES}}
+        for k, v in est.as_dict().items()],
+              meta={"text_units": est.text_units, "profile": est.profile, "model": est.model})

@@ -120,12 +120,14 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
 
 
 def rebuild_communities(graph: Graph, settings: Settings) -> int:
-    """General-graph hierarchy; returns the number of communities. Topics built on the old
-    hierarchy are removed first (they are stale; the next topic build makes them again).
-    A community with the same level and members as before keeps its id and its report
-    (``Clusterer.write``): the same graph gets the same ids (global search batches and cites
-    by id), and an added document changes only the communities it touches."""
-    graph.run_script("index/clear_topics")
+    """General-graph hierarchy; returns the number of communities. Topic communities built
+    on the old hierarchy are removed first (archived: the next topic build reuses their
+    reports by key); the topics and their text-unit labels stay for the incremental topic
+    build (index/topic_basis.py). A community with the same level and members as before keeps
+    its id and its report (``Clusterer.write``): the same graph gets the same ids (global
+    search batches and cites by id), and an added document changes only the communities it
+    touches."""
+    graph.run_script("index/clear_topic_communities")
     clusterer = Clusterer(graph, settings)
     comms = clusterer.write(clusterer.hierarchy(GENERAL), GENERAL)
     graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": True})
@@ -225,6 +227,8 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
         return result
     with timed(result.seconds, "topics"):
         result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
-                                           progress=progress)
+                                           progress=progress, incremental=True)
         result.topics_failed = result.topics.failed
+        result.outcomes.append(f"topics: {result.topics.why} "
+                               f"({result.topics.text_units_labelled} text units labelled)")
     return result

@@ -58,6 +58,9 @@ class TopicsResult(BaseModel):
     topics: list[Topic] = Field(default_factory=list)
     dropped_topics: list[str] = Field(default_factory=list)
     corpus_description: str = ""
+    mined: bool = True  # False: an incremental build kept the last topics (index/topic_basis)
+    why: str = ""  # why the topics were mined again or kept
+    text_units_labelled: int = 0  # text units sent to topic assignment
     reports: dict[str, ReportCounts] = Field(default_factory=dict)
     counts: list[TopicCount] = Field(default_factory=list)
     uncovered_root_communities: list[UncoveredCommunity] = Field(default_factory=list)

@@ -52,13 +52,16 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
                             progress: Progress, failed: list[Failure], units: list[TextUnit]
                             ) -> int:
     """Label ``units`` with their ``topics``, ``index.topic_assign_batch`` per call; writes
-    the labels and returns how many (text unit, topic) pairs were written. A failed batch's
-    text units are appended to ``failed``."""
+    the labels (``ABOUT_TOPIC``; the entities' topic labels follow from them,
+    index/label_topic_entities_from_chunks), marks the units labelled, and returns how many
+    (text unit, topic) pairs were written. A failed batch's text units are appended to
+    ``failed`` and stay unmarked (the next build labels them)."""
     names = tuple(t.name for t in topics)
     listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
     size = max(1, settings.index.topic_assign_batch)
     batches = [units[i:i + size] for i in range(0, len(units), size)]
     rows: list[Record] = []
+    done: list[Record] = []  # labelled, with no topic too: an incremental build skips them
 
     async def one(batch: list[TextUnit]) -> None:
         model = labels_model(names, len(batch))
@@ -70,6 +73,7 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
             rows.extend({"chunk_id": u.id, "topic": n}
                         for u, found in zip(batch, lists, strict=True)
                         for n in dict.fromkeys(found))
+            done.extend({"id": u.id} for u in batch)
         except LLMError as err:
             # an unlabelled text unit stays in the general graph only (until the retry)
             for u in batch:
@@ -80,4 +84,5 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
 
     await asyncio.gather(*(one(b) for b in batches))
     graph.write("index/label_topic_chunks", rows)
+    graph.write("index/mark_topic_assigned", done)
     return len(rows)

@@ -8,7 +8,7 @@ from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace
 from .common import reports_at_level
-from .map_reduce import map_reduce
+from .map_reduce import map_reduce, map_reduce_many
 from .retrieval import note_stale, query_level
 
 
@@ -20,6 +20,18 @@ async def global_answer(graph: Graph, llm: LLM, settings: Settings, question: st
     trace = Trace(method="global", level=level, scope=scope)
     note_stale(graph, scope, trace)
     return await map_reduce(llm, settings, question, reports, trace, response_type)
+
+
+async def global_answers(graph: Graph, llm: LLM, settings: Settings, map_question: str,
+                         reduces: list[tuple[str, str]], *, level: int,
+                         scope: str = GENERAL) -> list[Answer]:
+    """Several global answers over the reports of ``scope`` at ``level`` from one map pass
+    (``map_question``), one reduce per ``(question, response_type)``: topic mining's two
+    questions read the level's reports once (issue 18)."""
+    reports = reports_at_level(graph, scope, level)
+    trace = Trace(method="global", level=level, scope=scope)
+    note_stale(graph, scope, trace)
+    return await map_reduce_many(llm, settings, map_question, reports, trace, reduces)
 
 
 async def ask_global(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:

@@ -167,6 +167,18 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     could not be parsed") when every map batch failed: the honest no-answer stays for reports
     that simply score 0.
     """
+    return (await map_reduce_many(llm, settings, question, reports, trace,
+                                  [(question, response_type)], citable=citable))[0]
+
+
+async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
+                          reports: list[ReportRow], trace: Trace,
+                          reduces: Sequence[tuple[str, str]], *,
+                          citable: Sequence[ReportRow] = ()) -> list[Answer]:
+    """:func:`map_reduce` with one map pass (``map_question``) and one reduce per
+    ``(question, response_type)`` of ``reduces``, each answer with its own copy of the
+    trace: questions over the same reports pay the map - the reports' tokens - once (topic
+    mining, issue 18)."""
     by_id = {r.id: r for r in (*citable, *reports)}
     trace.reports_retrieved = len(reports)
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
@@ -175,7 +187,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
     events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
     if not reports:
         trace.note("no community reports to answer from")
-        return Answer(answer=no_answer(settings), trace=trace)
+        return [Answer(answer=no_answer(settings), trace=t) for t in _traces(trace, reduces)]
     with timed(trace.seconds, "map"):
         groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
@@ -184,7 +196,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
 
         async def mapped(batch: list[ReportRow]) -> list[MapPoint]:
             nonlocal done
-            points = await _map(llm, settings, question, batch, trace)
+            points = await _map(llm, settings, map_question, batch, trace)
             done += 1
             events.emit("map", batch=done, batches=len(groups), points=len(points))
             return points
@@ -204,8 +216,20 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
                                  "the LLM with `neo4j-retag doctor`)")
         else:
             trace.note("no map point scored above 0: the reports do not answer this")
-        return Answer(answer=no_answer(settings), trace=trace)
+        return [Answer(answer=no_answer(settings), trace=t) for t in _traces(trace, reduces)]
+    return [await _reduce(llm, settings, q, rt, kept, by_id, t, citable)
+            for (q, rt), t in zip(reduces, _traces(trace, reduces), strict=True)]
 
+
+def _traces(trace: Trace, reduces: Sequence[object]) -> list[Trace]:
+    """``trace`` itself for one answer (the caller reads it), else a copy per answer."""
+    return [trace] if len(reduces) == 1 else [trace.model_copy(deep=True) for _ in reduces]
+
+
+async def _reduce(llm: LLM, settings: Settings, question: str, response_type: str,
+                  kept: list[MapPoint], by_id: dict[int, ReportRow], trace: Trace,
+                  citable: Sequence[ReportRow]) -> Answer:
+    """The reduce step over the map's ``kept`` points, and the answer's citations."""
     with timed(trace.seconds, "reduce"):
         context, used_points = _reduce_context(settings, kept)
         trace.points_in_reduce = len(used_points)

@@ -30,8 +30,12 @@ def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
         "MATCH (c:Community)-[:OF_TOPIC]->(t:Topic {name: 'Ghosts and spirits'}) "
         "RETURN count(c) AS n").records[0]["n"]
     assert n == ghosts.communities
-    # the global queries ran at every level
-    assert double.count("map") >= 2
+    # topic mining: one map pass (the mining question, asked once per batch of the level's
+    # reports) serves both questions, each with its own reduce
+    maps = [body for kind, body in double.calls if kind == "map"]
+    assert maps and all("topics that cover the entire corpus" in b["messages"][-1]["content"]
+                        for b in maps)
+    assert double.count("reduce") == 2
 
 
 def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):

@@ -35,21 +35,31 @@ def test_error_text_starts_with_the_reason_once():
 
 
 def test_topic_mining_fails_an_answer_whose_reduce_failed(monkeypatch):
-    """A failed reduce is read from `Trace.failures`, not from the wording of a note."""
-    trace = Trace(map_batches=2)
-    trace.failures.append(Failure.of("reduce", LLMError("reduce: LLM call failed", "http500")))
-    trace.note("the words of this note do not matter")
+    """A failed reduce is read from `Trace.failures`, not from the wording of a note; the two
+    mining answers share one map pass, whose failures are one item."""
+    def trace_with(*failures: Failure) -> Trace:
+        t = Trace(map_batches=2)
+        t.failures.extend(failures)
+        t.note("the words of this note do not matter")
+        return t
 
-    async def answer(*args, **kwargs):
-        return Answer(answer="points", trace=trace)
+    reduce_failed = Failure.of("reduce", LLMError("reduce: LLM call failed", "http500"))
+    traces = [trace_with(reduce_failed), trace_with()]
 
-    monkeypatch.setattr(topics, "global_answer", answer)
+    async def answers(*args, **kwargs):
+        return [Answer(answer="points", trace=traces[0]),
+                Answer(answer="corpus", trace=traces[1])]
+
+    monkeypatch.setattr(topics, "global_answers", answers)
     failed: list[Failure] = []
-    text = asyncio.run(topics._global(None, None, None, "q", 0, "list", "topic question L0",
-                                      failed))
-    assert text == "points" and [f.item for f in failed] == ["topic question L0"]
+    text = asyncio.run(topics._global(None, None, None, 0, failed))
+    assert text == ("points", "corpus") and [f.item for f in failed] == ["topic question L0"]
     assert "reduce (http500)" in failed[0].error
-    trace.failures.clear()  # the same answer without the failure: nothing failed
+    traces[0].failures.clear()  # the same answers without the failure: nothing failed
     failed.clear()
-    asyncio.run(topics._global(None, None, None, "q", 0, "list", "topic question L0", failed))
+    asyncio.run(topics._global(None, None, None, 0, failed))
     assert failed == []
+    for t in traces:  # a failed map batch: one item for both answers
+        t.map_failures = 1
+    asyncio.run(topics._global(None, None, None, 0, failed))
+    assert [f.item for f in failed] == ["topic questions L0"]

@@ -17,10 +17,11 @@ TOPICS = [Topic(name="Rail", description="trains"), Topic(name="Money", descript
 class Rows:
     def __init__(self):
         self.rows = []
+        self.marked = []  # text units marked labelled (an incremental build skips them)
 
     def write(self, name, rows, **p):
-        assert name == "index/label_topic_chunks"
-        self.rows.extend(rows)
+        assert name in ("index/label_topic_chunks", "index/mark_topic_assigned")
+        (self.rows if name == "index/label_topic_chunks" else self.marked).extend(rows)
 
 
 def _by_passage(body):
@@ -43,6 +44,7 @@ def _run(tmp_path, double, units, batch):
     graph, failed = Rows(), []
     run_with_llm(settings, lambda llm: assign_text_units(
         graph, llm, settings, TOPICS, no_progress, failed, units), Usage())
+    _run.marked = sorted(r["id"] for r in graph.marked)
     return graph.rows, failed
 
 
@@ -56,6 +58,7 @@ def test_batches_label_each_passage_on_its_own(tmp_path, double):
     got = sorted((r["chunk_id"], r["topic"]) for r in rows)
     assert got == [("u0", "Rail"), ("u1", "Money"), ("u2", "Money"), ("u2", "Rail"),
                    ("u4", "Money"), ("u5", "Rail"), ("u6", "Rail")]
+    assert _run.marked == [f"u{i}" for i in range(7)]  # "nothing" (no topic) too
 
 
 def test_a_failed_batch_fails_each_of_its_text_units(tmp_path, double):
@@ -67,6 +70,7 @@ def test_a_failed_batch_fails_each_of_its_text_units(tmp_path, double):
                                               "topic labels of text unit u1"]
     assert sorted((r["chunk_id"], r["topic"]) for r in rows) == [("u2", "Money"),
                                                                 ("u3", "Money")]
+    assert _run.marked == ["u2", "u3"]  # the failed batch's units are labelled next run
 
 
 def test_every_passage_is_required():

@@ -1,0 +1,121 @@
+"""What `ingest --estimate` knows of the model (issue 18): measured profiles, and calibration
+from the last ingest's estimate and actual figures stored in the graph.
+
+A profile holds the ratios the input cannot tell: how much the model writes per call, how
+often its replies fail validation and are asked again, how many descriptions need a summary
+and how many communities a report, how long the reports topic mining reads are. Which profile:
+``ESTIMATE_PROFILE`` (``auto``: ``local-small`` for the embedded SmolLM2 - the local server
+without ``LLM_MODEL_PATH``, or a model named smollm* - else ``remote``).
+
+Calibration: `ingest` stores its estimate (the profile's figures, ``raw_*``) and, when the run
+ends, what it spent (``actual_*``, per stage). The next estimate with the same profile and
+model multiplies each stage's calls, prompt and completion tokens by actual / raw of the last
+run (clamped to [1/4, 4]): the corpus and the model as this graph knows them. A fresh graph
+has nothing to calibrate from: the profile alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import Settings
+from ..db import Graph
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Measured ratios of one kind of model (per text unit unless named per call)."""
+
+    name: str
+    extract_completion_per_token: float  # extraction completion tokens per text-unit token
+    completion_cap: float  # a reply's tokens at most this share of max_tokens (cap overshoot)
+    extract_retry: float  # extra extraction calls per text unit (a reply failed validation)
+    glean_completion_share: float  # a gleaning reply against the extraction reply
+    glean_prompt_factor: float  # a gleaning prompt against extraction prompt + reply
+    glean_continue: float  # share of text units whose gleaning goes on after a round
+    summaries_per_unit: float  # description summaries (entities + relationships)
+    summary_prompt: int  # per call
+    summary_completion: int
+    reports_per_unit: float  # LLM community reports (composed and reused ones are free)
+    report_prompt_share: float  # a report prompt's share of REPORT_CONTEXT_TOKENS
+    report_completion: int
+    mined_tokens_per_unit: float  # report tokens at the mining level, per text unit
+    map_completion: int  # per map call
+    reduce_completion: int  # per reduce call (two: topics, corpus)
+    list_completion: int  # the topic-list call
+    listing_tokens: int  # the topic listing in each assignment call
+    assign_completion: float  # per text unit labelled
+    topic_retry: float  # extra topic calls per topic call (replies that failed validation)
+    # the endpoint's prompt tokens per cl100k token of corpus text and prompt (its tokenizer;
+    # fakellm counts characters / 4)
+    prompt_token_factor: float = 1.0
+    # the embed stage (issue 19): entities per text unit and tokens of an embedded entity
+    # (name: description) and report (title, summary, findings)
+    entities_per_unit: float = 2.0
+    entity_text_tokens: float = 40.0
+    report_text_tokens: float = 208.0
+
+
+PROFILES = {
+    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off; it ignores
+    # max_tokens, as an endpoint that truncates and is asked again with more room bills
+    # about the same), an API-like endpoint: 253 text units of 394 tokens, 323 LLM reports,
+    # 556 summaries, 8 map batches over the root's reports (bench-results/llm_cost-200.json)
+    "remote": Profile(
+        "remote", extract_completion_per_token=4.44, completion_cap=2.0, extract_retry=0.0,
+        glean_completion_share=0.0017, glean_prompt_factor=0.98, glean_continue=0.0,
+        summaries_per_unit=2.2, summary_prompt=309, summary_completion=78,
+        reports_per_unit=1.277, report_prompt_share=0.234, report_completion=381,
+        mined_tokens_per_unit=222.0, map_completion=84, reduce_completion=211,
+        list_completion=88, listing_tokens=165, assign_completion=8.0, topic_retry=0.0,
+        prompt_token_factor=1.098),
+    # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
+    # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json, measured
+    # before topic mining's one map pass: the topic figures are its structure with guessed
+    # per-call sizes until benchmarks/estimate_accuracy.py --local measures them): it writes
+    # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
+    # 3 extractions in 4 are truncated and asked again with more room; every community there
+    # has at most 3 entities (0 LLM reports)
+    "local-small": Profile(
+        "local-small", extract_completion_per_token=4.5, completion_cap=1.07,
+        extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.957,
+        glean_continue=0.0, summaries_per_unit=0.5, summary_prompt=191, summary_completion=19,
+        reports_per_unit=0.0, report_prompt_share=0.234, report_completion=381,
+        mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=250,
+        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1,
+        prompt_token_factor=1.10),
+}
+
+
+def profile_for(settings: Settings) -> Profile:
+    """The profile ``ESTIMATE_PROFILE`` names, or for ``auto`` the one the model suggests."""
+    name = settings.index.estimate_profile
+    if name == "auto":
+        embedded = settings.llm.local and settings.serve.llm_model_path is None
+        name = ("local-small" if embedded or settings.llm.model.casefold().startswith("smollm")
+                else "remote")
+    return PROFILES[name]
+
+
+FIGURES = ("calls", "prompt_tokens", "completion_tokens")
+CLAMP = 4.0
+
+
+def calibration(graph: Graph | None, profile: str, model: str
+                ) -> dict[str, dict[str, float]]:
+    """Per stage and figure, actual / raw estimate of the last ingest with this profile and
+    model (clamped to [1/4, 4]); {} when there is none."""
+    if graph is None:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for r in graph.run("index/last_estimate"):
+        if r["profile"] != profile or r["model"] != model:
+            continue
+        ratios = {}
+        for f in FIGURES:
+            raw, actual = r.get(f"raw_{f}"), r.get(f"actual_{f}")
+            if raw and actual is not None:
+                ratios[f] = min(CLAMP, max(1 / CLAMP, actual / raw))
+        if ratios:
+            out[r["stage"]] = ratios
+    return out
