@@ -112,8 +112,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = Settings(openai_base_url=args.base_url, openai_model=args.model,
                             llm_json_mode=mode, llm_cache=False, llm_max_retries=0,
                             llm_max_tokens=args.max_tokens, llm_concurrency=1,
-                            llm_schema_max_items=LOCAL_LLM_BUDGETS["llm_schema_max_items"],
-                            llm_schema_max_chars=LOCAL_LLM_BUDGETS["llm_schema_max_chars"])
+                            llm_schema_max_items=LOCAL_LLM_BUDGETS["llm"]["schema_max_items"],
+                            llm_schema_max_chars=LOCAL_LLM_BUDGETS["llm"]["schema_max_chars"])
         async with LLM(settings, Usage()) as llm:
             rows = [await one_call(llm, settings, mode, PASSAGES[i % len(PASSAGES)],
                                    args.server_log)

@@ -21,6 +21,7 @@ from ..llm import StageUsage, Usage
 from ..prompts import render
 from .documents import Document, read_path
 from .extract import messages
+from .lazy import planned_method
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,13 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     docs = read_documents(paths, text_field)
     known: set[str] = set()
     indexed_units = 0  # topics are rebuilt over every text unit, the indexed ones too
+    lazy = settings.index.method == "lazy"
     if graph is not None:
-        known = {r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
+        plan = planned_method(graph, settings)
+        lazy = plan == "lazy"
+        # an upgrade (--full on a lazy graph) extracts the text units already there too
+        known = set() if plan == "upgrade" else {
+            r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
         indexed_units = graph.run("index/chunk_count")[0]["n"]
     p = PROFILES["local" if settings.llm.local else "remote"]
     est = Estimate(documents=len(docs), documents_known=len(known),
@@ -129,7 +135,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             ext_completion += completion
             glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
     u = est.text_units
-    if not u or settings.index.method == "lazy":
+    if not u or lazy:
         return est  # the lazy index calls no LLM: reports are paid when a query needs them
     est.stages["extract"] = _stage(u, ext_prompt, ext_completion)
     if settings.index.glean:
