@@ -60,6 +60,20 @@ def split(milestones: list[dict[str, Any]]) -> dict[str, float | None]:
             "total": span("start", "done")}
 
 
+def result_path(label: str) -> Path:
+    return ROOT / "bench-results" / (f"quickstart_timing_{label}.json" if label
+                                     else "quickstart_timing.json")
+
+
+def save(out: dict[str, Any]) -> Path:
+    """Written at every milestone too: a run stopped half-way keeps what it measured."""
+    out["split"] = split(out["milestones"])
+    path = result_path(out["label"])
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    return path
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     clone = args.clone or Path(tempfile.mkdtemp(prefix="retag-quickstart-"))
     if not (clone / ".git").exists():
@@ -96,10 +110,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if m := MILESTONE.match(line.strip()):
                 out["milestones"].append({"label": m.group(3),
                                           "seconds": round(time.time() - t0, 1)})
+                save(out)
         out["exit_code"] = proc.wait()
     out["seconds"] = round(time.time() - t0, 1)
     out["loadavg_end"] = os.getloadavg()
-    out["split"] = split(out["milestones"])
     if not args.keep_services and (clone / ".venv" / "bin" / "neo4j-retag").exists():
         subprocess.run([str(clone / ".venv" / "bin" / "neo4j-retag"), "down"], cwd=clone,
                        env=env, check=False)
@@ -119,10 +133,7 @@ def main() -> None:
                     help="leave the clone's Neo4j and LLM running")
     args = ap.parse_args()
     result = run(args)
-    name = f"quickstart_timing_{args.label}.json" if args.label else "quickstart_timing.json"
-    path = ROOT / "bench-results" / name
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    path = save(result)
     print(json.dumps(result["split"]), f"exit {result['exit_code']}", f"wrote {path}")
 
 
