@@ -30,7 +30,7 @@ cmake -S "$work/llama_cpp_python-$VERSION/vendor/llama.cpp" -B "$work/build" "${
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON \
   -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF >"$work/configure.log"
-echo "[setup] llama-server: compiling (about 4 min on 2 idle cores, longer on a busy machine)"
+echo "[setup] llama-server: compiling (~15 CPU-minutes: 7-8 min on 2 idle cores, longer on a busy machine)"
 start=$(date +%s)
 cmake --build "$work/build" --target llama-server -j "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
   >"$work/build.log" || { tail -30 "$work/build.log" >&2; exit 1; }
