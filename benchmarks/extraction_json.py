@@ -37,6 +37,7 @@ from neo4j_retag.errors import LLMError
 from neo4j_retag.index.extract import messages
 from neo4j_retag.index.extract_records import GraphExtraction
 from neo4j_retag.llm import LLM, Usage, bound_schema, parse_json, response_format
+from neo4j_retag.llm.reply import ReplyFault
 
 PASSAGES = [
     "Scrooge and Marley were partners in a counting-house in London. Marley died seven "
@@ -96,7 +97,7 @@ async def one_call(llm: LLM, settings: Settings, mode: str, text: str,
     try:
         entities = len(GraphExtraction.model_validate(parse_json(raw)).entities)
         valid = True
-    except (ValueError, ValidationError):
+    except (ValueError, ValidationError, ReplyFault):  # e.g. truncated JSON
         entities, valid = 0, False
     return {"seconds": round(seconds, 2), "server_seconds": server_seconds(log, offset),
             "strict_json": strict, "valid": valid,
@@ -112,8 +113,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = Settings(openai_base_url=args.base_url, openai_model=args.model,
                             llm_json_mode=mode, llm_cache=False, llm_max_retries=0,
                             llm_max_tokens=args.max_tokens, llm_concurrency=1,
-                            llm_schema_max_items=LOCAL_LLM_BUDGETS["llm_schema_max_items"],
-                            llm_schema_max_chars=LOCAL_LLM_BUDGETS["llm_schema_max_chars"])
+                            llm_schema_max_items=LOCAL_LLM_BUDGETS["llm"]["schema_max_items"],
+                            llm_schema_max_chars=LOCAL_LLM_BUDGETS["llm"]["schema_max_chars"])
         async with LLM(settings, Usage()) as llm:
             rows = [await one_call(llm, settings, mode, PASSAGES[i % len(PASSAGES)],
                                    args.server_log)

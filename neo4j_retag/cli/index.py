@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 @click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
               "concepts and their communities, no LLM call; reports are built when a query "
               "needs them")
+@click.option("--full", is_flag=True, help="the full index (INDEX_METHOD=full); on a graph "
+              "holding a lazy index, turn it into the full one (every text unit is extracted)")
 @click.option("--resume", is_flag=True,
               help="finish a previous run (pending text units, summaries, communities, reports); "
                    "PATHS may be omitted")
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
 @click.pass_obj
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
-           resume: bool,
+           full: bool, resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
            quiet: bool, wait: bool, no_embeddings: bool, reembed: bool,
            estimate: bool) -> None:
@@ -76,8 +78,10 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["glean"] = glean
     if no_claims:
         updates["extract_claims"] = False
-    if lazy:
-        updates["index_method"] = "lazy"
+    if lazy and full:
+        raise click.UsageError("--lazy and --full exclude each other")
+    if lazy or full:
+        updates["index_method"] = "lazy" if lazy else "full"
     if no_embeddings:
         updates["embeddings"] = False
     if reembed and no_embeddings:

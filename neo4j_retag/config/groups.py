@@ -187,6 +187,11 @@ class ServeSettings(Group):
     llm_ctx: int = env("LLM_CTX", 8192, "context window (tokens) of the local llama.cpp server;"
                        " the local token budgets scale with it")
     llm_threads: int = env("LLM_THREADS", 2, "CPU threads of the local llama.cpp server")
+    llm_server: str = env(
+        "LLM_SERVER", "auto", "which local server runs the model: llama-server = llama.cpp's own "
+        "C++ server (scripts/setup.sh builds it into .venv/bin), python = llama-cpp-python's "
+        "server, a path = that llama-server binary; auto = llama-server when installed, else "
+        "python (README: Local models, speed)")
 
 
 class IndexSettings(Group):
@@ -222,9 +227,11 @@ class IndexSettings(Group):
         0.1, ge=0, le=1, validation_alias="TOPIC_REMINE_SHARE", description="an ingest mines "
         "topics again when more than this share of the mined reports' text changed; else it "
         "keeps them and labels only new text units (README: What a user pays)")
-    method: Literal["full", "lazy"] = env(
-        "INDEX_METHOD", "full", "full = LLM-extracted entities and reports (GraphRAG); lazy = "
-        "noun-phrase concepts and their communities, no LLM call (LazyGraphRAG, `ingest --lazy`)")
+    method: Literal["auto", "full", "lazy"] = env(
+        "INDEX_METHOD", "auto", "full = LLM-extracted entities and reports (GraphRAG; on a lazy "
+        "graph `ingest --full` turns it into the full index); lazy = noun-phrase concepts and "
+        "their communities, no LLM call (LazyGraphRAG, `ingest --lazy`); auto = what the graph "
+        "holds (full for a new one)")
 
 
 class QuerySettings(Group):

@@ -25,6 +25,7 @@ from ..prompts import render
 from .documents import Document, read_path
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
+from .lazy import planned_method
 
 
 @dataclass
@@ -82,8 +83,13 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     docs = read_documents(paths, text_field)
     known: set[str] = set()
     indexed_units = 0  # the text units of the graph: topic mining reads them all
+    lazy = settings.index.method == "lazy"
     if graph is not None:
-        known = {r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
+        plan = planned_method(graph, settings)
+        lazy = plan == "lazy"
+        # an upgrade (--full on a lazy graph) extracts the text units already there too
+        known = set() if plan == "upgrade" else {
+            r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
         indexed_units = graph.run("index/chunk_count")[0]["n"]
     p = profile_for(settings)
     est = Estimate(documents=len(docs), documents_known=len(known), profile=p.name,
@@ -108,7 +114,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             ext_completion += completion
             glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
     u = est.text_units
-    if not u or settings.index.method == "lazy":
+    if not u or lazy:
         # the lazy index calls no LLM (reports are paid when a query needs them); its text
         # units are embedded all the same
         _embed_stage(est, settings, p, lazy=True)

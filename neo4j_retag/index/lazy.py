@@ -29,15 +29,33 @@ def index_method(graph: Graph) -> str | None:
     return graph.run("index/index_method")[0]["method"]
 
 
-def use_lazy(graph: Graph, settings: Settings) -> bool:
-    """Whether this ingest builds the lazy index: asked for (``INDEX_METHOD=lazy``, ``ingest
-    --lazy``) or the graph holds one already (a plain `ingest`, ``--resume`` or ``documents
-    delete --rebuild`` keeps it lazy). Raises InputError for --lazy on a full index."""
+def planned_method(graph: Graph, settings: Settings) -> str:
+    """What this ingest builds: 'lazy' (asked for with ``INDEX_METHOD=lazy`` / ``ingest
+    --lazy``, or ``auto`` on a graph holding a lazy index: a plain `ingest`, ``--resume`` or
+    ``documents delete --rebuild`` keeps it lazy), 'upgrade' (``INDEX_METHOD=full`` / ``ingest
+    --full`` on a lazy graph: ``upgrade_to_full`` first, then the full pipeline) or 'full'.
+    Raises InputError for --lazy on a full index."""
     held = index_method(graph)
-    if settings.index.method == "lazy" and held == "full":
+    asked = settings.index.method
+    if asked == "lazy" and held == "full":
         raise InputError("the graph holds a full index (LLM-extracted entities): `neo4j-retag "
                          "reset` first to build a lazy one, or ingest without --lazy")
-    return held == "lazy" or settings.index.method == "lazy"
+    if asked == "full" and held == "lazy":
+        return "upgrade"
+    return "lazy" if asked == "lazy" or held == "lazy" else "full"
+
+
+def upgrade_to_full(graph: Graph, outcomes: list[str]) -> int:
+    """A lazy graph becomes a full one: its concepts and co-occurrences go, every text unit is
+    left to the LLM extraction (``extracted`` is never set by the lazy index), the concept
+    communities are rebuilt from entities (their on-demand reports are archived as any
+    community's are) and ``Meta.index_method`` is 'full' from now on, so an interrupted
+    upgrade is resumed by a plain ``ingest --resume``. Returns the concepts removed."""
+    removed = graph.run("index/concept_counts")[0]["nodes"]
+    graph.run_script("index/lazy_to_full")
+    outcomes.append(f"lazy index turned into the full index: {removed} concepts removed, "
+                    "every text unit goes to the LLM extraction")
+    return removed
 
 
 def concept_rows(rows: list[Record]) -> list[Record]:

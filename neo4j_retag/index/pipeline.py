@@ -28,7 +28,7 @@ from .embed import embed_graph, prepare
 from .encoding import check_encoding
 from .extract import extract_text_unit
 from .gds import sessions_requirements
-from .lazy import build_lazy, use_lazy
+from .lazy import build_lazy, planned_method, upgrade_to_full
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import IngestResult
@@ -177,12 +177,16 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
     check_encoding(graph, settings)
     if settings.embedding.enabled:  # a wrong endpoint or model stops the run before any call
         await prepare(graph, llm, settings)
-    lazy = use_lazy(graph, settings)  # INDEX_METHOD=lazy, or the graph holds a lazy index
+    # lazy: INDEX_METHOD=lazy, or the graph holds a lazy index; upgrade: --full on a lazy one
+    plan = planned_method(graph, settings)
+    if plan == "upgrade":
+        with timed(result.seconds, "upgrade"):
+            upgrade_to_full(graph, result.outcomes)
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field)
         progress("documents loaded", result.documents_read, result.documents_read)
-    if lazy:  # concepts and their communities, no LLM call (index/lazy.py)
+    if plan == "lazy":  # concepts and their communities, no LLM call (index/lazy.py)
         with timed(result.seconds, "concepts"):
             result.text_units_extracted, result.communities_rebuilt = build_lazy(
                 graph, settings, progress, result.outcomes)

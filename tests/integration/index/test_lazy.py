@@ -1,18 +1,31 @@
 """The lazy index (LazyGraphRAG) on the real Neo4j + GDS: no LLM call, concepts, their
-co-occurrence and communities; incremental, resumable, and documents delete works on it."""
+co-occurrence and communities; incremental, resumable, documents delete works on it, and
+`ingest --full` turns it into the full index."""
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from neo4j_retag.errors import InputError
 from neo4j_retag.index.delete import delete_documents
-from neo4j_retag.llm import Usage
+from neo4j_retag.index.estimate import estimate_ingest
+from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.model import Query
 from neo4j_retag.ops.stats import collect
+from neo4j_retag.query import answer
 from tests.conftest import ingest
 
 pytestmark = pytest.mark.integration
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-corpus"
+
+
+def ask(settings, graph, method: str, **query):
+    async def go():
+        async with LLM(settings, Usage()) as llm:
+            q = Query(question="What are the main themes of this corpus?", **query)
+            return await answer(method, graph, llm, settings, q), llm.usage
+    return asyncio.run(go())
 
 
 def one(graph, cypher: str, **params):
@@ -72,6 +85,51 @@ def test_plain_ingest_keeps_a_lazy_index_lazy_and_lazy_refuses_a_full_one(
     assert one(graph, "MATCH (k:Concept {key: 'maria lopez'}) RETURN k.name AS n")["n"]
 
 
+def test_full_after_lazy_turns_the_lazy_index_into_the_full_one(lazy, settings, graph, double):
+    ingest(lazy, graph, [SAMPLE])
+    chunks = one(graph, "MATCH (c:Chunk) RETURN count(c) AS n")["n"]
+    lazy_ids = {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Community) RETURN c.id AS id", database_=graph.database).records}
+    assert double.count() == 0
+    full = settings.model_copy(update={"index_method": "full"})  # `ingest --full`
+    # the estimate follows: a plain ingest stays lazy (0 calls), --full extracts every unit
+    assert not estimate_ingest(settings, [SAMPLE], graph).stages
+    assert estimate_ingest(full, [SAMPLE], graph).stages["extract"].calls == chunks
+    result = ingest(full, graph, [SAMPLE])
+    assert result.documents_new == 0 and result.text_units_extracted == chunks
+    assert result.communities_rebuilt and any("turned into the full index" in o
+                                              for o in result.outcomes)
+    assert double.count("extract") >= chunks and double.count("report") >= 1
+    state = one(graph, """
+        MATCH (m:Meta {id: 'index'})
+        RETURN m.index_method AS method, m.graph_dirty AS dirty,
+               COUNT { (:Concept) } AS concepts, COUNT { (:Entity) } AS entities,
+               COUNT { (c:Chunk) WHERE c.extracted } AS extracted,
+               COUNT { (c:Chunk) WHERE c.concepts_done IS NOT NULL } AS concept_marks,
+               COUNT { (:Entity)-[:IN_COMMUNITY]->(:Community {scope: 'general'}) } AS members,
+               COUNT { (:Community) } AS communities,
+               COUNT { (c:Community) WHERE c.report_status = 'ok' } AS reported""")
+    assert state["method"] == "full" and state["dirty"] is False
+    assert state["concepts"] == 0 == state["concept_marks"]
+    assert state["entities"] > 0 and state["extracted"] == chunks and state["members"] > 0
+    assert state["reported"] == state["communities"] > 0
+    # the communities are the entities' ones, with new ids (none of the concept communities')
+    assert not {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Community) RETURN c.id AS id", database_=graph.database).records} & lazy_ids
+    assert collect(graph)["index_method"] == "full"
+    calls = double.count()
+    again = ingest(settings, graph, [SAMPLE])  # a plain ingest now keeps it full: no work
+    assert again.text_units_extracted == 0 and not again.communities_rebuilt
+    assert double.count() == calls
+
+
+def test_lazy_is_refused_once_the_index_was_turned_full(lazy, settings, graph, double):
+    ingest(lazy, graph, [SAMPLE])
+    ingest(settings.model_copy(update={"index_method": "full"}), graph, [SAMPLE])
+    with pytest.raises(InputError, match="full index"):
+        ingest(lazy, graph, [SAMPLE])
+
+
 def test_full_index_refuses_lazy(settings, lazy, indexed, graph):
     with pytest.raises(InputError, match="full index"):
         ingest(lazy, graph, [SAMPLE])
@@ -97,3 +155,25 @@ def test_documents_delete_takes_out_concepts_and_cooccurrence(lazy, graph, doubl
     assert one(graph, "MATCH (k:Concept)-[:IN_COMMUNITY]->(c:Community) "
                       "RETURN count(DISTINCT k) AS n")["n"] == one(
         graph, "MATCH (k:Concept) RETURN count(k) AS n")["n"]
+
+
+@pytest.mark.llm
+def test_lazy_then_full_with_the_real_local_llm_answers_global_from_reports(
+        real_settings, real_graph):
+    """The quickstart's path on the real stack: the sample corpus indexed lazily (0 calls),
+    then `ingest --full` on the same corpus; the global answer reads and cites reports."""
+    lazy = real_settings.model_copy(update={"index_method": "lazy"})
+    usage = Usage()
+    ingest(lazy, real_graph, [SAMPLE], usage)
+    assert usage.total.calls == 0 and collect(real_graph)["index_method"] == "lazy"
+    # gleaning off: the shared 135M server is slow and the upgrade, not gleaning, is tested
+    full = real_settings.model_copy(update={"index_method": "full", "glean": 0})
+    result = ingest(full, real_graph, [SAMPLE])
+    stats = collect(real_graph)
+    assert stats["index_method"] == "full" and stats["concepts"] == 0
+    assert stats["entities"] > 0 and stats["community_reports"] > 0, (stats, result.failures)
+    a, _ = ask(full, real_graph, "global", level=0)
+    assert a.citations and all(c.kind == "report" for c in a.citations)
+    reports = {r["id"] for r in real_graph.run("query/reports_at_level", scope="general",
+                                               level=0)}
+    assert {c.id for c in a.citations} <= reports

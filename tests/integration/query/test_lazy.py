@@ -224,3 +224,27 @@ def test_topics_build_on_a_lazy_index_says_why_not(lazy, graph, double):
     a, _ = ask(lazy, graph, method="retag", level=0)
     assert any("a lazy index has no topics" in n for n in a.trace.notes)
     assert not any("topics build" in n for n in a.trace.notes)
+
+
+def test_cli_quickstart_path_lazy_answer_then_full_index_and_global(settings, graph, double):
+    """scripts/quickstart.sh's commands: `ingest --lazy`, `ask --method lazy`, then `ingest
+    --full` on the same corpus and `ask --method global` from the reports it built."""
+    env = {**neo4j_vars(settings), **double_vars(settings)}
+    r = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--lazy", "--full"], env=env)
+    assert r.exit_code == 2 and "exclude each other" in r.output
+    r = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--lazy", "--quiet"], env=env)
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--full", "--json", "--quiet"],
+                           env=env)
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["graph"]["index_method"] == "full" and summary["graph"]["concepts"] == 0
+    assert summary["text_units_extracted"] == summary["graph"]["text_units"] > 0
+    assert summary["llm"]["extract"]["calls"] >= 1 and summary["graph"]["community_reports"] > 0
+    r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "global", "--level", "0",
+                                  "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["citations"] and all(c["kind"] == "report" for c in out["citations"])

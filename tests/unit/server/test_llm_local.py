@@ -22,7 +22,7 @@ def smollm2_file() -> Path:
 def test_model_path_serves_the_given_gguf():
     gguf = smollm2_file()  # the embedded model, but given by path like any other GGUF
     s = Settings(llm_model_path=gguf, llm_ctx=4096, llm_threads=3, llm_port=8099,
-                 openai_base_url=None)
+                 openai_base_url=None, llm_server="python")
     cmd = llm_local.command(s)
     assert cmd[cmd.index("--model") + 1] == str(gguf.resolve())
     assert cmd[cmd.index("--n_ctx") + 1] == "4096"
@@ -40,7 +40,7 @@ def test_model_path_serves_the_given_gguf():
 
 
 def test_default_is_the_embedded_smollm2():
-    s = Settings(openai_base_url=None, llm_model_path=None)
+    s = Settings(openai_base_url=None, llm_model_path=None, llm_server="python")
     cmd = llm_local.command(s)
     assert cmd[cmd.index("--model") + 1] == str(smollm2_file())
     assert s.llm.model == "smollm2" and s.query.map_context_tokens == 3000
@@ -66,3 +66,33 @@ def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):
         read_metadata(junk)
     st = llm_local.status(Settings(llm_model_path=junk, openai_base_url=None))
     assert st["gguf"] is None
+
+
+def test_llama_server_binary_gets_the_same_model_context_threads_and_alias(tmp_path):
+    gguf = smollm2_file()
+    binary = tmp_path / "llama-server"
+    binary.write_text("#!/bin/sh\n")
+    s = Settings(llm_model_path=gguf, llm_ctx=4096, llm_threads=3, llm_port=8099,
+                 openai_base_url=None, llm_server=str(binary))
+    assert llm_local.server_binary(s) == binary
+    cmd = llm_local.command(s)
+    assert cmd[0] == str(binary) and cmd[cmd.index("--model") + 1] == str(gguf.resolve())
+    assert cmd[cmd.index("--ctx-size") + 1] == "4096" and cmd[cmd.index("--port") + 1] == "8099"
+    assert cmd[cmd.index("--threads") + 1] == "3" == cmd[cmd.index("--threads-batch") + 1]
+    assert cmd[cmd.index("--alias") + 1] == s.llm.model
+    assert cmd[cmd.index("--parallel") + 1] == "1" and "--jinja" in cmd
+    assert llm_local.status(s)["server"] == str(binary)
+
+
+def test_server_choice_auto_python_and_missing_binary(tmp_path, monkeypatch):
+    monkeypatch.setattr(llm_local.sys, "executable", str(tmp_path / "python"))
+    auto = Settings(openai_base_url=None, llm_server="auto")
+    assert llm_local.server_binary(auto) is None  # no llama-server beside this Python
+    assert llm_local.status(auto)["server"] == "llama_cpp.server"
+    with pytest.raises(ConfigError, match="setup.sh"):
+        llm_local.server_binary(Settings(openai_base_url=None, llm_server="llama-server"))
+    with pytest.raises(ConfigError, match="LLM_SERVER"):
+        llm_local.server_binary(Settings(openai_base_url=None, llm_server=str(tmp_path / "x")))
+    (tmp_path / "llama-server").write_text("#!/bin/sh\n")
+    assert llm_local.server_binary(auto) == tmp_path / "llama-server"  # auto prefers it
+    assert llm_local.server_binary(Settings(openai_base_url=None, llm_server="python")) is None
