@@ -21,11 +21,10 @@ from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
 
 from ..errors import ConfigError
 from .groups import (
-    FLAT,
-    GROUPS,
     ApiSettings,
     EmbeddingSettings,
     GdsSettings,
+    Group,
     IndexSettings,
     LLMSettings,
     Neo4jSettings,
@@ -33,6 +32,26 @@ from .groups import (
     ServeSettings,
     Top,
 )
+
+# attribute name on Settings -> group class, in display order
+GROUPS: dict[str, type[Group]] = {
+    "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
+    "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
+    "embedding": EmbeddingSettings,
+}
+
+
+def _flat() -> dict[str, tuple[str | None, str]]:
+    out: dict[str, tuple[str | None, str]] = {}
+    for group, model in {None: Top, **GROUPS}.items():
+        for name, field in model.model_fields.items():
+            out[str(field.validation_alias).lower()] = (group, name)
+    return out
+
+
+# the flat name of each field (its environment variable, lower-case; the keyword `Settings`
+# took before the groups) -> (group or None for the top level, field name)
+FLAT: dict[str, tuple[str | None, str]] = _flat()
 
 __all__ = ["REPO_ROOT", "FLAT", "ApiSettings", "EmbeddingSettings", "GdsSettings",
            "IndexSettings", "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings",

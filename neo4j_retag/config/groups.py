@@ -285,24 +285,3 @@ class ApiSettings(Group):
         """The API key, or None when unset or empty."""
         value = self.api_key.get_secret_value() if self.api_key else ""
         return value or None
-
-
-# attribute name on Settings -> group class, in display order
-GROUPS: dict[str, type[Group]] = {
-    "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
-    "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
-    "embedding": EmbeddingSettings,
-}
-
-
-def _flat() -> dict[str, tuple[str | None, str]]:
-    out: dict[str, tuple[str | None, str]] = {}
-    for group, model in {None: Top, **GROUPS}.items():
-        for name, field in model.model_fields.items():
-            out[str(field.validation_alias).lower()] = (group, name)
-    return out
-
-
-# the flat name of each field (its environment variable, lower-case; the keyword `Settings`
-# took before the groups) -> (group or None for the top level, field name)
-FLAT: dict[str, tuple[str | None, str]] = _flat()

@@ -12,13 +12,15 @@ SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-corpus"
 
 
 class Graph:
-    """The two reads estimate_ingest makes, and the stored last estimate."""
+    """The reads estimate_ingest makes (a new graph: no index yet), and the stored last
+    estimate."""
 
     def __init__(self, last=(), units=0):
         self.last, self.units = list(last), units
 
     def run(self, name, **p):
         return {"index/existing_documents": [], "index/chunk_count": [{"n": self.units}],
+                "index/index_method": [{"method": None}],
                 "index/last_estimate": self.last}[name]
 
 
