@@ -419,8 +419,8 @@ class ScriptedLLM:
                 stage = self.headers.get(STAGE_HEADER)
                 try:
                     kind = kind_of(body, stage)
-                    if self.path.endswith("/embeddings"):
-                        self._embeddings(body, kind)
+                    if self.path.endswith("/embeddings"):  # every stage: kind "embed"
+                        self._embeddings(body, "embed")
                         return
                     if kind not in double.script:
                         raise Fail(400, {"error": {"message": f"llm_double: stage {stage!r} "

@@ -55,9 +55,12 @@ class Client(Protocol):
 def target(settings: Settings) -> Target:
     """The embeddings endpoint and the settings that name it (for one-line errors)."""
     e = settings.embedding
-    return Target("embedding", e.endpoint(settings.llm), e.model, "EMBEDDING_BASE_URL",
-                  "EMBEDDING_API_KEY", "EMBEDDING_MODEL",
-                  "neo4j-retag embed start" if e.local(settings.llm) else None)
+    inherited = not e.base_url and settings.llm.base_url  # the chat endpoint's, by default
+    return Target("embedding", e.endpoint(settings.llm), e.model,
+                  "OPENAI_BASE_URL (or set EMBEDDING_BASE_URL)" if inherited
+                  else "EMBEDDING_BASE_URL",
+                  "EMBEDDING_API_KEY" if e.api_key else "OPENAI_API_KEY (or EMBEDDING_API_KEY)",
+                  "EMBEDDING_MODEL", "neo4j-retag embed start" if e.local(settings.llm) else None)
 
 
 class Endpoint:
