@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import BaseModel, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph
@@ -30,8 +30,6 @@ from .citations import cited_sources
 from .common import note_once
 from .local_context import LocalContext, SourceIds, build_context, seed
 
-ANSWER_CHARS = 2000  # an intermediate answer (GraphRAG asks the primer for 2,000 characters)
-QUERY_CHARS = 200  # a follow-up question
 # DRIFT's local searches give text units most of the context (GraphRAG's drift defaults)
 TEXT_UNIT_PROP, COMMUNITY_PROP = 0.9, 0.1
 
@@ -51,16 +49,17 @@ class Reply(BaseModel):
         return [str(q).strip(" -*\t") for q in (v or []) if str(q).strip(" -*\t")]
 
 
-@functools.lru_cache(maxsize=64)
-def reply_model(answer_field: str, followups: int) -> type[Reply]:
-    """The reply's schema as the prompt names it (``intermediate_answer`` for the primer,
-    ``response`` for a follow-up), at most ``followups`` short follow-up questions."""
-    fields: dict[str, Any] = {answer_field: (str, Field(
-        "", json_schema_extra={"maxLength": ANSWER_CHARS}))}
+@functools.lru_cache(maxsize=8)
+def reply_model(answer_field: str) -> type[Reply]:
+    """The reply's schema with the answer under the name its prompt uses
+    (``intermediate_answer`` for the primer, ``response`` for a follow-up). No length or
+    count bounds of its own: the client's (LLM_SCHEMA_MAX_ITEMS / _CHARS, for the local
+    model's grammar) apply as to every structured call - a 2,000-character bound made
+    llama.cpp's grammar compiler give up ("number of rules ... exceeds sane defaults") and
+    the server fall over. The follow-ups are cut to DRIFT_K_FOLLOWUPS afterwards."""
+    fields: dict[str, Any] = {answer_field: (str, "")}
     return create_model(  # type: ignore[call-overload,no-any-return]
-        "DriftReply", __base__=Reply, **fields,
-        follow_up_queries=(list[str], Field([], json_schema_extra={
-            "maxItems": followups, "items": {"type": "string", "maxLength": QUERY_CHARS}})))
+        "DriftReply", __base__=Reply, **fields)
 
 
 @dataclass
@@ -130,7 +129,7 @@ async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list
     table = _fold_table(reports, settings.query.map_context_tokens, settings.encoding)
     msgs = render("query/drift_primer", reports=table, question=question, followups=k)
     try:
-        reply = await llm.structured(msgs, reply_model("intermediate_answer", k),
+        reply = await llm.structured(msgs, reply_model("intermediate_answer"),
                                      stage="drift_primer")
     except LLMError as err:
         return _failed(action, f"drift primer fold {n}", err, trace)
@@ -160,7 +159,7 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
     msgs = render("query/drift_local", context=ctx.text, question=action.query,
                   global_query=global_query, followups=k)
     try:
-        reply = await llm.structured(msgs, reply_model("response", k), stage="drift_local")
+        reply = await llm.structured(msgs, reply_model("response"), stage="drift_local")
     except LLMError as err:
         return _failed(action, f"drift follow-up {n}", err, trace)
     return _answered(action, reply, reply.model_dump()["response"], ctx.valid, k, trace)

@@ -8,6 +8,7 @@ import pytest
 
 from neo4j_retag.errors import ConfigError
 from neo4j_retag.llm import run_with_llm
+from neo4j_retag.llm.schema import bounded
 from neo4j_retag.model import Query, ReportRow
 from neo4j_retag.query import METHODS
 from neo4j_retag.query.common import AnswerFailedError, no_answer
@@ -102,10 +103,13 @@ def test_folds_split_the_reports_best_first_in_near_equal_parts():
     assert len(folds(rows[:2], 5)) == 2 and folds([], 5) == []
 
 
-def test_the_reply_schema_names_its_answer_and_bounds_the_follow_ups():
-    model = reply_model("response", 4)
-    schema = model.model_json_schema()
-    assert schema["properties"]["follow_up_queries"]["maxItems"] == 4
+def test_the_reply_schema_names_its_answer_and_keeps_the_clients_bounds():
+    model = reply_model("response")
+    assert "maxLength" not in json.dumps(model.model_json_schema())
+    # as sent to the local model (json_object): the client's small bounds, grammar-safe
+    small = bounded(model, 6, 150)["properties"]
+    assert small["response"]["maxLength"] == 150
+    assert small["follow_up_queries"]["maxItems"] == 6
     reply = model.model_validate({"response": "x", "score": "140",
                                   "follow_up_queries": "Who is A?\nWho is B?"})
     assert reply.score == 100 and reply.follow_up_queries == ["Who is A?", "Who is B?"]
