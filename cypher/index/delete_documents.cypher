@@ -11,6 +11,12 @@ WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id 
   AND k.report_status = 'ok'
 SET k.report_status = 'stale',
     k.report_error = 'stale: its members changed (documents deleted); rebuilt by the next ingest';
+// lazy index: the same for communities of concepts (their reports were built on demand)
+MATCH (d:Document)<-[:PART_OF]-(c:Chunk)-[:HAS_CONCEPT]->(:Concept)-[:IN_COMMUNITY]->(k:Community)
+WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
+  AND k.report_status = 'ok'
+SET k.report_status = 'stale',
+    k.report_error = 'stale: its members changed (documents deleted); rebuilt by the next ingest';
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)
 WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
 WITH collect(c.id) AS gone

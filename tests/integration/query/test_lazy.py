@@ -123,6 +123,22 @@ def test_reports_on_demand_are_stored_once_and_reused(lazy, graph, double):
     assert "lazy_report" not in usage3.stages and r.trace.reports_retrieved >= 1
 
 
+
+def test_documents_delete_marks_reports_built_on_demand_stale(lazy, graph, double):
+    ask(lazy, graph, method="global", level=0)  # builds the level's reports on demand
+    from neo4j_retag.index.delete import delete_documents
+    delete_documents(graph, [str(SAMPLE / "harbour-plan.txt")])
+    status = "MATCH (c:Community {level: 0}) WHERE c.report_status = $s RETURN count(c) AS n"
+    stale = graph.driver.execute_query(status, s="stale", database_=graph.database
+                                       ).records[0]["n"]
+    assert stale >= 1  # the harbour plan's concepts were in some level-0 community
+    again, usage = ask(lazy, graph, method="global", level=0)
+    # a stale report is never read: the next query rebuilds exactly those, from what is left
+    assert usage.stages["lazy_report"].calls == stale
+    assert graph.driver.execute_query(status, s="stale", database_=graph.database
+                                      ).records[0]["n"] == 0
+    assert again.citations
+
 @pytest.mark.llm
 def test_lazy_with_the_real_local_llm(real_settings, real_graph):
     s = real_settings.model_copy(update={"index_method": "lazy"})
