@@ -113,13 +113,10 @@ def test_topics_build_cli_reports_coverage(indexed, graph, double):
     from click.testing import CliRunner
 
     from neo4j_retag.cli import main
-    env = {"OPENAI_BASE_URL": indexed.llm.endpoint, "OPENAI_MODEL": "double",
-           "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(indexed.cache_dir),
-           "NEO4J_BOLT_PORT": str(indexed.neo4j.bolt_port),
-           "NEO4J_HTTP_PORT": str(indexed.neo4j.http_port),
-           "NEO4J_DATA": str(indexed.neo4j_data_dir)}
-    if indexed.neo4j.uri:
-        env = {**env, "NEO4J_URI": indexed.neo4j.uri, "NEO4J_PASSWORD": indexed.neo4j_auth()[1]}
+    from tests.conftest import double_vars, neo4j_vars
+    # the double's endpoint and embedding model: topics build embeds the topic reports next to
+    # vectors of that model (another model would be the one-line mismatch error)
+    env = {**double_vars(indexed), **neo4j_vars(indexed)}
     out = CliRunner().invoke(main, ["topics", "build", "--json"], env=env)
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
