@@ -52,7 +52,12 @@ def test_another_model_name_or_dimension_is_refused(tmp_path, local_embed_env):
 
 def test_doctor_reports_the_endpoint_and_its_dimension(tmp_path, local_embed_env,
                                                        neo4j_env):
-    check = asyncio.run(_embeddings(_settings(tmp_path, {**neo4j_env, **local_embed_env})))
+    from neo4j_retag.db import Graph
+    from tests.conftest import wipe
+    real = _settings(tmp_path, {**neo4j_env, **local_embed_env})
+    with Graph(real) as g:  # the check compares with the graph's vectors: none in a new graph
+        wipe(g)
+    check = asyncio.run(_embeddings(real))
     assert check.ok and "384 dimensions" in check.detail, check
     off = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, embeddings=False)))
     assert off.ok and "EMBEDDINGS=false" in off.detail
