@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import sys
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,12 +101,8 @@ def command(settings: Settings) -> list[str]:
 
 
 def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
-    url = f"http://127.0.0.1:{settings.embedding.port}/v1/models"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            return json.loads(resp.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
+    """GET /v1/models of the local port; None if nothing answers."""
+    return process.models_at(settings.embedding.port, timeout)
 
 
 def status(settings: Settings) -> JSON:

@@ -26,10 +26,7 @@ Server behaviour worth knowing (llama-cpp-python 0.3.36 and the llama-server of 
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from neo4j_retag.config import Settings
@@ -151,12 +148,7 @@ def command(settings: Settings) -> list[str]:
 
 def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
     """GET /v1/models of the local port; None if nothing answers."""
-    url = f"http://127.0.0.1:{settings.llm.port}/v1/models"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            return json.loads(resp.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
+    return process.models_at(settings.llm.port, timeout)
 
 
 def status(settings: Settings) -> JSON:
