@@ -5,11 +5,13 @@ units differ in subject; any other folder: its documents in name order), against
 OpenAI-compatible endpoint, LLM cache off:
 
 1. Gleaning: the first extraction (the ingest's prompt and schema, claims as configured),
-   then up to --glean gleaning rounds as index/extract.py sends them (the whole conversation
-   again, each round; a reply with nothing, or one that fails, ends them - the YES/NO
-   continue question between rounds is not asked: every round the model allows is
-   measured). Per round: the distinct entities (by key) and relationships (by endpoint keys)
-   it found that no earlier call of the unit found, and its prompt / completion tokens.
+   then up to --glean gleaning rounds from that same reply once per --history: ``names`` (what
+   index/extract.py sends: the conversation with only the names, types and endpoints found,
+   ``found_turn``) and ``full`` (the whole replies again, as GraphRAG re-sends them); a reply
+   with nothing, or one that fails, ends them - the YES/NO continue question between rounds
+   is not asked: every round the model allows is measured. Per round: the distinct entities
+   (by key) and relationships (by endpoint keys) it found that no earlier call of the unit
+   found, and its prompt / completion tokens.
 2. Topic assignment: the same topics, the same text units, labelled once per text unit
    (TOPIC_ASSIGN_BATCH=1) and --batch per call; per unit the label sets' agreement (exact,
    Jaccard) and the calls and prompt tokens of each. For BBC the topics are its five
@@ -43,7 +45,7 @@ from common import RESULTS, SHARED, machine, with_llm
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.documents import Document, read_path
-from neo4j_retag.index.extract import messages
+from neo4j_retag.index.extract import found_turn, messages
 from neo4j_retag.index.extract_records import GraphClaimsExtraction, GraphExtraction
 from neo4j_retag.index.pipeline import text_units
 from neo4j_retag.index.topic_assign import assign_text_units
@@ -95,54 +97,59 @@ def _keys(result: GraphExtraction) -> tuple[set[str], set[tuple[str, str]]]:
 
 
 async def glean_gain(llm: LLM, settings: Settings, unit: TextUnit, rounds: int,
-                     usage: Usage) -> dict[str, Any]:
-    """The first extraction and each gleaning round of one text unit: what each found new."""
+                     usage: Usage, histories: list[str]) -> dict[str, Any]:
+    """The first extraction of one text unit, then its gleaning rounds once per history
+    (``names``: what index/extract.py sends, the names found; ``full``: the whole replies, as
+    GraphRAG re-sends them), each from the same first reply: what each call found new."""
     claims = settings.index.extract_claims and settings.index.claims_call == "combined"
     model = GraphClaimsExtraction if claims else GraphExtraction
     msgs = messages(settings, unit.text, claims)
-    calls: list[dict[str, Any]] = []
-    seen_e: set[str] = set()
-    seen_r: set[tuple[str, str]] = set()
-
-    def record(kind: str, result: GraphExtraction | None, before: tuple[int, int, int]
-               ) -> None:
-        s = usage.stages.get(kind)
-        e, r = _keys(result) if result else (set(), set())
-        calls.append({"call": kind, "entities": len(e), "relationships": len(r),
-                      "new_entities": len(e - seen_e), "new_relationships": len(r - seen_r),
-                      "prompt_tokens": (s.prompt_tokens if s else 0) - before[0],
-                      "completion_tokens": (s.completion_tokens if s else 0) - before[1],
-                      "calls": (s.calls if s else 0) - before[2],
-                      "failed": result is None})
-        seen_e.update(e)
-        seen_r.update(r)
 
     def mark(kind: str) -> tuple[int, int, int]:
         s = usage.stages.get(kind)
         return (s.prompt_tokens, s.completion_tokens, s.calls) if s else (0, 0, 0)
 
+    def record(calls: list[dict[str, Any]], seen: tuple[set[Any], set[Any]], kind: str,
+               result: GraphExtraction | None, before: tuple[int, int, int]) -> None:
+        s = usage.stages.get(kind)
+        e, r = _keys(result) if result else (set(), set())
+        calls.append({"call": kind, "entities": len(e), "relationships": len(r),
+                      "new_entities": len(e - seen[0]), "new_relationships": len(r - seen[1]),
+                      "prompt_tokens": (s.prompt_tokens if s else 0) - before[0],
+                      "completion_tokens": (s.completion_tokens if s else 0) - before[1],
+                      "calls": (s.calls if s else 0) - before[2],
+                      "failed": result is None})
+        seen[0].update(e)
+        seen[1].update(r)
+
+    first_calls: list[dict[str, Any]] = []
+    seen0: tuple[set[Any], set[Any]] = (set(), set())
     before = mark("extract")
     try:
         first = await llm.structured(msgs, model, stage="extract")
     except LLMError:
-        record("extract", None, before)
-        return {"text_unit": unit.id, "calls": calls}
-    record("extract", first, before)
-    history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
-    for _ in range(rounds):
-        before = mark("glean")
-        try:
-            more = await llm.structured(history + render("index/extract_glean"), model,
-                                        stage="glean", attempts=1)
-        except LLMError:
-            record("glean", None, before)
-            break
-        record("glean", more, before)
-        if not more.entities and not more.relationships:
-            break  # as index/extract.py: nothing new ends gleaning
-        history += render("index/extract_glean") + [
-            {"role": "assistant", "content": more.model_dump_json()}]
-    return {"text_unit": unit.id, "calls": calls}
+        record(first_calls, seen0, "extract", None, before)
+        return {"text_unit": unit.id, "calls": first_calls, "gleaning": {}}
+    record(first_calls, seen0, "extract", first, before)
+    gleaning: dict[str, list[dict[str, Any]]] = {}
+    for how in histories:
+        calls: list[dict[str, Any]] = []
+        seen = (set(seen0[0]), set(seen0[1]))
+        history = msgs + [found_turn(first, full=how == "full")]
+        for _ in range(rounds):
+            before = mark("glean")
+            try:
+                more = await llm.structured(history + render("index/extract_glean"), model,
+                                            stage="glean", attempts=1)
+            except LLMError:
+                record(calls, seen, "glean", None, before)
+                break
+            record(calls, seen, "glean", more, before)
+            if not more.entities and not more.relationships:
+                break  # as index/extract.py: nothing new ends gleaning
+            history += render("index/extract_glean") + [found_turn(more, full=how == "full")]
+        gleaning[how] = calls
+    return {"text_unit": unit.id, "calls": first_calls, "gleaning": gleaning}
 
 
 class Labels:
@@ -177,10 +184,10 @@ def agreement(a: dict[str, set[str]], b: dict[str, set[str]]) -> dict[str, float
 
 
 async def measure(llm: LLM, settings: Settings, units: list[tuple[TextUnit, str | None]],
-                  topics: list[Topic], rounds: int, batch: int, usage: Usage
-                  ) -> dict[str, Any]:
+                  topics: list[Topic], rounds: int, batch: int, usage: Usage,
+                  histories: list[str]) -> dict[str, Any]:
     plain = [u for u, _ in units]
-    gleaning = [await glean_gain(llm, settings, u, rounds, usage) for u in plain]
+    gleaning = [await glean_gain(llm, settings, u, rounds, usage, histories) for u in plain]
     runs: dict[int, Any] = {}
     for size in (1, batch):
         before = usage.stages.get("topic_assign")
@@ -202,21 +209,26 @@ async def measure(llm: LLM, settings: Settings, units: list[tuple[TextUnit, str 
 
 def summary(res: dict[str, Any], rounds: int) -> dict[str, Any]:
     first = [u["calls"][0] for u in res["gleaning"] if u["calls"]]
-    per_round = []
-    for i in range(1, rounds + 1):
-        calls = [u["calls"][i] for u in res["gleaning"] if len(u["calls"]) > i]
-        per_round.append({
-            "round": i, "units": len(calls),
-            "new_entities": sum(c["new_entities"] for c in calls),
-            "new_relationships": sum(c["new_relationships"] for c in calls),
-            "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
-            "completion_tokens": sum(c["completion_tokens"] for c in calls)})
-    return {"first_extraction": {
+    out: dict[str, Any] = {"first_extraction": {
         "units": len(first), "entities": sum(c["new_entities"] for c in first),
         "relationships": sum(c["new_relationships"] for c in first),
         "prompt_tokens": sum(c["prompt_tokens"] for c in first),
-        "completion_tokens": sum(c["completion_tokens"] for c in first)},
-        "gleaning_rounds": per_round}
+        "completion_tokens": sum(c["completion_tokens"] for c in first)}}
+    hows = sorted({h for u in res["gleaning"] for h in u["gleaning"]})
+    for how in hows:
+        per_round = []
+        for i in range(rounds):
+            calls = [u["gleaning"][how][i] for u in res["gleaning"]
+                     if len(u["gleaning"].get(how, [])) > i]
+            per_round.append({
+                "round": i + 1, "units": len(calls),
+                "failed": sum(c["failed"] for c in calls),
+                "new_entities": sum(c["new_entities"] for c in calls),
+                "new_relationships": sum(c["new_relationships"] for c in calls),
+                "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+                "completion_tokens": sum(c["completion_tokens"] for c in calls)})
+        out[f"gleaning_rounds_{how}_history"] = per_round
+    return out
 
 
 def main() -> None:
@@ -231,8 +243,11 @@ def main() -> None:
     ap.add_argument("--glean", type=int, default=2, help="gleaning rounds per text unit")
     ap.add_argument("--batch", type=int, default=4, help="text units per assignment call")
     ap.add_argument("--topics", type=Path, default=None)
+    ap.add_argument("--history", default="names,full",
+                    help="gleaning histories to compare: names (the ingest's), full (GraphRAG's)")
     ap.add_argument("--name", required=True)
     args = ap.parse_args()
+    histories = [h for h in args.history.split(",") if h]
     values: dict[str, Any] = {"llm_cache": False}
     if args.local:
         values["llm_port"] = args.llm_port
@@ -251,10 +266,10 @@ def main() -> None:
             raise SystemExit("--topics FILE is needed for a corpus other than BBC")
         usage = Usage()
         res = with_llm(settings, usage, lambda llm: measure(
-            llm, settings, units, topics, args.glean, args.batch, usage))
+            llm, settings, units, topics, args.glean, args.batch, usage, histories))
     out = {"corpus": str(args.corpus), "endpoint": settings.llm.endpoint,
            "model": settings.llm.model, "local": settings.llm.local, "units": len(units),
-           "glean_rounds": args.glean, "batch": args.batch,
+           "glean_rounds": args.glean, "batch": args.batch, "histories": histories,
            "topics": [t.model_dump() for t in topics], "summary": summary(res, args.glean),
            "agreement": res["assignment"]["agreement"], **res, "machine": machine()}
     RESULTS.mkdir(exist_ok=True)

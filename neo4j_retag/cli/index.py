@@ -142,8 +142,9 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
          f"{len(s['text_units_failed'])})"),
         ("extraction records dropped (or kept changed)", ", ".join(
             f"{k} {v}" for k, v in sorted(s["dropped_records"].items())) or "0"),
-        ("element summaries (updated / failed)",
-         f"{s['elements_summarized']} / {len(s['summaries_failed'])}"),
+        ("element descriptions (updated / joined without a call / failed)",
+         f"{s['elements_summarized']} / {s['descriptions_joined']} / "
+         f"{len(s['summaries_failed'])}"),
         ("entities", g["entities"]), ("relationships", g["relationships"]),
         ("claims", g["claims"]),
         ("communities per level", ", ".join(f"L{lv['level']}: {lv['communities']}"

@@ -190,11 +190,14 @@ def sources_line(answer: Answer) -> str:
 @click.option("--level", type=int, default=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="output folder (default eval-results/<timestamp>)")
+@click.option("--judge/--no-judge", default=True,
+              help="--no-judge: claim metrics and cost only, no judge calls (2 per question, "
+              "pair of methods and criterion)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: int, tasks: int,
-             questions: int, methods: str, level: int | None, out: Path | None,
+             questions: int, methods: str, level: int | None, out: Path | None, judge: bool,
              as_json: bool) -> None:
     """Compare methods: LLM-judge win rates head to head on comprehensiveness, diversity,
     empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4), claim-based
@@ -219,7 +222,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
         result = run_with_services(
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
-                                        out=out, progress=bars), obj.settings, usage)
+                                        out=out, progress=bars, judged=judge),
+            obj.settings, usage)
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2))
     else:

@@ -209,6 +209,9 @@ class IndexSettings(Group):
     entity_types: list[str] = env("ENTITY_TYPES", ["organization", "person", "geo", "event"])
     summary_max_tokens: int = env("SUMMARY_MAX_TOKENS", 500,
                                   "token limit of merged descriptions")
+    summary_min_descriptions: int = env(
+        "SUMMARY_MIN_DESCRIPTIONS", 8, "an element's descriptions get an LLM summary from this "
+        "many on (or when joined they exceed SUMMARY_MAX_TOKENS); fewer are joined, no call")
     max_cluster_size: int = env("MAX_CLUSTER_SIZE", 10)
     leiden_seed: int = env("LEIDEN_SEED", 42)
     report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000)

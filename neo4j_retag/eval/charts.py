@@ -103,7 +103,8 @@ def cost_chart(plt: Any, folder: Path, result: Scores) -> Path:
 
 
 def write_charts(folder: Path, result: Scores) -> list[Path]:
-    """The three PNGs of :data:`SIZES` in ``folder``."""
+    """The PNGs of :data:`SIZES` in ``folder``; no win-rate chart for an evaluation without
+    judgements (``eval --no-judge``)."""
     plt = _plt()
-    return [win_rate_chart(plt, folder, result), claims_chart(plt, folder, result),
-            cost_chart(plt, folder, result)]
+    wins = [win_rate_chart(plt, folder, result)] if result.criteria else []
+    return wins + [claims_chart(plt, folder, result), cost_chart(plt, folder, result)]

@@ -75,8 +75,10 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
-                   ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
-    """Answers, claims, judgements and the aggregated scores."""
+                   judged: bool = True) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
+    """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
+    only, without the judge's 2 calls per question, pair of methods and criterion) and the
+    aggregated scores."""
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
@@ -95,7 +97,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     failures += [r.claims_error for r in answers if r.claims_error]
 
     text = {(r.question, r.method): r.answer for r in answers}
-    crit = list(criteria(settings))
+    crit = list(criteria(settings)) if judged else []
     jobs = [(q, a, b, c) for a, b in itertools.combinations(methods, 2) for c in crit
             for q in questions if text[(q, a)] is not None and text[(q, b)] is not None]
     progress("judgements", 0, len(jobs))
@@ -120,10 +122,12 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
 async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str], *,
                    questions: list[EvalQuestion] | None = None,
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
-                   out: Path | None = None, progress: Progress = no_progress) -> EvalResult:
+                   out: Path | None = None, progress: Progress = no_progress,
+                   judged: bool = True) -> EvalResult:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
-    (default QUERY_LEVEL, clamped), measured and judged; the folder ``out`` gets
+    (default QUERY_LEVEL, clamped), measured and judged (not when ``judged`` is False: claim
+    metrics and cost only); the folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json and the PNG charts.
 
     Returns the scores with the files written and every answer in short. Raises InputError for
@@ -147,7 +151,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept
     result, answers, judgements = await evaluate(
-        graph, llm, settings, [q.question for q in questions], methods, lvl, progress)
+        graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)

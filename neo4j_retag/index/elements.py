@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections import Counter
 
+from .. import tokens
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
@@ -106,6 +107,20 @@ def mark_failed(graph: Graph, unit_id: str, err: BaseException) -> None:
               dropped=None)
 
 
+def joined_descriptions(settings: Settings, descriptions: list[str]) -> str | None:
+    """Several descriptions of one element joined (sorted, chatter stripped) when they need
+    no summary call: fewer than ``SUMMARY_MIN_DESCRIPTIONS`` distinct ones whose joined text
+    fits ``SUMMARY_MAX_TOKENS`` (LightRAG's rule, FORCE_LLM_SUMMARY_ON_MERGE: a summary of a
+    few short descriptions only shortens what already fits; issue 18). None when one or none
+    (no call either) or when a summary is due."""
+    unique = sorted({d.strip() for d in descriptions if d.strip()})
+    if len(unique) <= 1 or len(unique) >= settings.index.summary_min_descriptions:
+        return None
+    text = " ".join(strip_chatter(d)[0] for d in unique)
+    fits = tokens.count(text, settings.encoding) <= settings.index.summary_max_tokens
+    return text if fits else None
+
+
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
                           descriptions: list[str], failures: list[Failure] | None = None,
                           chatter: Counter[str] | None = None,
@@ -146,9 +161,11 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
                                  progress: Progress = no_progress,
                                  failed: list[Failure] | None = None,
-                                 chatter: Counter[str] | None = None) -> int:
+                                 chatter: Counter[str] | None = None) -> tuple[int, int]:
     """Entity and relationship descriptions from their text units' descriptions: one LLM
-    summary where there are several (within ``summary_max_tokens``). Returns elements updated.
+    summary where there are several (within ``summary_max_tokens``), unless they are few and
+    short enough to be joined without a call (``joined_descriptions``). Returns (elements
+    updated, of them joined without a call).
     An element whose summary failed keeps the joined descriptions and stays dirty (the next
     run retries it); its `Failure` (item: the element's name) is appended to ``failed``.
     Outputs that needed chatter stripping are counted in ``chatter`` (see summarize_texts)."""
@@ -157,12 +174,20 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
     relationships = graph.run("index/dirty_relationships")
     task = "entities/relationships summarised"
     progress(task, 0, len(entities) + len(relationships))
+    joined = 0
+
+    async def describe(name: str, descriptions: list[str], mine: list[Failure]) -> str:
+        nonlocal joined
+        text = joined_descriptions(settings, descriptions)
+        if text is not None:
+            joined += 1
+            return text
+        return await summarize_texts(llm, settings, name, descriptions, mine, chatter)
 
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
         mine: list[Failure] = []  # per element: other summaries run meanwhile
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"], mine,
-                                     chatter)
+        desc = await describe(row["name"], row["descriptions"], mine)
         failed.extend(mine)
         progress(task, 1, None)
         return {"key": row["key"], "description": desc, "dirty": bool(mine),
@@ -170,8 +195,7 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def relationship(row: Record) -> Record:
         mine: list[Failure] = []
-        desc = await summarize_texts(llm, settings, row["name"], row["descriptions"] or [],
-                                     mine, chatter)
+        desc = await describe(row["name"], row["descriptions"] or [], mine)
         failed.extend(mine)
         strengths = row["strengths"] or [5.0]
         progress(task, 1, None)
@@ -183,4 +207,4 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
     rels = await asyncio.gather(*(relationship(r) for r in relationships))
     graph.write("index/set_relationship_descriptions", rels)
     graph.run("index/set_degrees")
-    return len(ents) + len(rels)
+    return len(ents) + len(rels), joined

@@ -112,7 +112,8 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             completion = min(cap, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
-            glean_prompt += (prompt + completion + glean_tpl) * p.glean_prompt_factor
+            glean_prompt += (prompt + completion * p.glean_found_share + glean_tpl) \
+                * p.glean_prompt_factor
     u = est.text_units
     if not u or lazy:
         # the lazy index calls no LLM (reports are paid when a query needs them); its text

@@ -54,6 +54,9 @@ class Profile:
     entities_per_unit: float = 2.0
     entity_text_tokens: float = 40.0
     report_text_tokens: float = 208.0
+    # a gleaning prompt re-sends what the extraction found (names, types, endpoints:
+    # index/extract.found_turn): its tokens as a share of the extraction's completion
+    glean_found_share: float = 1.0
 
 
 PROFILES = {
@@ -68,7 +71,7 @@ PROFILES = {
         reports_per_unit=1.277, report_prompt_share=0.234, report_completion=381,
         mined_tokens_per_unit=222.0, map_completion=84, reduce_completion=211,
         list_completion=88, listing_tokens=165, assign_completion=8.0, topic_retry=0.0,
-        prompt_token_factor=1.098),
+        prompt_token_factor=1.098, glean_found_share=0.23),
     # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
     # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json, measured
     # before topic mining's one map pass: the topic figures are its structure with guessed

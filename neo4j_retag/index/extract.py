@@ -8,6 +8,7 @@ contexts ctx(n), ctx(e) each element keeps). The reply's shape and checks live i
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 
@@ -67,6 +68,21 @@ def messages(settings: Settings, text: str, claims: bool, focus: str = "") -> li
     )
 
 
+def found_turn(reply: GraphExtraction, full: bool = False) -> Message:
+    """The gleaning conversation's assistant turn for one extraction reply: the names and
+    types of its entities and the endpoints of its relationships, which is what the model
+    needs to add only what is missing. The descriptions, strengths and claims it also wrote are
+    left out: re-sent at every gleaning round they were 54 % of gleaning's prompt tokens (20
+    BBC text units, fakellm; issue 18). ``full=True``, the whole reply as GraphRAG re-sends
+    it, is for benchmarks/glean_assign_gain.py's comparison."""
+    if full:
+        return {"role": "assistant", "content": reply.model_dump_json()}
+    found = {"entities": [{"name": e.name, "type": e.type} for e in reply.entities],
+             "relationships": [{"source": r.source, "target": r.target}
+                               for r in reply.relationships]}
+    return {"role": "assistant", "content": json.dumps(found, ensure_ascii=False)}
+
+
 async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, glean: int,
                             claims: bool, focus: str = "") -> TextUnitExtraction:
     """Extract one text unit, then up to ``glean`` gleaning rounds (stopped when the model
@@ -82,7 +98,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
     msgs = messages(settings, text, combined, focus)
     first = await llm.structured(msgs, model, stage="extract")
     results = [first]
-    history = msgs + [{"role": "assistant", "content": first.model_dump_json()}]
+    history = msgs + [found_turn(first)]
     for round_ in range(glean):
         try:  # gleaning is optional: an unusable reply ends it instead of costing retries
             more = await llm.structured(
@@ -94,8 +110,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
         if not more.entities and not more.relationships:
             break
         results.append(more)
-        history += render("index/extract_glean") + [
-            {"role": "assistant", "content": more.model_dump_json()}]
+        history += render("index/extract_glean") + [found_turn(more)]
         if round_ < glean - 1:
             loop = render("index/extract_loop")
             try:

@@ -194,7 +194,7 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
     with timed(result.seconds, "extract"):
         await extract_pending(graph, llm, settings, result, progress)
     with timed(result.seconds, "summarize"):
-        result.elements_summarized = await summarize_descriptions(
+        result.elements_summarized, result.descriptions_joined = await summarize_descriptions(
             graph, llm, settings, progress, failed=result.summaries_failed,
             chatter=result.chatter_stripped)
     if not graph.run("index/graph_counts", label="Entity")[0]["nodes"]:

@@ -92,6 +92,7 @@ class IngestResult(BaseModel):
     text_units_pending: int = 0  # of those, not extracted yet
     dropped_records: dict[str, int] = Field(default_factory=dict)  # reason -> records dropped
     elements_summarized: int = 0
+    descriptions_joined: int = 0  # of those, several descriptions joined without a call
     summaries_failed: list[Failure] = Field(default_factory=list)  # elements kept dirty
     communities_rebuilt: bool = False
     reports: ReportCounts = Field(default_factory=ReportCounts)

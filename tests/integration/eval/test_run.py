@@ -75,6 +75,17 @@ def test_eval_cli_generates_questions_and_writes_the_folder(indexed, graph, doub
     assert json.loads((tmp_path / "again" / "scores.json").read_text())["questions"] == [
         qs[0]["question"]]
 
+    # --no-judge: the claim metrics and cost, no judge call
+    judged = double.count("judge")
+    bare = CliRunner().invoke(main, ["eval", str(qfile), "--methods", "global,rag", "--no-judge",
+                                     "--level", "0", "--out", str(tmp_path / "bare"), "--json"],
+                              env=_env(indexed))
+    assert bare.exit_code == 0, bare.output
+    data = json.loads(bare.stdout)
+    assert double.count("judge") == judged and data["win_rates"] == []
+    assert data["claims"]["global"]["claims"]["n"] == 1
+    assert {p.name for p in (tmp_path / "bare").glob("*.png")} == {"claims.png", "cost.png"}
+
 
 def test_eval_cli_exits_3_and_lists_a_failed_claim_extraction(indexed, graph, double,
                                                               tmp_path):

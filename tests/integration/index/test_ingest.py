@@ -127,8 +127,11 @@ def test_chatter_prefixed_summaries_and_reports_are_stored_clean(settings, graph
     # descriptions that differ per text unit, so that entities get summaries
     double.script["extract"] = lambda b: extract(b).replace(
         "appears in the text.", f"appears in a text of {len(b['messages'][-1]['content'])}.")
-    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20})
+    # every element with two descriptions or more gets a summary call
+    settings = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20,
+                                           "summary_min_descriptions": 2})
     res = ingest(settings, graph, [corpus(tmp_path, 3)])
+    assert res.descriptions_joined == 0
     assert res.chatter_stripped["summarize"] >= 1 and res.chatter_stripped["report"] >= 1
     stored = graph.driver.execute_query(
         "MATCH (e:Entity) WHERE e.description STARTS WITH 'A merged' OR "

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from neo4j_retag.index.elements import summarize_texts
+from neo4j_retag.index.elements import joined_descriptions, summarize_texts
 from neo4j_retag.index.reports import CommunityReport
 from neo4j_retag.llm import run_with_llm
 from tests.conftest import make_settings
@@ -26,6 +26,20 @@ def test_chatter_prefixed_summary_is_stored_clean_and_counted(tmp_path, double):
     text = run_with_llm(settings, lambda llm: summarize_texts(
         llm, settings, "Varga", ["The mayor.", "A mayor."], chatter=chatter))
     assert text == "Elena Varga is the mayor." and chatter == {"summarize": 1}
+
+
+def test_few_short_descriptions_are_joined_without_a_call(tmp_path):
+    settings = make_settings(tmp_path, {})
+    assert settings.index.summary_min_descriptions == 8  # LightRAG's FORCE_LLM_SUMMARY_ON_MERGE
+    # sorted, so the stored text (and the report keys built on it) do not depend on read order
+    assert joined_descriptions(settings, ["The mayor.", " Backs the plan. ", "The mayor."]) \
+        == "Backs the plan. The mayor."
+    assert joined_descriptions(settings, ["Only one."]) is None  # nothing to merge
+    assert joined_descriptions(settings, [f"Fact {i}." for i in range(8)]) is None  # many
+    few = make_settings(tmp_path, {"summary_max_tokens": 10})
+    assert joined_descriptions(few, ["word " * 6, "more " * 6]) is None  # too long joined
+    always = make_settings(tmp_path, {"summary_min_descriptions": 2})
+    assert joined_descriptions(always, ["The mayor.", "Backs the plan."]) is None
 
 
 def test_report_fields_lose_their_chatter():
