@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import subprocess
@@ -69,6 +70,29 @@ def bench_settings(base_url: str, **extra: Any) -> Settings:
                         neo4j_pagecache="512m", **extra)
     neo4j_local.start(settings)
     return settings
+
+
+def endpoint_args(ap: argparse.ArgumentParser) -> None:
+    """The LLM endpoint options of the real-model benchmarks: --local (the local server on
+    --llm-port, default LLM_PORT or 8088) or --base-url, and --model."""
+    how = ap.add_mutually_exclusive_group(required=True)
+    how.add_argument("--local", action="store_true",
+                     help="the local llama.cpp server on --llm-port (the embedded model)")
+    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
+    ap.add_argument("--llm-port", type=int, default=int(os.environ.get("LLM_PORT", "8088")))
+    ap.add_argument("--model", default=None, help="model name sent (OPENAI_MODEL)")
+
+
+def endpoint_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings values for the endpoint ``endpoint_args`` parsed, LLM cache off."""
+    values: dict[str, Any] = {"llm_cache": False}
+    if args.local:
+        values["llm_port"] = args.llm_port
+    else:
+        values["openai_base_url"] = args.base_url
+    if args.model:
+        values["openai_model"] = args.model
+    return values
 
 
 def machine() -> dict[str, Any]:

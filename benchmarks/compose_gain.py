@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, machine, with_llm
+from common import RESULTS, endpoint_args, endpoint_values, machine, with_llm
 
 from neo4j_retag import tokens
 from neo4j_retag.config import Settings
@@ -141,19 +141,12 @@ def by_size(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    how = ap.add_mutually_exclusive_group(required=True)
-    how.add_argument("--local", action="store_true", help="the local server on LLM_PORT")
-    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
-    ap.add_argument("--model", default=None)
+    endpoint_args(ap)
     ap.add_argument("--max-size", type=int, default=6)
     ap.add_argument("--per-size", type=int, default=3)
     ap.add_argument("--name", required=True)
     args = ap.parse_args()
-    values: dict[str, Any] = {"llm_cache": False}
-    if args.base_url:
-        values["openai_base_url"] = args.base_url
-    if args.model:
-        values["openai_model"] = args.model
+    values = endpoint_values(args)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(llm_cache_dir=Path(tmp), **values)
         graph = Graph(settings)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, ROOT, machine, with_llm
+from common import RESULTS, ROOT, endpoint_args, endpoint_values, machine, with_llm
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
@@ -90,28 +90,17 @@ def run(settings: Settings, corpus: Path) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    how = ap.add_mutually_exclusive_group(required=True)
-    how.add_argument("--local", action="store_true",
-                     help="the local llama.cpp server on --llm-port (the embedded model)")
-    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
-    ap.add_argument("--llm-port", type=int, default=int(os.environ.get("LLM_PORT", "8088")))
-    ap.add_argument("--model", default=None, help="model name sent (OPENAI_MODEL)")
+    endpoint_args(ap)
     ap.add_argument("--corpus", type=Path, default=ROOT / "examples" / "sample-corpus")
     ap.add_argument("--data", type=Path, default=None,
                     help="Neo4j data folder (default: a new temporary one)")
     ap.add_argument("--name", required=True, help="bench-results/estimate-accuracy-<name>.json")
     args = ap.parse_args()
     values: dict[str, Any] = {
-        "llm_cache": False,
+        **endpoint_values(args),
         "neo4j_bolt_port": int(os.environ.get("RETAG_BENCH_BOLT_PORT", "7689")),
         "neo4j_http_port": int(os.environ.get("RETAG_BENCH_HTTP_PORT", "7476")),
         "neo4j_heap": "1g", "neo4j_pagecache": "256m"}
-    if args.local:
-        values["llm_port"] = args.llm_port
-    else:
-        values["openai_base_url"] = args.base_url
-    if args.model:
-        values["openai_model"] = args.model
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp) / "neo4j-data"
         settings = Settings(neo4j_data=data, llm_cache_dir=Path(tmp) / "llm-cache", **values)

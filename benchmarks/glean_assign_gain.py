@@ -35,12 +35,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, SHARED, machine, with_llm
+from common import RESULTS, SHARED, endpoint_args, endpoint_values, machine, with_llm
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import LLMError
@@ -233,11 +232,7 @@ def summary(res: dict[str, Any], rounds: int) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    how = ap.add_mutually_exclusive_group(required=True)
-    how.add_argument("--local", action="store_true", help="the local server on --llm-port")
-    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
-    ap.add_argument("--llm-port", type=int, default=int(os.environ.get("LLM_PORT", "8088")))
-    ap.add_argument("--model", default=None)
+    endpoint_args(ap)
     ap.add_argument("--corpus", type=Path, default=BBC)
     ap.add_argument("--units", type=int, default=6)
     ap.add_argument("--glean", type=int, default=2, help="gleaning rounds per text unit")
@@ -248,13 +243,7 @@ def main() -> None:
     ap.add_argument("--name", required=True)
     args = ap.parse_args()
     histories = [h for h in args.history.split(",") if h]
-    values: dict[str, Any] = {"llm_cache": False}
-    if args.local:
-        values["llm_port"] = args.llm_port
-    else:
-        values["openai_base_url"] = args.base_url
-    if args.model:
-        values["openai_model"] = args.model
+    values = endpoint_values(args)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(llm_cache_dir=Path(tmp), **values)
         units = units_of(args.corpus, args.units, settings)

@@ -37,7 +37,7 @@ from neo4j_retag.db import Graph
 from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import mining_level
-from neo4j_retag.llm import Usage
+from neo4j_retag.llm import StageUsage, Usage
 from neo4j_retag.ops.stats import collect, record_usage
 
 # GraphRAG 3.3.0 measured for issue 18 on this machine (run.sh, 600/100, fakellm), quoted
@@ -128,16 +128,23 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     fk = fake_stats(url)
     stages = stage_table(usage)
     total = usage.total
+    # embedding requests are counted apart, as GraphRAG's figures count them (its
+    # prompt_tokens_chat and chat_calls leave them out)
+    emb = stages.get("embed", {"calls": 0, "prompt_tokens": 0})
     topic_prompt = sum(stages.get(k, {}).get("prompt_tokens", 0) for k in TOPIC_STAGES)
+    est_emb = estimate.stages.get("embed") or StageUsage()
     stats = collect(graph)
     sizes = graph.run("index/level_report_sizes")
     return {
         "seconds": round(seconds, 1), "failed_items": result.failed_items,
-        "chat_calls": total.calls, "prompt_tokens": total.prompt_tokens,
+        "chat_calls": total.calls - emb["calls"],
+        "prompt_tokens": total.prompt_tokens - emb["prompt_tokens"],
         "completion_tokens": total.completion_tokens,
+        "embedding_requests": emb["calls"], "embedding_tokens": emb["prompt_tokens"],
         "report_calls": stages.get("report", {}).get("calls", 0),
         "topic_prompt_tokens": topic_prompt,
-        "topic_prompt_share": round(topic_prompt / max(total.prompt_tokens, 1), 3),
+        "topic_prompt_share": round(topic_prompt / max(total.prompt_tokens - emb["prompt_tokens"],
+                                                        1), 3),
         "topic_calls": sum(stages.get(k, {}).get("calls", 0) for k in TOPIC_STAGES),
         "topics_mined": result.topics.mined if result.topics else None,
         "topics_why": result.topics.why if result.topics else None,
@@ -152,7 +159,8 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
                                for r in sizes},
         "stages": stages, "fakellm_calls_by_kind": fk.get("calls"),
         "reports": result.reports.model_dump(mode="json"), "report_sources": report_sources(graph),
-        "estimate": {"calls": estimate.total.calls, "prompt_tokens": estimate.total.prompt_tokens,
+        "estimate": {"calls": estimate.total.calls - est_emb.calls,
+                     "prompt_tokens": estimate.total.prompt_tokens - est_emb.prompt_tokens,
                      "completion_tokens": estimate.total.completion_tokens,
                      "stages": estimate.as_dict()},
         "graph": {k: stats[k] for k in ("documents", "text_units", "entities", "relationships",

@@ -7,52 +7,18 @@ marked ``lazy`` and reused by every later query: the lazy index gets cheaper wit
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Annotated, Any
-
-from pydantic import BaseModel, field_validator
+from typing import Any
 
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LLMError
+from ..index.reports import CommunityReport, report_props
 from ..llm import LLM
-from ..model import Trace, clamped, report_markdown
+from ..model import Trace
 from ..prompts import csv_table, render
-from ..text import strip_chatter
 from ..tokens import count, truncate
 
 MAX_CONCEPTS, MAX_UNITS = 40, 12  # read per community; the context budget cuts further
-
-
-class Finding(BaseModel):
-    summary: str = ""
-    explanation: str = ""
-
-
-class LazyReport(BaseModel):
-    """GraphRAG's community report shape (the same JSON the index's report prompt returns)."""
-
-    title: str
-    summary: str = ""
-    rating: Annotated[float, clamped(0, 10, 0.0)] = 0.0
-    rating_explanation: str = ""
-    findings: list[Finding] = []
-
-    @field_validator("findings", mode="before")
-    @classmethod
-    def _findings(cls, v: Any) -> Any:
-        if not isinstance(v, list):
-            return []
-        return [{"summary": f} if isinstance(f, str) else f for f in v]
-
-    def props(self) -> Record:
-        title, summary = strip_chatter(self.title)[0], strip_chatter(self.summary)[0]
-        findings = [f.model_dump() for f in self.findings]
-        return {"title": title, "summary": summary, "rating": self.rating, "rank": self.rating,
-                "rating_explanation": self.rating_explanation,
-                "findings": json.dumps(findings), "report_status": "ok", "report_error": None,
-                "full_content": report_markdown(title, summary, self.rating,
-                                                self.rating_explanation, findings)}
 
 
 def context(row: Record, settings: Settings) -> str:
@@ -90,14 +56,14 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings, levels: lis
         msgs = render("index/community_report",
                       context=context(row, settings))
         try:
-            report = await llm.structured(msgs, LazyReport, stage="lazy_report",
+            report = await llm.structured(msgs, CommunityReport, stage="lazy_report",
                                           max_tokens=settings.index.report_max_tokens)
         except LLMError as err:
             done["failed"] += 1
             return {"id": row["id"], "props": {"report_status": "failed",
                                                "report_error": f"{err.reason}: {err}"[:2000]}}
         done["built"] += 1
-        return {"id": row["id"], "props": report.props()}
+        return {"id": row["id"], "props": report_props(report.without_chatter()[0])}
 
     if pending:
         graph.write("query/set_lazy_reports",

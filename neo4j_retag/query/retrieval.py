@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -129,15 +130,21 @@ def retrieve(graph: Graph, scope: str, level: int, question: str, keywords: list
         "query/search_reports", query=query, scope=scope, level=level, top_p=top_p)]
 
 
-def fuse(*rankings: list[ReportRow], k: int = RRF_K) -> list[ReportRow]:
-    """Reciprocal rank fusion: each report scores the sum of 1 / (k + rank) over the rankings
-    it is in (rank from 1); best first, ties by id. ``score`` becomes the fused score."""
-    scores: dict[int, float] = {}
-    rows: dict[int, ReportRow] = {}
+def rrf_scores(rankings: Iterable[Iterable[Hashable]], k: int = RRF_K) -> dict[Hashable, float]:
+    """Reciprocal rank fusion: each key scores the sum of 1 / (k + rank) over the rankings it
+    is in (rank from 1); keys in first-seen order."""
+    scores: dict[Hashable, float] = {}
     for ranking in rankings:
-        for rank, row in enumerate(ranking, 1):
-            scores[row.id] = scores.get(row.id, 0.0) + 1.0 / (k + rank)
-            rows.setdefault(row.id, row)
+        for rank, key in enumerate(ranking, 1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+def fuse(*rankings: list[ReportRow], k: int = RRF_K) -> list[ReportRow]:
+    """Reports fused by reciprocal rank (``rrf_scores``); best first, ties by id. ``score``
+    becomes the fused score."""
+    rows = {row.id: row for ranking in reversed(rankings) for row in ranking}
+    scores = rrf_scores(([row.id for row in ranking] for ranking in rankings), k)
     order = sorted(scores, key=lambda i: (-scores[i], i))
     return [rows[i].model_copy(update={"score": round(scores[i], 6)}) for i in order]
 

@@ -24,7 +24,7 @@ from ..llm import LLM
 from ..llm.embeddings import Embedder, Vector
 from ..model import GENERAL, Failure, ReportRow, Trace
 from .common import note_once
-from .retrieval import RRF_K, retrieve_vector
+from .retrieval import retrieve_vector, rrf_scores
 
 What = Literal["entities", "reports", "text_units"]
 LABELS: dict[str, str] = {"entities": "Entity", "reports": "Community", "text_units": "Chunk"}
@@ -89,14 +89,12 @@ def nearest_text_units(graph: Graph, vector: Vector, k: int) -> list[Record]:
 
 
 def fuse_hits(ranked: Sequence[Sequence[Record]], key: str) -> list[Record]:
-    """Reciprocal rank fusion of records (``retrieval.fuse`` does it for reports): each
-    scored ``sum(1 / (RRF_K + rank))`` over the lists it is in (rank from 1), best first;
-    ties keep first-seen order. The first list's copy is kept, with the fused ``score``."""
-    scores: dict[object, float] = {}
+    """Records fused by reciprocal rank (``retrieval.rrf_scores``), best first; ties keep
+    first-seen order. The first list's copy is kept, with the fused ``score``."""
     first: dict[object, Record] = {}
     for hits in ranked:
-        for rank, hit in enumerate(hits, 1):
-            scores[hit[key]] = scores.get(hit[key], 0.0) + 1 / (RRF_K + rank)
+        for hit in hits:
             first.setdefault(hit[key], hit)
+    scores = rrf_scores([hit[key] for hit in hits] for hits in ranked)
     order = sorted(scores, key=lambda i: -scores[i])
     return [{**first[i], "score": round(scores[i], 6)} for i in order]

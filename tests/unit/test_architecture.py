@@ -24,9 +24,10 @@ LAYERS = [{"errors", "keys", "search_trace"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
 MAX_LINES = 300
 # the cross-arrows inside a layer: ReTAG mines topics with global search (index/topics.py);
-# the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt
+# the LLM client renders its retry nudge (prompts/llm/) strictly, like every other prompt;
+# a lazy index's reports on demand are the index's community reports, in its one shape
 CROSS = {("index.topics", "query.global_search"), ("index.topics", "query.retrieval"),
-         ("llm", "prompts")}
+         ("llm", "prompts"), ("query.lazy_reports", "index.reports")}
 
 
 def _modules() -> dict[str, Path]:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM, ReplyFault
-from tests.llm_double import Fail, Raw, Reply, ScriptedLLM
+from tests.llm_double import Fail, Raw, Reply
 
 
 class Obj(BaseModel):
@@ -22,14 +22,6 @@ def settings_for(tmp_path, double, **extra):
     return Settings(**{"llm_cache_dir": tmp_path / "cache", "openai_model": "double",
                        "openai_base_url": double.base_url, "llm_json_mode": "json_schema",
                        "llm_max_retries": 2, "llm_ctx": 4096, **extra})
-
-
-@pytest.fixture
-def double():
-    d = ScriptedLLM()
-    d.start()
-    yield d
-    d.stop()
 
 
 def answers(*items):

@@ -10,21 +10,13 @@ from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM
 from neo4j_retag.llm.embeddings import EMBED, EMBED_QUERY, Embedder, embed_question, read_vectors
 from neo4j_retag.llm.reply import ReplyFault
-from tests.llm_double import EMBED_DIM, Fail, Raw, ScriptedLLM, default_embed
+from tests.llm_double import EMBED_DIM, Fail, Raw, default_embed
 
 
 def settings_for(tmp_path, double, **extra):
     return Settings(**{"llm_cache_dir": tmp_path / "cache", "openai_model": "double",
                        "openai_base_url": double.base_url, "llm_max_retries": 1,
                        "embedding_batch": 3, **extra})
-
-
-@pytest.fixture
-def double():
-    d = ScriptedLLM()
-    d.start()
-    yield d
-    d.stop()
 
 
 def embed_all(settings, items, stage=EMBED):

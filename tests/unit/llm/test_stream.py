@@ -2,23 +2,14 @@
 same cache key as ``complete``, usage counted, and an unusable streamed reply asked again
 without streaming after telling the listener to start over."""
 
-import pytest
 
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.stream import complete_streaming
-from tests.llm_double import Reply, ScriptedLLM
+from tests.llm_double import Reply
 
 from .test_client import answers, settings_for
 
 MSGS = [{"role": "user", "content": "Say something about Scrooge."}]
-
-
-@pytest.fixture
-def double():
-    d = ScriptedLLM()
-    d.start()
-    yield d
-    d.stop()
 
 
 async def test_pieces_then_cached_like_complete(tmp_path, double):
