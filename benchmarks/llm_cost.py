@@ -242,8 +242,14 @@ def main() -> None:
     ap.add_argument("--assign-batch", type=int, default=None,
                     help="TOPIC_ASSIGN_BATCH (default: the setting's); written to "
                          "llm_cost-<N>-assign<K>.json when given")
+    ap.add_argument("--glean", type=int, default=None,
+                    help="GLEAN (default: the setting's); written to llm_cost-<N>-glean<K>.json "
+                         "when given")
     args = ap.parse_args()
-    extra = {} if args.assign_batch is None else {"topic_assign_batch": args.assign_batch}
+    extra: dict[str, Any] = {} if args.assign_batch is None else {
+        "topic_assign_batch": args.assign_batch}
+    if args.glean is not None:
+        extra["glean"] = args.glean
     RESULTS.mkdir(exist_ok=True)
     for n in args.articles or [20]:
         with tempfile.TemporaryDirectory() as tmp, fakellm(args.port) as url:
@@ -255,8 +261,9 @@ def main() -> None:
         ratios = {k: round(off[k] / ref[k], 3) for k in ("chat_calls", "prompt_tokens",
                                                          "completion_tokens", "report_calls")
                   if off and ref.get(k)}
-        res = {"articles": n, "topic_assign_batch": bench_settings(url, **extra).index
-               .topic_assign_batch, "ours": ours, "graphrag": graphrag,
+        index = bench_settings(url, **extra).index
+        res = {"articles": n, "topic_assign_batch": index.topic_assign_batch,
+               "glean": index.glean, "ours": ours, "graphrag": graphrag,
                "ratios_cache_off_vs_graphrag": ratios, "machine": machine()}
         print(json.dumps({k: v for k, v in res.items() if k != "ours"}, indent=2))
         for name, run in ours.items():
@@ -269,6 +276,7 @@ def main() -> None:
             a = ours["added"]
             print("added", {k: v for k, v in a.items() if k not in ("first", "second")})
         suffix = "" if args.assign_batch is None else f"-assign{args.assign_batch}"
+        suffix += "" if args.glean is None else f"-glean{args.glean}"
         (RESULTS / f"llm_cost-{n}{suffix}.json").write_text(json.dumps(res, indent=2, default=str))
 
 

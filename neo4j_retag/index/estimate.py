@@ -153,7 +153,9 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
         return
     u, batch = est.text_units, settings.embedding.batch
     entities = 0.0 if lazy else u * p.entities_per_unit
-    reports = 0.0 if lazy else u * p.reports_per_unit
+    per_unit = (p.reports_per_unit if p.embedded_reports_per_unit is None
+                else p.embedded_reports_per_unit)
+    reports = 0.0 if lazy else u * per_unit
     calls = 1 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
     est.raw["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
                               + reports * p.report_text_tokens, 0)

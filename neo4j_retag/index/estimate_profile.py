@@ -57,32 +57,40 @@ class Profile:
     # a gleaning prompt re-sends what the extraction found (names, types, endpoints:
     # index/extract.found_turn): its tokens as a share of the extraction's completion
     glean_found_share: float = 1.0
+    # community report texts embedded per text unit (composed and reused ones too, each
+    # distinct text once); None: reports_per_unit
+    embedded_reports_per_unit: float | None = None
 
 
 PROFILES = {
-    # fakellm on BBC-200 (600/100, glean 1, claims combined, LLM cache off; it ignores
-    # max_tokens, as an endpoint that truncates and is asked again with more room bills
-    # about the same), an API-like endpoint: 253 text units of 394 tokens, 323 LLM reports,
-    # 556 summaries, 8 map batches over the root's reports (bench-results/llm_cost-200.json)
+    # fakellm on BBC-200 (600/100, claims combined, LLM cache off; it ignores max_tokens, as
+    # an endpoint that truncates and is asked again with more room bills about the same), an
+    # API-like endpoint: 253 text units of 394 tokens, 323 LLM reports, 35 summaries (the
+    # others joined: SUMMARY_MIN_DESCRIPTIONS), 8 map batches over the root's reports
+    # (bench-results/llm_cost-200.json; gleaning from llm_cost-200-glean1.json, GLEAN=1);
+    # embedded: 2,046 entities, ~1,560 distinct report texts (63 requests, 382 k tokens; the
+    # split between entity and report texts is fitted to those two totals, not measured)
     "remote": Profile(
         "remote", extract_completion_per_token=4.44, completion_cap=2.0, extract_retry=0.0,
         glean_completion_share=0.0017, glean_prompt_factor=0.98, glean_continue=0.0,
-        summaries_per_unit=2.2, summary_prompt=309, summary_completion=78,
+        summaries_per_unit=0.138, summary_prompt=613, summary_completion=77,
         reports_per_unit=1.277, report_prompt_share=0.234, report_completion=381,
         mined_tokens_per_unit=222.0, map_completion=84, reduce_completion=211,
         list_completion=88, listing_tokens=165, assign_completion=8.0, topic_retry=0.0,
-        prompt_token_factor=1.098, glean_found_share=0.23),
+        prompt_token_factor=1.098, glean_found_share=0.23, entities_per_unit=8.1,
+        entity_text_tokens=60.0, embedded_reports_per_unit=6.2, report_text_tokens=100.0),
     # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
     # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json, measured
     # before topic mining's one map pass: the topic figures are its structure with guessed
     # per-call sizes until benchmarks/estimate_accuracy.py --local measures them): it writes
     # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
     # 3 extractions in 4 are truncated and asked again with more room; every community there
-    # has at most 3 entities (0 LLM reports)
+    # has at most 3 entities (0 LLM reports); no element there has the 8 descriptions a
+    # summary call now needs (SUMMARY_MIN_DESCRIPTIONS: fewer are joined), nor 500 tokens of them
     "local-small": Profile(
         "local-small", extract_completion_per_token=4.5, completion_cap=1.07,
         extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.957,
-        glean_continue=0.0, summaries_per_unit=0.5, summary_prompt=191, summary_completion=19,
+        glean_continue=0.0, summaries_per_unit=0.0, summary_prompt=191, summary_completion=19,
         reports_per_unit=0.0, report_prompt_share=0.234, report_completion=381,
         mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=250,
         list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1,

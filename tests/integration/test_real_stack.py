@@ -37,7 +37,7 @@ def run(settings, usage, fn):
 
 
 def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
-    settings = real_settings
+    settings = real_settings.model_copy(update={"glean": 1})  # gleaning, for real (default 0)
     path = carol_slice(tmp_path)
     usage = Usage()
     result = run(settings, usage, lambda llm: run_ingest(

@@ -82,7 +82,7 @@ def test_killed_ingest_resumes_to_the_same_graph(settings, graph, double, tmp_pa
         double.script[kind] = lambda b, fn=fn: (time.sleep(0.15), fn(b))[1]
     env = {**os.environ, **double_vars(settings), **neo4j_vars(settings),
            "LLM_CACHE_DIR": str(tmp_path / "cache"), "CHUNK_SIZE": "120", "CHUNK_OVERLAP": "20",
-           "LLM_CONCURRENCY": "2"}
+           "LLM_CONCURRENCY": "2", "GLEAN": "1"}  # 2 calls per text unit: kills land as before
     cmd = [sys.executable, "-m", "neo4j_retag.cli", "ingest", str(folder), "--no-topics"]
     for kill_after in (4, 14):  # mid-extraction, then mid-reports
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
