@@ -114,7 +114,7 @@ def _ensure_password(settings: Settings, java: str) -> None:
         raise RuntimeError(
             f"{pw_file} is missing but {data_dir(settings)} already holds a database, so a new "
             "initial password would not take effect; restore the file or delete the data dir")
-    password = secrets.token_urlsafe(24)
+    password = new_password()
     pw_file.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(pw_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
@@ -130,6 +130,16 @@ def _ensure_password(settings: Settings, java: str) -> None:
         pw_file.unlink(missing_ok=True)
         raise RuntimeError(f"neo4j-admin dbms set-initial-password failed:\n"
                            f"{(res.stdout + res.stderr)[-3000:]}")
+
+
+def new_password() -> str:
+    """A random initial password (32 URL-safe characters) that does not start with "-":
+    neo4j-admin would read one that does as an option and fail the start ("Missing required
+    parameter: '<password>'"), once in 64 fresh data folders."""
+    while True:
+        password = secrets.token_urlsafe(24)
+        if not password.startswith("-"):
+            return password
 
 
 # --- probing -----------------------------------------------------------------------------
