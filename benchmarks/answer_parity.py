@@ -9,13 +9,17 @@ BBC articles with fakellm, the index built twice on the same articles:
   gleaning).
 
 Then the same global questions by ``global`` and ``retag`` through the eval (claim metrics, no
-judge): claims per answer (comprehensiveness), clusters (diversity), reports cited, LLM calls
-and prompt tokens per answer; and the index's calls and prompt tokens.
+judge): claims per answer (comprehensiveness), clusters (diversity), answers whose text cites
+a report (``[Data: Reports (...)]``), LLM calls and prompt tokens per answer; and the index's
+calls and prompt tokens.
 
     .venv/bin/python benchmarks/answer_parity.py [--articles 20]
+    # a real model on another corpus (the embedded one: --local), the first K questions
+    .venv/bin/python benchmarks/answer_parity.py --local --corpus examples/sample-corpus \
+        --questions 2 --name sample-smollm2
 
 Uses the benchmark Neo4j (RETAG_BENCH_BOLT_PORT, default 7689; EMPTIED). Writes
-bench-results/answer-parity-<N>.json.
+bench-results/answer-parity-<N or name>.json.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from common import RESULTS, bench_settings, fakellm, machine, wipe, with_llm
 from llm_cost import copy_articles
 
+from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.questions import EvalQuestion
 from neo4j_retag.eval.run import run_eval
@@ -49,13 +55,12 @@ VARIANTS = {
 }
 
 
-def run(n: int, url: str, work: Path) -> dict[str, Any]:
-    corpus = work / f"bbc-{n}"
-    copy_articles(corpus, n)
+def run(corpus: Path, url: str | None, endpoint: dict[str, Any], questions: list[str],
+        work: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, extra in VARIANTS.items():
-        settings = bench_settings(url, **extra).model_copy(
-            update={"llm_cache_dir": work / f"cache-{name}"})
+        settings = bench_settings(url or "http://127.0.0.1:9/v1", **extra).model_copy(
+            update={"llm_cache_dir": work / f"cache-{name}", **endpoint})
         with Graph(settings) as graph:
             wipe(graph)
             usage = Usage()
@@ -64,12 +69,16 @@ def run(n: int, url: str, work: Path) -> dict[str, Any]:
             chat = {k: v for k, v in usage.stages.items() if k != "embed"}
             result = with_llm(settings, Usage(), lambda llm, s=settings, g=graph: run_eval(
                 g, llm, s, ["global", "retag"],
-                questions=[EvalQuestion(question=q) for q in QUESTIONS], judged=False))
+                questions=[EvalQuestion(question=q) for q in questions], judged=False))
         data = result.model_dump(mode="json")
         out[name] = {
             "index": {"chat_calls": sum(v.calls for v in chat.values()),
                       "prompt_tokens": sum(v.prompt_tokens for v in chat.values())},
             "claims": data["claims"], "cost": data["cost"],
+            "answers_citing_a_report": {m: sum("Reports (" in (a.answer or "")
+                                               for a in result.answers if a.method == m)
+                                        for m in ("global", "retag")},
+            "answers": [a.model_dump(mode="json") for a in result.answers],
             "failures": [f.line() for f in result.failures]}
     return out
 
@@ -77,17 +86,36 @@ def run(n: int, url: str, work: Path) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--articles", type=int, default=20)
+    ap.add_argument("--corpus", type=Path, default=None, help="instead of BBC articles")
+    ap.add_argument("--questions", type=int, default=len(QUESTIONS))
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--local", action="store_true", help="the local LLM server (LLM_PORT)")
+    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--name", default=None)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, fakellm() as url:
-        res = run(args.articles, url, Path(tmp))
-    out = {"articles": args.articles, "questions": QUESTIONS, "variants": VARIANTS,
-           "results": res, "machine": machine()}
+    questions = QUESTIONS[:args.questions]
+    endpoint: dict[str, Any] = {}
+    if args.local or args.base_url:
+        endpoint = {"llm_cache": False, "openai_model": args.model or Settings().llm.model,
+                    **({"openai_base_url": args.base_url} if args.base_url else
+                       {"openai_base_url": None, "llm_port": Settings().llm.port})}
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        corpus = args.corpus
+        if corpus is None:
+            corpus = Path(tmp) / f"bbc-{args.articles}"
+            copy_articles(corpus, args.articles)
+        url = None if endpoint else stack.enter_context(fakellm())
+        res = run(corpus, url, endpoint, questions, Path(tmp))
+    out = {"corpus": str(args.corpus or f"BBC-{args.articles}"), "questions": questions,
+           "variants": VARIANTS, "results": res, "machine": machine()}
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"answer-parity-{args.articles}.json"
+    path = RESULTS / f"answer-parity-{args.name or args.articles}.json"
     path.write_text(json.dumps(out, indent=2, default=str))
     for name, r in res.items():
         print(name, r["index"], {m: (c["claims"]["mean"], c["clusters"]["0.5"]["mean"])
-                                 for m, c in r["claims"].items()}, r["failures"])
+                                 for m, c in r["claims"].items()},
+              r["answers_citing_a_report"], r["failures"])
     print("wrote", path)
 
 

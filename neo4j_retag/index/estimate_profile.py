@@ -86,14 +86,17 @@ PROFILES = {
     # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
     # 3 extractions in 4 are truncated and asked again with more room; every community there
     # has at most 3 entities (0 LLM reports); no element there has the 8 descriptions a
-    # summary call now needs (SUMMARY_MIN_DESCRIPTIONS: fewer are joined), nor 500 tokens of them
+    # summary call now needs (SUMMARY_MIN_DESCRIPTIONS: fewer are joined), nor 500 tokens of
+    # them. Topic reduces: 3 calls / 975 completion tokens in one run, 5 (one failed and asked
+    # again) / 3,218 in the next (bench-results/estimate-accuracy-smollm2*.json): 500 a call,
+    # 20 % asked again
     "local-small": Profile(
         "local-small", extract_completion_per_token=4.5, completion_cap=1.07,
         extract_retry=0.75, glean_completion_share=0.89, glean_prompt_factor=0.957,
         glean_continue=0.0, summaries_per_unit=0.0, summary_prompt=191, summary_completion=19,
         reports_per_unit=0.0, report_prompt_share=0.234, report_completion=381,
-        mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=250,
-        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.1,
+        mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=500,
+        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.2,
         prompt_token_factor=1.10),
 }
 
