@@ -56,11 +56,14 @@ VARIANTS = {
 
 
 def run(corpus: Path, url: str | None, endpoint: dict[str, Any], questions: list[str],
-        work: Path) -> dict[str, Any]:
+        work: Path, variants: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, extra in VARIANTS.items():
+    for name, extra in variants.items():
+        # a real model shares one response cache across the variants: the second pays only
+        # what differs (fakellm runs with the cache off, as llm_cost.py does)
+        cache = work / ("cache" if endpoint else f"cache-{name}")
         settings = bench_settings(url or "http://127.0.0.1:9/v1", **extra).model_copy(
-            update={"llm_cache_dir": work / f"cache-{name}", **endpoint})
+            update={"llm_cache_dir": cache, **endpoint})
         with Graph(settings) as graph:
             wipe(graph)
             usage = Usage()
@@ -93,11 +96,15 @@ def main() -> None:
     how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
     ap.add_argument("--model", default=None)
     ap.add_argument("--name", default=None)
+    ap.add_argument("--baseline-glean", type=int, default=1,
+                    help="GLEAN of the every_call variant (0: the answers' side only, faster)")
     args = ap.parse_args()
+    variants = {k: dict(v) for k, v in VARIANTS.items()}
+    variants["every_call"]["glean"] = args.baseline_glean
     questions = QUESTIONS[:args.questions]
     endpoint: dict[str, Any] = {}
     if args.local or args.base_url:
-        endpoint = {"llm_cache": False, "openai_model": args.model or Settings().llm.model,
+        endpoint = {"llm_cache": True, "openai_model": args.model or Settings().llm.model,
                     **({"openai_base_url": args.base_url} if args.base_url else
                        {"openai_base_url": None, "llm_port": Settings().llm.port})}
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
@@ -106,9 +113,9 @@ def main() -> None:
             corpus = Path(tmp) / f"bbc-{args.articles}"
             copy_articles(corpus, args.articles)
         url = None if endpoint else stack.enter_context(fakellm())
-        res = run(corpus, url, endpoint, questions, Path(tmp))
+        res = run(corpus, url, endpoint, questions, Path(tmp), variants)
     out = {"corpus": str(args.corpus or f"BBC-{args.articles}"), "questions": questions,
-           "variants": VARIANTS, "results": res, "machine": machine()}
+           "variants": variants, "results": res, "machine": machine()}
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"answer-parity-{args.name or args.articles}.json"
     path.write_text(json.dumps(out, indent=2, default=str))
