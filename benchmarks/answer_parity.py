@@ -31,7 +31,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from common import RESULTS, bench_settings, fakellm, machine, wipe, with_llm
+from common import (
+    RESULTS,
+    bench_settings,
+    endpoint_args,
+    endpoint_values,
+    fakellm,
+    machine,
+    wipe,
+    with_llm,
+)
 from llm_cost import copy_articles
 
 from neo4j_retag.config import Settings
@@ -91,10 +100,7 @@ def main() -> None:
     ap.add_argument("--articles", type=int, default=20)
     ap.add_argument("--corpus", type=Path, default=None, help="instead of BBC articles")
     ap.add_argument("--questions", type=int, default=len(QUESTIONS))
-    how = ap.add_mutually_exclusive_group()
-    how.add_argument("--local", action="store_true", help="the local LLM server (LLM_PORT)")
-    how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
-    ap.add_argument("--model", default=None)
+    endpoint_args(ap, required=False)
     ap.add_argument("--name", default=None)
     ap.add_argument("--baseline-glean", type=int, default=1,
                     help="GLEAN of the every_call variant (0: the answers' side only, faster)")
@@ -103,10 +109,9 @@ def main() -> None:
     variants["every_call"]["glean"] = args.baseline_glean
     questions = QUESTIONS[:args.questions]
     endpoint: dict[str, Any] = {}
-    if args.local or args.base_url:
-        endpoint = {"llm_cache": True, "openai_model": args.model or Settings().llm.model,
-                    **({"openai_base_url": args.base_url} if args.base_url else
-                       {"openai_base_url": None, "llm_port": Settings().llm.port})}
+    if args.local or args.base_url:  # bench_settings names the model "bench": the real one
+        endpoint = {**endpoint_values(args), "llm_cache": True,
+                    "openai_model": args.model or Settings().llm.model}
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         corpus = args.corpus
         if corpus is None:

@@ -72,10 +72,11 @@ def bench_settings(base_url: str, **extra: Any) -> Settings:
     return settings
 
 
-def endpoint_args(ap: argparse.ArgumentParser) -> None:
+def endpoint_args(ap: argparse.ArgumentParser, required: bool = True) -> None:
     """The LLM endpoint options of the real-model benchmarks: --local (the local server on
-    --llm-port, default LLM_PORT or 8088) or --base-url, and --model."""
-    how = ap.add_mutually_exclusive_group(required=True)
+    --llm-port, default LLM_PORT or 8088) or --base-url, and --model; one of the first two
+    unless not ``required`` (the benchmark then has an endpoint of its own, fakellm)."""
+    how = ap.add_mutually_exclusive_group(required=required)
     how.add_argument("--local", action="store_true",
                      help="the local llama.cpp server on --llm-port (the embedded model)")
     how.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
@@ -86,8 +87,8 @@ def endpoint_args(ap: argparse.ArgumentParser) -> None:
 def endpoint_values(args: argparse.Namespace) -> dict[str, Any]:
     """Settings values for the endpoint ``endpoint_args`` parsed, LLM cache off."""
     values: dict[str, Any] = {"llm_cache": False}
-    if args.local:
-        values["llm_port"] = args.llm_port
+    if args.local:  # the local server, whatever OPENAI_BASE_URL says
+        values.update(openai_base_url=None, llm_port=args.llm_port)
     else:
         values["openai_base_url"] = args.base_url
     if args.model:

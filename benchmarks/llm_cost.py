@@ -131,6 +131,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     # embedding requests are counted apart, as GraphRAG's figures count them (its
     # prompt_tokens_chat and chat_calls leave them out)
     emb = stages.get("embed", {"calls": 0, "prompt_tokens": 0})
+    chat_prompt = total.prompt_tokens - emb["prompt_tokens"]
     topic_prompt = sum(stages.get(k, {}).get("prompt_tokens", 0) for k in TOPIC_STAGES)
     est_emb = estimate.stages.get("embed") or StageUsage()
     stats = collect(graph)
@@ -138,13 +139,12 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     return {
         "seconds": round(seconds, 1), "failed_items": result.failed_items,
         "chat_calls": total.calls - emb["calls"],
-        "prompt_tokens": total.prompt_tokens - emb["prompt_tokens"],
+        "prompt_tokens": chat_prompt,
         "completion_tokens": total.completion_tokens,
         "embedding_requests": emb["calls"], "embedding_tokens": emb["prompt_tokens"],
         "report_calls": stages.get("report", {}).get("calls", 0),
         "topic_prompt_tokens": topic_prompt,
-        "topic_prompt_share": round(topic_prompt / max(total.prompt_tokens - emb["prompt_tokens"],
-                                                        1), 3),
+        "topic_prompt_share": round(topic_prompt / max(chat_prompt, 1), 3),
         "topic_calls": sum(stages.get(k, {}).get("calls", 0) for k in TOPIC_STAGES),
         "topics_mined": result.topics.mined if result.topics else None,
         "topics_why": result.topics.why if result.topics else None,
