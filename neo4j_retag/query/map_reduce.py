@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from .. import events
+from ..citations import check
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM
@@ -137,9 +138,23 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         trace.chatter_stripped += changed
         # a model made to give several points may repeat one: the best-scored copy stays
         key = " ".join(p.description.casefold().split())
+        p.description = with_marker(p.description, p.reports)
         if key and (key not in points or p.score > points[key].score):
             points[key] = p
     return list(points.values())
+
+
+def with_marker(description: str, reports: list[int]) -> str:
+    """A map point's text holding exactly its checked ``reports`` as GraphRAG's data reference
+    (``[Data: Reports (2, 7)]``, at most 5 ids): other ids in its markers removed, the marker
+    appended when the model named the ids in the ``reports`` field only. The reduce step
+    preserves references it is shown (GraphRAG's map texts carry them); a small model filled
+    the field and wrote no marker, so its answer had none to keep and cited nothing."""
+    checked = check(description, {"Reports": set(reports)})
+    text = checked.text.strip()
+    if reports and not checked.ids("Reports") and text:
+        text += f" [Data: Reports ({', '.join(str(i) for i in reports[:5])})]"
+    return text
 
 
 def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list[MapPoint]]:

@@ -5,7 +5,7 @@ import pytest
 from neo4j_retag.cli.query import sources_line
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Answer, Citation, ReportRow, Trace
-from neo4j_retag.query.map_reduce import batches, map_reduce, min_points
+from neo4j_retag.query.map_reduce import batches, map_reduce, min_points, with_marker
 from tests.conftest import make_settings
 
 
@@ -113,6 +113,25 @@ def test_reduce_may_cite_only_reports_behind_its_points(dsettings, double):
     a = _ask(dsettings, _reports(5))
     assert a.answer == "The harbour plan [Data: Reports (10)]."
     assert [c.id for c in a.citations] == [10] and a.trace.invalid_citations == ["Reports 13"]
+
+
+def test_reduce_is_shown_each_points_checked_reports_as_a_marker(dsettings, double):
+    # SmolLM2 filled the schema's ``reports`` field and wrote no marker: its reduce step had no
+    # reference to preserve. The reduce context now carries exactly the checked ids
+    assert with_marker("The harbour plan", [10, 11]) == "The harbour plan [Data: Reports (10, 11)]"
+    assert with_marker("Plan [Data: Reports (10, 99)]", [10]) == "Plan [Data: Reports (10)]"
+    assert with_marker("Plan [Data: Reports (99)]", [10]) == "Plan [Data: Reports (10)]"
+    assert with_marker("Nothing relevant", []) == "Nothing relevant"
+    assert with_marker("Many", list(range(8))) == "Many [Data: Reports (0, 1, 2, 3, 4)]"
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan divides the town", "score": 70, "reports": [10]},
+        {"description": "The lantern festival [Data: Reports (42)]", "score": 60,
+         "reports": [11]}]})
+    _ask(dsettings, _reports(3))
+    body = next(b for k, b in double.calls if k == "reduce")
+    context = body["messages"][-1]["content"]
+    assert "The harbour plan divides the town [Data: Reports (10)]" in context
+    assert "The lantern festival [Data: Reports (11)]" in context and "42" not in context
 
 
 def test_empty_report_list_needs_no_llm(dsettings, double):
