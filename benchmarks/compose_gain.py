@@ -39,7 +39,7 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.report_reuse import composed_props
-from neo4j_retag.index.reports import _report, mixed_context
+from neo4j_retag.index.reports import mixed_context, write_report
 from neo4j_retag.llm import LLM, Usage
 
 STOP = frozenset({
@@ -102,7 +102,7 @@ async def measure(llm: LLM, settings: Settings, graph: Graph, ids: list[int],
                                "description_words": len(desc),
                                "composed_tokens": tokens.count(composed["full_content"], enc)}
         try:
-            report = await _report(llm, settings, context)
+            report = await write_report(llm, settings, context)
         except LLMError as err:
             out.append({**row, "failed": err.reason})
             continue

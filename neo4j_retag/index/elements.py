@@ -107,16 +107,22 @@ def mark_failed(graph: Graph, unit_id: str, err: BaseException) -> None:
               dropped=None)
 
 
+def _join(descriptions: set[str] | list[str]) -> str:
+    """Distinct descriptions, sorted and without the model's chatter, as one text: the rule's
+    join and a failed summary's fallback read the same."""
+    return " ".join(sorted({strip_chatter(d)[0] for d in descriptions} - {""}))
+
+
 def joined_descriptions(settings: Settings, descriptions: list[str]) -> str | None:
     """Several descriptions of one element joined (sorted, chatter stripped) when they need
     no summary call: fewer than ``SUMMARY_MIN_DESCRIPTIONS`` distinct ones whose joined text
     fits ``SUMMARY_MAX_TOKENS`` (LightRAG's rule, FORCE_LLM_SUMMARY_ON_MERGE: a summary of a
     few short descriptions only shortens what already fits; issue 18). None when one or none
     (no call either) or when a summary is due."""
-    unique = sorted({d.strip() for d in descriptions if d.strip()})
+    unique = {d.strip() for d in descriptions if d.strip()}
     if len(unique) <= 1 or len(unique) >= settings.index.summary_min_descriptions:
         return None
-    text = " ".join(strip_chatter(d)[0] for d in unique)
+    text = _join(unique)
     fits = tokens.count(text, settings.encoding) <= settings.index.summary_max_tokens
     return text if fits else None
 
@@ -155,7 +161,7 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
     if changed and chatter is not None:
         chatter["summarize"] += 1
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
-    return text or truncate(" ".join(unique), settings.index.summary_max_tokens, settings.encoding)
+    return text or truncate(_join(unique), settings.index.summary_max_tokens, settings.encoding)
 
 
 async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,

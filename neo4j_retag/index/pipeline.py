@@ -203,10 +203,9 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                                    "skipped")
             return result
         # an empty graph has no communities, reports or topics (every document deleted: the
-        # old ones would answer from content that is gone). Reports go to the archive no query
-        # reads, reused only by a community with the same members and descriptions again
+        # old ones would answer from content that is gone), nor archived reports of that content
         graph.run_script("index/clear_topics")
-        graph.run_script("index/archive_communities", scope=GENERAL)
+        graph.run_script("index/clear_communities")
         graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": False})
         result.communities_rebuilt = True
         result.outcomes.append("no entities left: communities, reports and topics removed")

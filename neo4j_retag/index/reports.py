@@ -202,7 +202,10 @@ def mixed_context(elements: Record, children: list[Record],
     return truncate(reports, max_tokens, enc)
 
 
-async def _report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
+async def write_report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
+    """One community report from a community's context text (Edge et al. §3.1.4): one LLM
+    call, stage ``report``, at most ``REPORT_MAX_TOKENS`` completion tokens. Raises LLMError
+    (LLMParseError for an unusable reply after the LLM layer's retries)."""
     # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
     msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
@@ -262,7 +265,7 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                 "waiting: a sub-community's report failed; retried with it by the next run")}}
         context = mixed_context(elements, children, budget, enc)
         try:
-            report, changed = (await _report(llm, settings, context)).without_chatter()
+            report, changed = (await write_report(llm, settings, context)).without_chatter()
             if changed and chatter is not None:
                 chatter["report"] += 1
             # a finding's "[Data: Entities (7)]" is read by map-reduce later: held to the

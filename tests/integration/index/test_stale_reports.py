@@ -68,5 +68,7 @@ def test_deleted_content_is_never_answered_from(settings, graph, double, tmp_pat
     assert (s["entities"], s["communities"], s["community_reports"], s["topics"],
             s["stale_reports"]) == (0, 0, 0, 0, 0)
     assert q("MATCH (c:Community) RETURN count(c) AS n").records[0]["n"] == 0
+    # nor report texts of the deleted documents kept for reuse
+    assert q("MATCH (a:ReportArchive) RETURN count(a) AS n").records[0]["n"] == 0
     with pytest.raises(LevelError, match="no community reports"):
         _ask(settings, graph, "global")

@@ -55,3 +55,19 @@ def test_report_fields_lose_their_chatter():
     assert clean.findings[0].explanation == "From 30 to 45 million."
     assert clean.findings[0].summary == "**Cost:** rising"  # a label inside content stays
     assert clean.without_chatter() == (clean, False)
+
+
+def test_failed_summary_keeps_the_rules_join(tmp_path, double):
+    """A failed summary falls back to the same text the no-call rule stores: sorted, distinct,
+    without chatter - the stored description does not depend on which path wrote it."""
+    from tests.llm_double import Fail
+    settings = make_settings(tmp_path, {}, openai_base_url=double.base_url)
+    def fail(body):
+        raise Fail(400)
+    double.script["summarize"] = fail
+    failures: list = []
+    descriptions = ["Here is the summary:\n\"The mayor.\"", "Backs the plan.", "The mayor."]
+    text = run_with_llm(settings, lambda llm: summarize_texts(
+        llm, settings, "Varga", descriptions, failures))
+    assert text == joined_descriptions(settings, descriptions) == "Backs the plan. The mayor."
+    assert [f.item for f in failures] == ["Varga"]
