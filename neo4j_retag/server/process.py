@@ -89,12 +89,23 @@ def tail(path: Path, lines: int = 30) -> str:
         return "(no log)"
 
 
-def models_at(port: int, timeout: float = 2.0) -> Any:
-    """GET /v1/models of an OpenAI-compatible server on 127.0.0.1:``port`` (the local LLM or
-    embedding server); None if nothing answers."""
+def probe_models(port: int, timeout: float = 2.0) -> tuple[Any, bool]:
+    """(GET /v1/models of an OpenAI-compatible server on 127.0.0.1:``port``, busy): the reply,
+    or None if nothing answers; ``busy`` when the port took the request but gave no reply
+    within ``timeout`` seconds (llama_cpp.server answers nothing while it generates)."""
     url = f"http://127.0.0.1:{port}/v1/models"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
-            return json.loads(resp.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
+            return json.loads(resp.read()), False
+    except TimeoutError:
+        return None, True
+    except urllib.error.URLError as err:
+        return None, isinstance(err.reason, TimeoutError)
+    except (OSError, ValueError):
+        return None, False
+
+
+def serving(port: int, timeout: float = 2.0) -> bool:
+    """Something serves 127.0.0.1:``port``: it answers /v1/models or is busy generating."""
+    models, busy = probe_models(port, timeout)
+    return models is not None or busy
