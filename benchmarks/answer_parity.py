@@ -18,6 +18,9 @@ calls and prompt tokens.
     .venv/bin/python benchmarks/answer_parity.py --local --corpus examples/sample-corpus \
         --questions 2 --name sample-smollm2
 
+A changed query step on the index the last run left (its last variant), no re-indexing:
+``--variant defaults --reuse-index --name NAME``.
+
 Uses the benchmark Neo4j (RETAG_BENCH_BOLT_PORT, default 7689; EMPTIED). Writes
 bench-results/answer-parity-<N or name>.json.
 """
@@ -65,7 +68,7 @@ VARIANTS = {
 
 
 def run(corpus: Path, url: str | None, endpoint: dict[str, Any], questions: list[str],
-        work: Path, variants: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        work: Path, variants: dict[str, dict[str, Any]], reuse: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, extra in variants.items():
         # a real model shares one response cache across the variants: the second pays only
@@ -74,10 +77,11 @@ def run(corpus: Path, url: str | None, endpoint: dict[str, Any], questions: list
         settings = bench_settings(url or "http://127.0.0.1:9/v1", **extra).model_copy(
             update={"llm_cache_dir": cache, **endpoint})
         with Graph(settings) as graph:
-            wipe(graph)
             usage = Usage()
-            with_llm(settings, usage, lambda llm, s=settings, g=graph: run_ingest(
-                g, llm, s, [corpus]))
+            if not reuse:  # else: the questions again on the index the last run left
+                wipe(graph)
+                with_llm(settings, usage, lambda llm, s=settings, g=graph: run_ingest(
+                    g, llm, s, [corpus]))
             chat = {k: v for k, v in usage.stages.items() if k != "embed"}
             result = with_llm(settings, Usage(), lambda llm, s=settings, g=graph: run_eval(
                 g, llm, s, ["global", "retag"],
@@ -104,9 +108,18 @@ def main() -> None:
     ap.add_argument("--name", default=None)
     ap.add_argument("--baseline-glean", type=int, default=1,
                     help="GLEAN of the every_call variant (0: the answers' side only, faster)")
+    ap.add_argument("--variant", choices=sorted(VARIANTS), default=None,
+                    help="this variant only")
+    ap.add_argument("--reuse-index", action="store_true",
+                    help="ask again on the index the last run left (with --variant: the one "
+                         "it built last; a changed query step measured without re-indexing)")
     args = ap.parse_args()
-    variants = {k: dict(v) for k, v in VARIANTS.items()}
-    variants["every_call"]["glean"] = args.baseline_glean
+    if args.reuse_index and not args.variant:
+        ap.error("--reuse-index needs --variant (the graph holds one index)")
+    variants = {k: dict(v) for k, v in VARIANTS.items()
+                if args.variant in (None, k)}
+    if "every_call" in variants:
+        variants["every_call"]["glean"] = args.baseline_glean
     questions = QUESTIONS[:args.questions]
     endpoint: dict[str, Any] = {}
     if args.local or args.base_url:  # bench_settings names the model "bench": the real one
@@ -118,9 +131,10 @@ def main() -> None:
             corpus = Path(tmp) / f"bbc-{args.articles}"
             copy_articles(corpus, args.articles)
         url = None if endpoint else stack.enter_context(fakellm())
-        res = run(corpus, url, endpoint, questions, Path(tmp), variants)
+        res = run(corpus, url, endpoint, questions, Path(tmp), variants, args.reuse_index)
     out = {"corpus": str(args.corpus or f"BBC-{args.articles}"), "questions": questions,
-           "variants": variants, "results": res, "machine": machine()}
+           "variants": variants, "index_reused": args.reuse_index, "results": res,
+           "machine": machine()}
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"answer-parity-{args.name or args.articles}.json"
     path.write_text(json.dumps(out, indent=2, default=str))

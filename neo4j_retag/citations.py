@@ -115,6 +115,12 @@ def check(text: str, valid: Valid) -> Checked:
     return out
 
 
+def without_references(text: str) -> str:
+    """``text`` with every data reference removed and the sentences tidied: an answer used as
+    text (topic mining's topics and corpus description), not shown with its sources."""
+    return check(text, {}).text
+
+
 def tidy(text: str) -> str:
     """Remove the ``\\x00`` placeholders of dropped markers and what they leave behind: the
     space before them, a preposition that introduced them, empty brackets, doubled spaces."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from ..citations import without_references
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LevelError, LLMError
@@ -70,7 +71,9 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
     for a, item in zip(answers, ("topic question", "corpus question"), strict=True):
         if a.trace.failures:
             _failure(failed, f"{item} L{level}", "; ".join(f.line() for f in a.trace.failures))
-    return answers[0].answer, answers[1].answer
+    # the answers become topic descriptions and the corpus description (prompt text): the
+    # reports they cite are of no use there
+    return without_references(answers[0].answer), without_references(answers[1].answer)
 
 
 def mining_level(graph: Graph) -> int | None:

@@ -3,7 +3,7 @@ id checked, invalid ones reported, the text left grammatical."""
 
 import pytest
 
-from neo4j_retag.citations import check, parse, table_ids
+from neo4j_retag.citations import check, parse, table_ids, without_references
 
 VALID = {"Reports": {5, 7, 12, 13, 90}, "Entities": {4}}
 
@@ -55,3 +55,10 @@ def test_table_ids_of_a_report_context():
            "-----Relationships-----\nid,source,target,description,combined_degree\n0,A,B,r,3\n"
            "-----Reports-----\nid,title,content\n17,Sub,\"text\n# more\"\n")
     assert table_ids(ctx) == {"Entities": {0, 1}, "Relationships": {0}, "Reports": {17}}
+
+
+def test_without_references_keeps_the_text_tidy():
+    assert without_references("A harbour town [Data: Reports (2, 7)]. Festivals, as described "
+                              "in [Data: Reports (9); Entities (4)].") == \
+        "A harbour town. Festivals, as described."
+    assert without_references("No reference here.") == "No reference here."

@@ -21,6 +21,8 @@ def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
     names = [t.name for t in out.topics]
     assert "Ghosts and spirits" in names
     assert out.corpus_description
+    # the double's reduce cites reports: of no use in a description that prompts read
+    assert "[Data:" not in out.corpus_description
     counts = {c.name: c for c in out.counts}
     ghosts = counts["Ghosts and spirits"]
     assert ghosts.entities > 0 and ghosts.communities > 0
