@@ -203,10 +203,9 @@ def mixed_context(elements: Record, children: list[Record],
 
 
 async def write_report(llm: LLM, settings: Settings, context: str) -> CommunityReport:
-    """One community report from a community's context text (Edge et al. §3.1.4): one LLM
-    call, stage ``report``, at most ``REPORT_MAX_TOKENS`` completion tokens. Raises LLMError
-    (LLMParseError for an unusable reply after the LLM layer's retries)."""
-    # the LLM layer retries an unusable reply (with a nudge, or more room when truncated)
+    """One community report from a community's context (Edge et al. §3.1.4): one LLM call,
+    stage ``report``, at most ``REPORT_MAX_TOKENS`` completion tokens; the LLM layer retries an
+    unusable reply (a nudge, or more room when truncated), then raises LLMParseError."""
     msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
                                 max_tokens=settings.index.report_max_tokens)
