@@ -163,10 +163,15 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
+# a prompt's section header: "-Goal-", "-Target response length and format-"
+_HEADER = re.compile(r"^-+([A-Za-z][^\n]*?)-+[ \t]*$", re.M)
+
+
 def not_prose(text: str, prompt: str) -> str | None:
     """Why ``text`` is no free-text answer, or None: a JSON object or array (a document told
     the model to answer with a template), or a piece of the prompt's own instructions or
-    example echoed back. The caller raises it as ``invalid`` (retried, then the item fails)."""
+    example echoed back, or an answer that opens with one of the prompt's section headers.
+    The caller raises it as ``invalid`` (retried, then the item fails)."""
     body = _FENCE.sub("", text.strip())
     if body[:1] in "{[" and body[-1:] in "}]":
         try:
@@ -178,6 +183,14 @@ def not_prose(text: str, prompt: str) -> str | None:
     norm = " ".join(body.casefold().split())
     if len(norm) >= 20 and norm in " ".join(prompt.casefold().split()):
         return "the prompt's own instructions or template echoed back, not an answer"
+    first = next((ln for ln in body.splitlines() if ln.strip()), "")
+    lead = " ".join(first.lstrip(" \t-#*>").casefold().split())
+    for header in _HEADER.findall(prompt):
+        h = " ".join(header.casefold().split())
+        # "-Target response length and format: 10 sentences ..." (SmolLM2's reduce), not
+        # "Goals of the council ...": the header then its own end
+        if lead.startswith(h) and lead[len(h):len(h) + 1] in ("", ":", "-"):
+            return f"the prompt's section header {header!r} echoed back, not an answer"
     return None
 
 

@@ -32,10 +32,17 @@ def dsettings(tmp_path, double):
     ("[Data: Reports (1)] The ferry sank.", False),
     ("The ferry sank {in 1912}.", False),
     ("Start directly with the answer: no introduction such as \"Here is\"", True),
+    # SmolLM2's ReTAG reduce on the sample corpus: the prompt's header, then made-up rules
+    ("-Target response length and format: 10 sentences, no more than 25 words.\n- No "
+     "introduction", True),
+    ("Goal\nThe answer", True),
+    ("Goals of the council differ: the harbour plan first.", False),
+    ("The target response of the council was a vote.", False),
 ])
 def test_not_prose(text, bad):
-    prompt = ('Answer the question. Start directly with the answer: no introduction such as '
-              '"Here is", no closing remark.')
+    prompt = ('-Goal-\nAnswer the question. Start directly with the answer: no introduction '
+              'such as "Here is", no closing remark.\n\n-Target response length and format-\n'
+              'multiple paragraphs')
     assert (not_prose(text, prompt) is not None) is bad
 
 
