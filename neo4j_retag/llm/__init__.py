@@ -36,7 +36,6 @@ from .reply import (
     UNPARSEABLE,
     Reply,
     ReplyFault,
-    check_cap,
     check_text,
     not_prose,
     parse_json,
@@ -174,8 +173,7 @@ class LLM:
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
-        one cut off repeating itself (``loop``: free text, or JSON listing one item again and
-        again) at the same cap with
+        a free-text one cut off repeating itself (``loop``) at the same cap with
         ``frequency_penalty`` raised by LOOP_PENALTY (more room if the endpoint refuses the
         penalty), an unparseable or invalid one first as it was, then with the error as a
         nudge (in the system message, so the request's data stays as it was), others as they
@@ -206,7 +204,9 @@ class LLM:
                         raise ReplyFault(INVALID, f"{stage}: {why}", text)
                     result: Any = text
                 else:
-                    check_cap(reply, truncation_ok=truncation_ok)
+                    if reply.finish_reason == "length" and not truncation_ok:
+                        raise ReplyFault(TRUNCATED, "the reply hit the completion cap "
+                                         "(finish_reason length)", reply.text)
                     if not reply.text.strip():
                         raise ReplyFault(EMPTY, "the reply is empty")
                     text = reply.text

@@ -133,23 +133,15 @@ def looping(text: str, n: int = 20, share: float = 0.3) -> bool:
     return len(grams) >= 4 * n and 1 - len(set(grams)) / len(grams) >= share
 
 
-def check_cap(reply: Reply, *, truncation_ok: bool = False) -> None:
-    """Raises ReplyFault for a reply cut off at the completion cap (unless ``truncation_ok``):
-    ``loop`` when it was repeating itself (free text, or a JSON list of one item again and
-    again: more room only repeats more), else ``truncated``."""
-    if reply.finish_reason != "length" or truncation_ok:
-        return
-    if looping(reply.text):
-        raise ReplyFault(LOOP, "the reply repeated itself up to the completion cap", reply.text)
-    raise ReplyFault(TRUNCATED, "the reply hit the completion cap (finish_reason length)",
-                     reply.text)
-
-
 def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     """The text of a free-text reply: trailing chatter stripped; raises ReplyFault for an
     empty reply, a refusal, or a truncated one (unless ``truncation_ok``): ``loop`` when it
     was cut off repeating itself."""
-    check_cap(reply, truncation_ok=truncation_ok)
+    if reply.finish_reason == "length" and not truncation_ok and looping(reply.text):
+        raise ReplyFault(LOOP, "the reply repeated itself up to the completion cap", reply.text)
+    if reply.finish_reason == "length" and not truncation_ok:
+        raise ReplyFault(TRUNCATED, "the reply hit the completion cap (finish_reason length)",
+                         reply.text)
     if reply.finish_reason == "length":
         reply.repairs.append("truncated_ok")  # a short answer the caller capped on purpose
     text = reply.text.strip()

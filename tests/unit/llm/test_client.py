@@ -123,39 +123,6 @@ def test_a_reply_that_always_loops_fails_as_loop(tmp_path, double):
     assert err.value.reason == "loop" and "repeated itself" in str(err.value)
 
 
-class Entities(BaseModel):
-    entities: list[dict[str, str]]
-
-
-def test_a_json_list_repeating_one_item_is_a_loop_not_a_truncation(tmp_path, double):
-    # SmolLM2's extraction of a sample text unit: the same entity again and again up to the cap
-    # (it then got 1023, 2047, 4095 tokens: 7,000 tokens for one text unit)
-    item = ('{"name": "Elena Varga", "type": "Museum of Rust", "description": "The old fish '
-            'market has been a museum of rust for twenty years."}, ')
-    looped = Reply('{"entities": [' + item * 12, finish_reason="length")
-    names = ["Bob Cratchit", "Tiny Tim", "Fred", "Belle", "Fezziwig", "Jacob Marley", "Scrooge"]
-    long = Reply('{"entities": [' + ", ".join(
-        f'{{"name": "{n}", "type": "person", "description": "{n} appears in stave {i} of the '
-        f'story and meets the others there"}}' for i, n in enumerate(names)),
-        finish_reason="length")
-    double.script["text"] = answers(looped, '{"entities": [{"name": "Elena Varga"}]}')
-    out, llm = run(settings_for(tmp_path, double),
-                   lambda llm: llm.structured([{"role": "user", "content": "x"}], Entities,
-                                              stage="text", max_tokens=100))
-    assert out.entities == [{"name": "Elena Varga"}] and llm.usage.faults == {"loop": 1}
-    sent = [b for _, b in double.calls]
-    assert [(b["max_tokens"], b.get("frequency_penalty")) for b in sent] == [(100, None),
-                                                                            (100, 0.5)]
-    # a long list of different items cut off is a truncation: it gets more room
-    double.calls.clear()
-    double.script["text"] = answers(long, '{"entities": []}')
-    out, llm = run(settings_for(tmp_path / "2", double),
-                   lambda llm: llm.structured([{"role": "user", "content": "y"}], Entities,
-                                              stage="text", max_tokens=100))
-    assert llm.usage.faults == {"truncated": 1}
-    assert [b["max_tokens"] for _, b in double.calls] == [100, 200]
-
-
 def test_frequency_penalty_refused_is_dropped_remembered_and_a_loop_gets_room(tmp_path,
                                                                             double):
     def handler(body):
