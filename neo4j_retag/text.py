@@ -1,5 +1,6 @@
 """Free-text LLM output without the model's chatter: lead-ins ("Here is the summary:", "A
-comprehensive summary of the given descriptions would be:"), labels ("Summary:"), sign-offs
+comprehensive summary of the given descriptions would be:", the question echoed: "-Question:
+What ...?"), labels ("Summary:"), sign-offs
 ("I hope this helps!") and wrappers (surrounding quotes, a markdown fence).
 
 Instruction-tuned models add these around the text they were asked for; stored as an entity
@@ -41,6 +42,8 @@ _SIGNOFF = re.compile(
     r"(?:\n\s*|(?<=[.!?])\s+)(?:i\s+hope\s+th(?:is|at)\s+helps|let\s+me\s+know\s+if|"
     r"feel\s+free\s+to|please\s+let\s+me\s+know|if\s+you\s+(?:have|need)\s+(?:any\s+)?"
     r"(?:more|further|other|additional))[^\n]*\s*$", re.I)
+# the question echoed on a line of its own, as the prompt labels it ("-Question: What ...?")
+_QUESTION = re.compile(r"^\s*-*\s*question\s*-*\s*:[^\n]*\n", re.I)
 _FENCE = re.compile(r"^\s*```[\w-]*[ \t]*\n(.*?)\n?```\s*$", re.S)
 _QUOTES = {'"': '"', "\u201c": "\u201d", "'": "'", "\u00ab": "\u00bb"}
 
@@ -71,7 +74,7 @@ def _unwrap(text: str) -> str:
 def _strip_once(text: str) -> str:
     t = _unwrap(text)
     t = _INTERJECTION.sub("", t, count=1) if _INTERJECTION.match(t) and len(t) > 20 else t
-    for pattern in (_LEADIN_LINE, _LEADIN_INLINE, _LABEL):
+    for pattern in (_QUESTION, _LEADIN_LINE, _LEADIN_INLINE, _LABEL):
         m = pattern.match(t)
         if m and t[m.end():].strip():  # never strip the whole text away
             t = t[m.end():]

@@ -26,6 +26,10 @@ CHATTY = [
      "The harbour plan divides the town."),
     ("Certainly. The harbour plan divides the town.", "The harbour plan divides the town."),
     ("Final answer: The harbour plan divides the town.", "The harbour plan divides the town."),
+    # SmolLM2's global answer on the sample corpus: the question echoed, then a lead-in
+    ("-Question: Which organisations appear most?\nThe answer is: The local community "
+     "supports Lumin Analytics [Data: Reports (4)]",
+     "The local community supports Lumin Analytics [Data: Reports (4)]"),
 ]
 
 CLEAN = [
@@ -37,6 +41,8 @@ CLEAN = [
     "Here",
     "Summary:",
     "",
+    "Questions remain: the council votes in March.\nThe harbour plan divides the town.",
+    "Question: who pays?",
 ]
 
 
