@@ -77,14 +77,15 @@ def change(basis: Record, now: Basis) -> float:
 
 def keep_reason(last: Stored, now: Basis, mode: str, max_topics: int,
                 threshold: float) -> tuple[bool, str]:
-    """Whether the last build's topics are kept, and why (or why they are mined again)."""
+    """Whether the last build's topics are kept, and what is done and why, as the ingest
+    summary's line says it ("topics kept: ...", "topics mined (none were ...)")."""
     b = last.basis
     if mode != "assign":
-        return False, f"mode {mode!r} is rebuilt in full"
+        return False, f"topics mined: mode {mode!r} is rebuilt in full"
     if not b or not last.topics:
-        return False, "no topics mined yet (or the last mining failed)"
+        return False, "topics mined (none were, or the last mining failed)"
     if b.get("mode") != mode or b.get("max_topics") != max_topics:
-        return False, "mode or max_topics changed"
+        return False, "topics mined again: mode or max_topics changed"
     share = change(b, now)
     if share > threshold:
         return False, (f"{share:.1%} of the entities are new or gone since topics were mined "

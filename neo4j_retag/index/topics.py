@@ -178,7 +178,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
     last = topic_basis.stored(graph)
     keep, why = (topic_basis.keep_reason(last, now, mode, max_topics,
                                          settings.index.topic_remine_share)
-                 if incremental else (False, "a full topic build"))
+                 if incremental else (False, "topics mined: a full topic build"))
     log.info("topics: %s", why)
     if keep:
         topics, corpus = [t for t, _ in last.topics], last.corpus

@@ -38,3 +38,8 @@ def test_no_basis_other_mode_or_max_topics_mine_again():
     assert not keep_reason(_stored(1000), now, "assign", 5, 0.1)[0]
     assert not keep_reason(_stored(1000, mode="reextract"), now, "assign", 8, 0.1)[0]
     assert keep_reason(_stored(1000), now, "assign", 8, 0.0)[0]  # unchanged
+    # the ingest summary prints the reason as the outcome: it says what was done
+    assert keep_reason(Stored(TOPICS, "", None), now, "assign", 8, 0.1)[1] \
+        == "topics mined (none were, or the last mining failed)"
+    assert keep_reason(_stored(1000), now, "reextract", 8, 0.1)[1].startswith("topics mined")
+    assert keep_reason(_stored(1000), now, "assign", 5, 0.1)[1].startswith("topics mined")
