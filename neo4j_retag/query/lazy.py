@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError, RetagError
+from ..errors import LevelError, LLMError, RetagError
 from ..llm import LLM
 from ..model import Answer, Citation, Failure, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
@@ -173,15 +173,19 @@ def rank_claims(claims: list[tuple[Claim, float]], query_terms: list[str]) -> li
 
 
 async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """The `lazy` method. Raises NothingRelevantError when no text unit tested relevant,
-    MapFailedError when every test or every claim call failed."""
+    """The `lazy` method. Raises LevelError when the graph has no text unit (no call made),
+    NothingRelevantError when no text unit tested relevant, MapFailedError when every test or
+    every claim call failed."""
     budget = query.budget or settings.query.lazy_budget
     trace = Trace(method="lazy", level=-1)
     question = query.question
     with timed(trace.seconds, "rank"):
+        units, hier = hierarchy(graph)
+        if not units:  # before any call: nothing to test, whatever the budget
+            raise LevelError("the graph has no text units: run `neo4j-retag ingest PATH` first "
+                             "(`--lazy` indexes with no LLM call)")
         subs = await sub_queries(llm, settings, question, trace)
         trace.keywords = subs
-        units, hier = hierarchy(graph)
         q = lucene_query(question, *subs)
         hits = [r["id"] for r in graph.run("query/rank_chunks", query=q, k=RANK_LIMIT)] if q else []
         matched = set(hits)

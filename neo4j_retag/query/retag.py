@@ -74,12 +74,14 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.scope = scope
         events.emit("topic", topic=topic, scope=scope)
 
+        # before keyword expansion: a graph with no reports fails with no call paid for it
+        trace.level = check_level(graph, scope, level)
+
     with timed(trace.seconds, "keywords"):
         trace.keywords = await expand_keywords(llm, settings, question, corpus, trace)
         events.emit("keywords", keywords=trace.keywords)
 
     with timed(trace.seconds, "retrieve"):
-        trace.level = check_level(graph, scope, level)
         note_stale(graph, scope, trace)
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")

@@ -250,3 +250,12 @@ def test_cli_quickstart_path_lazy_answer_then_full_index_and_global(settings, gr
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["citations"] and all(c["kind"] == "report" for c in out["citations"])
+
+
+@pytest.mark.parametrize("method", ["lazy", "retag", "global"])
+def test_an_empty_graph_says_run_ingest_before_any_llm_call(settings, graph, double, method):
+    # a newcomer's first `ask` on an empty database: lazy advised a larger --budget after a
+    # sub-query call, retag paid a keyword expansion before failing
+    with pytest.raises(LevelError, match=r"run `neo4j-retag ingest"):
+        ask(settings, graph, method)
+    assert double.count() == 0
