@@ -11,7 +11,7 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +82,18 @@ def _records(path: Path, text: str, text_field: str | None) -> Iterator[dict[str
     else:
         data = json.loads(text)
         yield from (data if isinstance(data, list) else [data])
+
+
+def check_inputs(paths: Sequence[Path]) -> None:
+    """Raises InputError for a path that does not exist, or when no file under ``paths`` has
+    a type `ingest` reads: nothing to ingest is a user error, not an empty success."""
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"no such file or folder: {path}")
+    files = (f for p in paths for f in (p.rglob("*") if p.is_dir() else [p]) if f.is_file())
+    if paths and not any(f.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES for f in files):
+        kinds = ", ".join(sorted(TEXT_SUFFIXES | RECORD_SUFFIXES))
+        raise InputError(f"nothing to ingest in {', '.join(map(str, paths))}: no {kinds} file")
 
 
 def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | Failure]:

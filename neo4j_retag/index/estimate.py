@@ -22,7 +22,7 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import StageUsage, Usage
 from ..prompts import render
-from .documents import Document, read_path
+from .documents import Document, check_inputs, read_path
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
 from .lazy import planned_method
@@ -76,10 +76,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
                     text_field: str | None = None, topics: bool = True) -> Estimate:
     """Expected LLM usage per stage of `ingest paths` (documents already in ``graph`` cost
     nothing). Raises InputError for a path that does not exist."""
-    from ..errors import InputError
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"no such file or folder: {path}")
+    check_inputs(paths)
     docs = read_documents(paths, text_field)
     known: set[str] = set()
     indexed_units = 0  # the text units of the graph: topic mining reads them all

@@ -22,7 +22,7 @@ from ..errors import ConfigError, DatabaseUnreachable, InputError, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Failure, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
-from .documents import Document, read_path
+from .documents import Document, check_inputs, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .embed import embed_graph, prepare
 from .encoding import check_encoding
@@ -144,9 +144,11 @@ async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence
     ``topics`` is true, then embeddings (EMBEDDINGS); ``reembed`` drops every stored vector
     first (another embedding model or dimension).
 
-    Raises InputError for a missing path or an unknown topic mode, ConfigError for services
+    Raises InputError for a missing path, paths with no file of a type it reads, or an
+    unknown topic mode, ConfigError for services
     (a missing GDS_MODE=sessions setting before any LLM call: communities need it).
     """
+    check_inputs(paths)  # before anything is written or paid
     if settings.gds.mode == "sessions":
         sessions_requirements(settings)
     result = IngestResult()

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from neo4j_retag.index.documents import Document, decode, read_path
 from neo4j_retag.model import Failure, clean
 
@@ -44,3 +46,21 @@ def test_same_content_same_id(tmp_path):
 def test_decode_central_european_not_forced_to_cp1252():
     text = "Zażółć gęślą jaźń, mówiła pani. " * 10
     assert decode(text.encode("cp1250")) == text
+
+
+def test_nothing_to_ingest_is_a_user_error(tmp_path):
+    # a newcomer's `ingest report.pdf` and `ingest empty-folder/` printed a summary, exit 0
+    from neo4j_retag.errors import InputError
+    from neo4j_retag.index.documents import check_inputs
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(b"%PDF-1.4")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"nothing to ingest in .*report\.pdf: no \.csv"):
+        check_inputs([pdf])
+    with pytest.raises(InputError, match="nothing to ingest"):
+        check_inputs([tmp_path / "empty"])
+    with pytest.raises(InputError, match="no such file or folder"):
+        check_inputs([tmp_path / "missing.txt"])
+    (tmp_path / "empty" / "notes.md").write_text("The harbour plan.")
+    check_inputs([pdf, tmp_path / "empty"])  # one readable file: the pdf is skipped as before
+    check_inputs([])  # no paths: finish what earlier runs left
