@@ -14,6 +14,11 @@ RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
        COUNT { (:Claim) } AS claims,
        COUNT { (:Community {scope: 'general'}) } AS communities,
        COUNT { (c:Community {scope: 'general'}) WHERE c.report_status = 'ok' } AS community_reports,
+       // topic scopes apart; the failed / stale / composed / reused / embedded counts below
+       // are over every scope
+       COUNT { (c:Community) WHERE c.scope <> 'general' } AS topic_communities,
+       COUNT { (c:Community) WHERE c.scope <> 'general' AND c.report_status = 'ok' }
+         AS topic_reports,
        COUNT { (c:Community) WHERE c.report_status = 'failed' } AS failed_reports,
        COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
        COUNT { (c:Community) WHERE c.report_source = 'composed' } AS composed_reports,

@@ -17,8 +17,10 @@ def record_usage(graph: Graph, usage: Usage) -> None:
 
 
 def collect(graph: Graph) -> Record:
-    """Counts as a dict: documents, text_units, entities, relationships, claims, communities,
-    community_reports, levels (one entry per level), topics (with their levels), llm_usage,
+    """Counts as a dict: documents, text_units, entities, relationships, claims, communities
+    and community_reports (the general scope), topic_communities and topic_reports (the topic
+    scopes; failed, stale, composed, reused and embedded reports count every scope), levels
+    (one entry per level), topics (with their levels), llm_usage,
     dropped_records ({reason: extraction records dropped}), ingest_estimate (per stage, the last
     ingest's estimate and actual calls / prompt / completion tokens)."""
     out: Record = graph.run("ops/stats")[0]

@@ -50,7 +50,12 @@ def test_ingest_prints_its_summary_and_exits_3_until_nothing_is_failed(settings,
 def test_nothing_extracted_is_a_plain_outcome_not_run_ingest_first(settings, graph, double,
                                                                    tmp_path):
     (tmp_path / "empty").mkdir()
-    out = cli(["ingest", str(tmp_path / "empty")], env_for(settings, double, tmp_path))
+    env = env_for(settings, double, tmp_path)
+    out = cli(["ingest", str(tmp_path / "empty")], env)  # no file to read: a user error
+    assert out.exit_code == 1 and "nothing to ingest in" in out.output, out.output
+    assert "Traceback" not in out.output and double.count() == 0
+    (tmp_path / "empty" / "blank.txt").write_text("  \n")  # read, skipped as empty
+    out = cli(["ingest", str(tmp_path / "empty")], env)
     assert out.exit_code == 0, out.output
     assert "no entities extracted: communities, reports and topics skipped" in out.output
     assert "run `neo4j-retag ingest` first" not in out.output

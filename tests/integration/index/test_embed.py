@@ -35,6 +35,9 @@ def test_ingest_embeds_every_kind_and_a_rerun_embeds_nothing(settings, graph, do
     assert s["text_units_embedded"] == s["text_units"] == e.text_units
     assert s["entities_embedded"] == s["entities"] == e.entities
     assert s["reports_embedded"] == e.reports >= s["community_reports"]
+    # every scope's reports: the general one and the topic scopes, counted apart in stats
+    assert s["reports_embedded"] == s["community_reports"] + s["topic_reports"]
+    assert s["topic_communities"] >= s["topic_reports"]
     assert s["embedding_model"] == "double-embedding"
     for label in ("Chunk", "Entity", "Community"):
         assert _embedded(graph, label)["dims"] == EMBED_DIM

@@ -27,6 +27,10 @@ def test_topics_build_labelled_subgraphs_and_reports(indexed, graph, double):
     ghosts = counts["Ghosts and spirits"]
     assert ghosts.entities > 0 and ghosts.communities > 0
     assert ghosts.reports == ghosts.communities
+    from neo4j_retag.ops.stats import collect
+    st = collect(graph)  # stats count the topic scopes apart from the general one
+    assert st["topic_reports"] == sum(c.reports for c in out.counts) > 0
+    assert st["topic_communities"] == sum(c.communities for c in out.counts)
     # topic communities live beside the general ones, linked to their topic
     n = graph.driver.execute_query(
         "MATCH (c:Community)-[:OF_TOPIC]->(t:Topic {name: 'Ghosts and spirits'}) "
