@@ -33,15 +33,18 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
         click.echo(json.dumps({
             "documents": est.documents, "documents_indexed_already": est.documents_known,
             "text_units": est.text_units, "text_unit_tokens": est.text_unit_tokens,
-            "profile": est.profile, "calibrated": est.calibrated, "stages": est.as_dict(),
+            "profile": est.profile, "calibrated": est.calibrated, "upgrade": est.upgrade,
+            "stages": est.as_dict(),
             "profile_stages": est.as_dict(raw=True),
             "total": {"calls": total.calls, "prompt_tokens": total.prompt_tokens,
                       "completion_tokens": total.completion_tokens},
             "price": price, "note": note or None}, indent=2))
         return
-    table = Table(title=f"neo4j-retag ingest --estimate ({est.text_units} new text units of "
-                        f"{est.documents - est.documents_known} new documents; "
-                        f"{est.documents_known} indexed already)")
+    table = Table(title=f"neo4j-retag ingest --estimate ({est.text_units} text units of "
+                        f"{est.documents} documents: the lazy index made full)" if est.upgrade
+                  else f"neo4j-retag ingest --estimate ({est.text_units} new text units of "
+                       f"{est.documents - est.documents_known} new documents; "
+                       f"{est.documents_known} indexed already)")
     for col in ("stage", "LLM calls", "prompt tokens", "completion tokens"):
         table.add_column(col, justify="left" if col == "stage" else "right")
     for name, s in est.stages.items():

@@ -36,7 +36,8 @@ class Estimate:
     text_unit_tokens: int = 0
     profile: str = "remote"
     model: str = ""
-    calibrated: bool = False  # scaled by the last ingest's actual / estimate (same profile)
+    calibrated: bool = False  # LLM stages scaled by the last ingest's actual / estimate
+    upgrade: bool = False  # --full on a lazy index: its text units are extracted now
     stages: dict[str, StageUsage] = field(default_factory=dict)
     raw: dict[str, StageUsage] = field(default_factory=dict)  # the profile's figures alone
 
@@ -80,17 +81,17 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     docs = read_documents(paths, text_field)
     known: set[str] = set()
     indexed_units = 0  # the text units of the graph: topic mining reads them all
-    lazy = settings.index.method == "lazy"
+    lazy, upgrade = settings.index.method == "lazy", False
     if graph is not None:
         plan = planned_method(graph, settings)
-        lazy = plan == "lazy"
+        lazy, upgrade = plan == "lazy", plan == "upgrade"
         # an upgrade (--full on a lazy graph) extracts the text units already there too
-        known = set() if plan == "upgrade" else {
+        known = set() if upgrade else {
             r["id"] for r in graph.run("index/existing_documents", ids=[d.id for d in docs])}
         indexed_units = graph.run("index/chunk_count")[0]["n"]
     p = profile_for(settings)
     est = Estimate(documents=len(docs), documents_known=len(known), profile=p.name,
-                   model=settings.llm.model)
+                   model=settings.llm.model, upgrade=upgrade)
     enc = settings.encoding
     claims = settings.index.extract_claims and settings.index.claims_call == "combined"
     cap = settings.llm.max_tokens * p.completion_cap
@@ -138,7 +139,8 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
                                     est.text_unit_tokens / u, indexed_units)
     _embed_stage(est, settings, p)
     factors = calibration(graph, p.name, settings.llm.model)
-    est.calibrated = bool(factors)
+    # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
+    est.calibrated = any(k in est.raw and k != "embed" for k in factors)
     est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}
     return est
 

@@ -100,7 +100,10 @@ def test_full_after_lazy_turns_the_lazy_index_into_the_full_one(lazy, settings, 
     full = settings.model_copy(update={"index_method": "full"})  # `ingest --full`
     # the estimate follows: a plain ingest stays lazy (0 calls), --full extracts every unit
     assert not estimate_ingest(settings, [SAMPLE], graph).stages
-    assert estimate_ingest(full, [SAMPLE], graph).stages["extract"].calls == chunks
+    est = estimate_ingest(full, [SAMPLE], graph)
+    assert est.stages["extract"].calls == chunks
+    assert est.upgrade and est.documents_known == 0  # said so, not "new documents"
+    assert not est.calibrated  # the lazy ingest before called no LLM: nothing to scale by
     result = ingest(full, graph, [SAMPLE])
     assert result.documents_new == 0 and result.text_units_extracted == chunks
     assert result.communities_rebuilt and any("turned into the full index" in o

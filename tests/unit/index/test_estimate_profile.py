@@ -69,6 +69,18 @@ def test_calibration_scales_each_stage_by_the_last_runs_actual_over_raw(tmp_path
     assert est.stages["report"] == est.raw["report"]  # another model's figures: not used
 
 
+def test_a_lazy_ingest_before_calibrates_no_llm_stage(tmp_path):
+    # a newcomer's `--estimate --full` after a lazy ingest (0 LLM calls, embeddings only) said
+    # "calibrated by the last ingest's actual figures"
+    s = make_settings(tmp_path, {}, openai_base_url="http://x/v1", openai_model="m")
+    last = [{"stage": "embed", "profile": "remote", "model": "m", "raw_calls": 4,
+             "raw_prompt_tokens": 1000, "raw_completion_tokens": 0, "actual_calls": 2,
+             "actual_prompt_tokens": 900, "actual_completion_tokens": 0}]
+    est = estimate_ingest(s, [SAMPLE], Graph(last))  # type: ignore[arg-type]
+    assert not est.calibrated
+    assert est.stages["extract"] == est.raw["extract"]
+
+
 def test_topics_mined_again_only_when_the_new_text_units_exceed_the_share(tmp_path):
     s = make_settings(tmp_path, {}, openai_base_url="http://x/v1", openai_model="m")
     fresh = estimate_ingest(s, [SAMPLE], Graph())  # type: ignore[arg-type]
