@@ -134,9 +134,10 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                       f"{[c.id for c in answer.citations]} | chatter stripped "
                       f"{tr.chatter_stripped}[/dim]")
     t = usage.total
+    secs = ", ".join(f"{k} {v:.1f}" for k, v in tr.seconds.items())
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
-                  f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds "
-                  f"{tr.seconds}[/dim]")
+                  f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds: "
+                  f"{secs}[/dim]")
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")

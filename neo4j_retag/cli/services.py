@@ -142,7 +142,9 @@ def doctor(obj: Ctx) -> None:
     table = Table("check", "ok", "detail")
     for c in checks:
         table.add_row(c.name, "[green]yes[/green]" if c.ok else "[red]NO[/red]",
-                      c.detail if c.ok else f"{c.detail}\n[yellow]fix:[/yellow] {c.fix}")
+                      # a detail that names its fix already is not told it twice
+                      c.detail if c.ok or not c.fix or c.fix in c.detail
+                      else f"{c.detail}\n[yellow]fix:[/yellow] {c.fix}")
     console.print(table)
     if not all(c.ok for c in checks):
         sys.exit(1)

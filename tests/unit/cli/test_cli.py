@@ -73,3 +73,15 @@ def test_python_dash_m_runs_the_cli():
         out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                              text=True)
         assert out.returncode == 0 and "Commands:" in out.stdout, out.stderr
+
+
+def test_doctor_tells_a_fix_once(monkeypatch):
+    from neo4j_retag.ops import doctor
+    monkeypatch.setattr(doctor, "run_checks", lambda s: [
+        doctor.Check("Neo4j reachable", False, "cannot connect: run `neo4j-retag neo4j start`",
+                     "`neo4j-retag neo4j start`"),
+        doctor.Check("LLM endpoint", False, "refused", "check OPENAI_BASE_URL")])
+    out = cli(["doctor"], {})
+    assert out.exit_code == 1
+    assert out.output.count("neo4j-retag neo4j start") == 1  # was the detail and a "fix:"
+    assert "check OPENAI_BASE_URL" in out.output
