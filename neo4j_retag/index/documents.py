@@ -22,6 +22,7 @@ from ..model import Failure, clean
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
 RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
+SUFFIXES = TEXT_SUFFIXES | RECORD_SUFFIXES  # what `ingest` reads
 TEXT_FIELDS = ("body", "text", "content")
 META_FIELDS = ("title", "source", "published_at", "category")
 _PUNCT = "\u2018\u2019\u201c\u201d\u2013\u2014\u20ac"  # cp1252's quotes, dashes, euro
@@ -90,18 +91,22 @@ def check_inputs(paths: Sequence[Path]) -> None:
     for path in paths:
         if not path.exists():
             raise InputError(f"no such file or folder: {path}")
-    files = (f for p in paths for f in (p.rglob("*") if p.is_dir() else [p]) if f.is_file())
-    if paths and not any(f.suffix.lower() in TEXT_SUFFIXES | RECORD_SUFFIXES for f in files):
-        kinds = ", ".join(sorted(TEXT_SUFFIXES | RECORD_SUFFIXES))
-        raise InputError(f"nothing to ingest in {', '.join(map(str, paths))}: no {kinds} file")
+    # the first readable file ends the walk: a large folder is not listed twice
+    if paths and not any(f.suffix.lower() in SUFFIXES for p in paths for f in _files(p)):
+        raise InputError(f"nothing to ingest in {', '.join(map(str, paths))}: no "
+                         f"{', '.join(sorted(SUFFIXES))} file")
+
+
+def _files(path: Path) -> Iterator[Path]:
+    """The files of a folder, recursively (unsorted), or the file itself."""
+    return (p for p in path.rglob("*") if p.is_file()) if path.is_dir() else iter([path])
 
 
 def read_path(path: Path, text_field: str | None = None) -> Iterator[Document | Failure]:
     """Documents (or a `skipped` Failure) from one file or a folder, recursively, sorted."""
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for f in files:
+    for f in sorted(_files(path)):
         suffix = f.suffix.lower()
-        if suffix not in TEXT_SUFFIXES | RECORD_SUFFIXES:
+        if suffix not in SUFFIXES:
             if not path.is_dir():
                 yield skipped(str(f), "unsupported", f"unsupported file type {suffix or '(none)'}")
             continue

@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import tokens
 from ..config import Settings
 from ..db import Graph, vectors
-from ..errors import ConfigError, DatabaseUnreachable, InputError, RetagError
+from ..errors import ConfigError, DatabaseUnreachable, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Failure, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
@@ -50,13 +50,10 @@ def text_units(doc: Document, settings: Settings) -> list[TextUnit]:
 
 def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
                    result: IngestResult, text_field: str | None = None) -> None:
-    """Read, replace edited documents, MERGE documents and their text units.
-
-    Raises InputError for a path that does not exist."""
+    """Read, replace edited documents, MERGE documents and their text units (``paths``
+    checked by ``run_ingest``: ``documents.check_inputs``)."""
     docs: dict[str, Document] = {}
     for path in paths:
-        if not path.exists():
-            raise InputError(f"no such file or folder: {path}")
         for item in read_path(path, text_field):
             if isinstance(item, Failure):
                 result.skipped.append(item)
