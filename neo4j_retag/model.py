@@ -258,6 +258,7 @@ class Trace(BaseModel):
     points_zero: int = 0
     points_kept: int = 0
     points_in_reduce: int = 0
+    points_degenerate: int = 0  # map points dropped: repeated, echoing or ungrounded text
     invalid_citations: list[str] = Field(default_factory=list)
     stale_reports: int = 0  # reports left out: their members changed (documents deleted)
     chatter_stripped: int = 0  # free-text outputs (map points, answers) with chatter removed
@@ -271,6 +272,9 @@ class Trace(BaseModel):
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)
+    # why the answer is the no-answer sentence (nothing retrieved, every reply degenerate ...):
+    # set, the answer is no answer and `ask` exits non-zero
+    no_answer: str | None = None
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)
 
@@ -295,6 +299,11 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     sources: list[Citation] = Field(default_factory=list)
     trace: Trace = Field(default_factory=Trace)
+
+    @property
+    def answered(self) -> bool:
+        """False when the text is the no-answer sentence (``trace.no_answer`` says why)."""
+        return self.trace.no_answer is None
 
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump()

@@ -167,11 +167,18 @@ def default_report(body: dict[str, Any]) -> str:
                                     for n in names]})
 
 
+WORDS = re.compile(r"[^\W_]+")
+
+
 def default_map(body: dict[str, Any]) -> str:
-    ids = re.findall(r"^(\d+),", body["messages"][-1]["content"], re.M)
-    return json.dumps({"points": [{"description": f"Point from report {i} [Data: Reports ({i})]",
-                                   "score": 50 + int(i) % 40, "reports": [int(i)]}
-                                  for i in ids[:3]]})
+    """A point per report (3 at most), quoting a few words of its row: grounded in the batch,
+    as a real map point is (an ungrounded one is degenerate, llm.degenerate)."""
+    rows = re.findall(r"^(\d+),(.*)$", body["messages"][-1]["content"], re.M)
+    def quote(row: str) -> str:
+        return " ".join(WORDS.findall(row)[:8])
+    return json.dumps({"points": [
+        {"description": f"Point from report {i}: {quote(row)} [Data: Reports ({i})]",
+         "score": 50 + int(i) % 40, "reports": [int(i)]} for i, row in rows[:3]]})
 
 
 def default_reduce(body: dict[str, Any]) -> str:
@@ -272,9 +279,12 @@ def default_drift_local(body: dict[str, Any]) -> str:
 
 
 def default_drift_reduce(body: dict[str, Any]) -> str:
-    """Every marker of the intermediate answers, repeated."""
+    """The names of the intermediate answers and every marker of them, repeated."""
     markers = re.findall(r"\[Data: [^\]]*\]", body["messages"][-1]["content"])
-    return "The search found this. " + " ".join(dict.fromkeys(markers))
+    names = names_in(re.sub(r"\[Data: [^\]]*\]|-[A-Z][a-z ]+-", "",
+                            body["messages"][-1]["content"]), 3)
+    return (f"The search found {', '.join(names) or 'this'}. "
+            + " ".join(dict.fromkeys(markers)))
 
 
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {

@@ -113,6 +113,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
+        _exit_unanswered(answer)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -167,6 +168,16 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+    _exit_unanswered(answer)
+
+
+def _exit_unanswered(answer: Answer) -> None:
+    """Exit 1 with one line when the answer is the no-answer sentence: a script must not
+    take it for an answer."""
+    if not answer.answered:
+        err_console.print(f"no answer: {answer.trace.no_answer}", highlight=False,
+                          markup=False)
+        sys.exit(1)
 
 
 def sources_line(answer: Answer) -> str:

@@ -21,34 +21,31 @@ import diskcache
 import openai
 from pydantic import BaseModel
 
-from .. import tokens
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
-from ..prompts import fragment
+from ..text import strip_chatter
+from .degenerate import Subject, degenerate
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
-    CONTENT_FILTER,
     EMPTY,
     INVALID,
-    LOOP,
     TRUNCATED,
-    UNPARSEABLE,
     Reply,
     ReplyFault,
-    check_text,
-    not_prose,
+    free_text,
     parse_json,
     read_envelope,
 )
+from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
-from .structured import validator
+from .structured import accepted, validator
 from .transport import send
 from .usage import StageUsage, Usage
 
-__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "parse_json", "run_with_llm", "bound_schema"]
+__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
+           "bound_schema"]
 log = logging.getLogger(__name__)
-LOOP_PENALTY = 0.5  # frequency_penalty added per retry of a reply that looped
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
@@ -148,11 +145,6 @@ class LLM:
         reply.repairs = []  # from here: what parsing repairs, counted if the reply is used
         return reply
 
-    def _more_room(self, cap: int, messages: list[dict[str, str]]) -> int:
-        """A larger completion cap after a truncation: doubled, within the context window."""
-        used = tokens.count("\n".join(m["content"] for m in messages), self.settings.encoding)
-        return max(cap, min(2 * cap, self.settings.serve.llm_ctx - used - 16))
-
     async def complete(
         self,
         messages: list[dict[str, str]],
@@ -164,11 +156,16 @@ class LLM:
         truncation_ok: bool = False,
         attempts: int | None = None,
         prose: bool = False,
+        subject: Subject | None = None,
     ) -> Any:
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
         ``validate`` appends the harmless defects it repaired to ``repairs``. ``prose``: the
         reply is an answer's free text, so JSON or an echo of the system prompt (an injected
-        template) is ``invalid``. ``attempts``
+        template) is ``invalid``, and text that answers nothing (``llm.degenerate``: repeated
+        lines, a looping phrase, the question echoed, nothing of ``subject``'s context) is
+        ``degenerate``: asked again once with ``frequency_penalty`` raised, then the call
+        fails (never cached, and a cached reply that is degenerate is asked again).
+        ``attempts``
         (default LLM_MAX_RETRIES + 1) bounds the tries of an optional call (a gleaning round).
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
@@ -188,20 +185,19 @@ class LLM:
         if response_format:
             params["response_format"] = response_format
         key = self._key(messages, params)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
+                prose and validate is None and degenerate(strip_chatter(hit).text, subject)):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
-        msgs = list(messages)
+        retry = Retry(messages, params, self.caps, self.settings, prose)
         attempts = attempts or self.settings.llm.max_retries + 1
         last: ReplyFault | None = None
-        bad = 0  # unparseable / invalid replies so far
         for _ in range(attempts):
             try:
-                reply = await self._call(stage, msgs, params)
+                reply = await self._call(stage, retry.msgs, retry.params)
                 if validate is None:
-                    text = check_text(reply, truncation_ok=truncation_ok)
-                    if prose and (why := not_prose(text, messages[0]["content"])):
-                        raise ReplyFault(INVALID, f"{stage}: {why}", text)
+                    text = free_text(reply, stage=stage, system=messages[0]["content"],
+                                     prose=prose, subject=subject, truncation_ok=truncation_ok)
                     result: Any = text
                 else:
                     if reply.finish_reason == "length" and not truncation_ok:
@@ -216,23 +212,8 @@ class LLM:
                                                                            err.raw)
                 self.usage.fault(fault.reason)
                 last = fault
-                if fault.reason == CONTENT_FILTER:
-                    break  # the same request meets the same filter: asking again only costs
-                if fault.reason == LOOP and self.caps.get("frequency_penalty") is not False:
-                    # greedy decoding repeats the loop however much room it gets: penalise
-                    # repeated tokens instead (0.5 ends SmolLM2's reduce loops)
-                    penalty = min(2.0, params.get("frequency_penalty", 0.0) + LOOP_PENALTY)
-                    params = {**params, "frequency_penalty": penalty}
-                elif fault.reason in (TRUNCATED, LOOP):  # a loop without the penalty: room
-                    room = self._more_room(params["max_tokens"], msgs)
-                    if room <= params["max_tokens"]:
-                        break  # no more room in the context: the item fails as truncated
-                    params = {**params, "max_tokens": room}
-                elif fault.reason in (UNPARSEABLE, INVALID):
-                    # asked again as it was first (a one-off bad reply is the usual case, and
-                    # the answer is then the one the request gives); a second time, nudged
-                    bad += 1
-                    msgs = self._nudged(messages, fault, prose) if bad >= 2 else list(messages)
+                if not retry.after(fault):
+                    break
                 continue
             for r in reply.repairs:
                 self.usage.fault(r)
@@ -244,17 +225,6 @@ class LLM:
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
                          f"(last: {last.detail})", last.raw)
 
-    def _nudged(self, messages: list[dict[str, str]], fault: ReplyFault,
-                prose: bool = False) -> list[dict[str, str]]:
-        """``messages`` with the validation error added to the system message (one is put
-        first if there is none): chat templates take a system message only there."""
-        nudge = fragment("llm/reply_not_prose" if prose else "llm/reply_invalid",
-                         error=str(fault)[:300])
-        if messages and messages[0].get("role") == "system":
-            first = {**messages[0], "content": messages[0]["content"] + "\n\n" + nudge}
-            return [first, *messages[1:]]
-        return [{"role": "system", "content": nudge}, *messages]
-
     async def structured(
         self,
         messages: list[dict[str, str]],
@@ -263,10 +233,14 @@ class LLM:
         stage: str,
         max_tokens: int | None = None,
         attempts: int | None = None,
+        accept: Callable[[M], str | None] | None = None,
     ) -> M:
         """A completion parsed into ``model``: JSON-schema output where the endpoint takes it,
-        a tolerant parser otherwise (harmless defects repaired, truncation refused). Raises
-        ReplyFault (an LLMParseError) when no attempt gave valid output."""
+        a tolerant parser otherwise (harmless defects repaired, truncation refused).
+        ``accept(result)`` says why a parsed result is no answer (e.g. every map point
+        degenerate), or None: such a reply is ``degenerate`` (asked again once with a
+        repetition penalty, see ``complete``). Raises ReplyFault (an LLMParseError) when no
+        attempt gave valid output."""
 
         schema = schema_of(model)
         small = bounded(model, self.settings.llm.schema_max_items,
@@ -276,7 +250,8 @@ class LLM:
             fmt = response_format(self.json_mode, model.__name__, sent)
             try:
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
-                                           validate=validator(model, stage, sent),
+                                           validate=accepted(validator(model, stage, sent),
+                                                             accept, stage),
                                            response_format=fmt, attempts=attempts)
             except LLMError as err:
                 nxt = FALLBACK.get(self.json_mode)
@@ -290,3 +265,4 @@ class LLM:
                 self.caps.set("json_mode_why", f"{self.json_mode} refused: {err}"[:300])
                 self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
                 self.caps.set("json_mode", nxt)
+

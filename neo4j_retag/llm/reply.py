@@ -17,6 +17,8 @@ import json_repair
 from .. import tokens
 from ..errors import LLMParseError
 from ..model import JSON, clean
+from ..text import strip_chatter
+from .degenerate import Subject, degenerate
 
 # reasons a reply is unusable (retried, then the item fails with the last one)
 NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
@@ -29,6 +31,8 @@ INVALID = "invalid"              # JSON of the wrong shape
 REFUSED = "refused"              # the model declined ("I'm sorry, I cannot ...")
 CONTENT_FILTER = "content_filter"  # finish_reason "content_filter", or a 400 saying so
 LOOP = "loop"                    # truncated while repeating itself: more room only repeats more
+DEGENERATE = "degenerate"        # fluent text that answers nothing (llm.degenerate): repeated
+                                 # lines, a looping phrase, the question echoed, ungrounded
 # harmless defects are repaired and counted under their own names (think, fence, prose,
 # chatter, nousage, sanitised, truncated_ok, tuples, over_items, over_length, extra_field)
 # beside the reasons above: the reply is used
@@ -155,6 +159,21 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
+_KEY = re.compile(r'"\s*:')  # a JSON key, what an object with a defect still has
+def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
+              subject: Subject | None = None, truncation_ok: bool = False) -> str:
+    """The text of a free-text reply (``check_text``); with ``prose`` (an answer) also
+    ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) and
+    ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
+    its chatter). Raises ReplyFault."""
+    text = check_text(reply, truncation_ok=truncation_ok)
+    if prose and (why := not_prose(text, system)):
+        raise ReplyFault(INVALID, f"{stage}: {why}", text)
+    if prose and (why := degenerate(strip_chatter(text).text, subject)):
+        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
+    return text
+
+
 # a prompt's section header: "-Goal-", "-Target response length and format-"
 _HEADER = re.compile(r"^-+([A-Za-z][^\n]*?)-+[ \t]*$", re.M)
 
@@ -164,13 +183,17 @@ def not_prose(text: str, prompt: str) -> str | None:
     the model to answer with a template), or a piece of the prompt's own instructions or
     example echoed back, or an answer that opens with one of the prompt's section headers.
     The caller raises it as ``invalid`` (retried, then the item fails)."""
-    body = _FENCE.sub("", text.strip())
+    # after the lead-in is gone ("Answer: {...}"), and JSON with a harmless defect (a
+    # trailing comma) still JSON
+    body = _FENCE.sub("", strip_chatter(text).text.strip()).strip()
     if body[:1] in "{[" and body[-1:] in "}]":
         try:
             value = json.loads(body)
         except ValueError:
-            value = None
-        if isinstance(value, dict | list):
+            # an object only: "[Data: Reports (1)]" is a citation, not a JSON array
+            value = (json_repair.loads(body) if body[0] == "{" and _KEY.search(body)
+                     and not unclosed(body) else None)
+        if isinstance(value, dict | list) and value:
             return "a JSON value where a free-text answer was asked for"
     norm = " ".join(body.casefold().split())
     if len(norm) >= 20 and norm in " ".join(prompt.casefold().split()):

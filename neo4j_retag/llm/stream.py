@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from ..errors import LLMParseError
-from .reply import CONTENT_FILTER, INVALID, ReplyFault, check_text, not_prose, read_envelope
+from ..text import strip_chatter
+from .degenerate import Subject, degenerate
+from .reply import CONTENT_FILTER, free_text, read_envelope
 from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:
@@ -28,14 +30,16 @@ log = logging.getLogger(__name__)
 
 
 async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
-                             on_token: Callable[[str | None], None], prose: bool = False) -> str:
+                             on_token: Callable[[str | None], None], prose: bool = False,
+                             subject: Subject | None = None) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
-    ``prose`` as for ``LLM.complete`` (JSON or an echoed template is invalid). Raises what
-    ``LLM.complete`` raises."""
+    ``prose`` and ``subject`` as for ``LLM.complete`` (JSON or an echoed template is invalid,
+    text that answers nothing degenerate). Raises what ``LLM.complete`` raises."""
     params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
                               "max_tokens": llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
-    if llm.cache is not None and (hit := llm.cache.get(key)) is not None:
+    if llm.cache is not None and (hit := llm.cache.get(key)) is not None and not (
+            prose and degenerate(strip_chatter(str(hit)).text, subject)):
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)
@@ -68,9 +72,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         st.calls += 1
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
-        text = check_text(reply)
-        if prose and (why := not_prose(text, messages[0]["content"])):
-            raise ReplyFault(INVALID, f"{stage}: {why}", text)
+        text = free_text(reply, stage=stage, system=messages[0]["content"], prose=prose,
+                         subject=subject)
     except (openai.OpenAIError, LLMParseError) as err:
         # the stream as a first attempt only: the client's own retries take it from here
         log.warning("%s: the streamed reply is unusable (%s): asked again without streaming",
@@ -83,7 +86,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         if reason == CONTENT_FILTER:  # the same request meets the same filter
             llm.usage.stage(stage).failed += 1
             raise err
-        text = str(await llm.complete(messages, stage=stage, prose=prose))
+        text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject))
         on_token(text)
         return text
     for r in reply.repairs:

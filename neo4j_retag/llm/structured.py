@@ -8,11 +8,11 @@ error, then the item fails."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .reply import INVALID, ReplyFault, parse_json
+from .reply import DEGENERATE, INVALID, ReplyFault, parse_json
 from .schema import JSON, Shape, conform, first_error
 
 M = TypeVar("M", bound=BaseModel)
@@ -38,3 +38,17 @@ def validator(model: type[M], stage: str, sent: JSON) -> Callable[[str, list[str
                              text) from err
 
     return validate
+
+
+def accepted(validate: Callable[[str, list[str]], Any], accept: Callable[[Any], str | None] | None,
+             stage: str) -> Callable[[str, list[str]], Any]:
+    """``validate`` followed by ``accept``: a parsed result it rejects is ``degenerate``."""
+    if accept is None:
+        return validate
+
+    def check(text: str, repairs: list[str]) -> Any:
+        result = validate(text, repairs)
+        if (why := accept(result)) is not None:
+            raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
+        return result
+    return check

@@ -12,7 +12,7 @@ from ..llm import LLM
 from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
 from .citations import cited_sources
-from .common import answer_from, fit, no_answer
+from .common import answer_from, fit, no_answer_for
 from .map_reduce import map_reduce
 from .retrieval import lucene_query
 from .vectors import embed_or_note, fuse_hits, nearest_text_units
@@ -51,8 +51,8 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
     trace.reports_retrieved = len(rows)
     events.emit("retrieved", text_units=len(rows), method="rag", level=-1)
     if not rows:
-        trace.note(f"{retrieval} retrieved no text unit for the question")
-        return Answer(answer=no_answer(settings), trace=trace)
+        return Answer(answer=no_answer_for(settings, trace, f"{retrieval} retrieved no text "
+                                           "unit for the question"), trace=trace)
     sources = csv_table("Sources", ["id", "title", "text"], rows)
     text = await answer_from(llm, settings, query, sources, trace)
     valid = {f"Sources:{r[0]}": Citation(kind="text_unit", id=hits[r[0]]["text_unit_id"],

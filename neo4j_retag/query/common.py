@@ -13,7 +13,7 @@ from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
-from ..llm import LLM
+from ..llm import LLM, Subject
 from ..llm.stream import complete_streaming
 from ..model import Failure, Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
@@ -36,6 +36,16 @@ def no_answer(settings: Settings) -> str:
     return fragment("query/no_answer")
 
 
+def no_answer_for(settings: Settings, trace: Trace, why: str,
+                  level: int = logging.INFO) -> str:
+    """The no-answer sentence, ``why`` noted and kept as ``trace.no_answer``: the answer is
+    then no answer (``Answer.answered`` False; `ask` exits non-zero), never passed off as
+    one."""
+    trace.no_answer = why
+    note_once(trace, why, level)
+    return no_answer(settings)
+
+
 class AnswerFailedError(LLMError):
     """The step that writes the answer failed after its retries (blocked by a content filter,
     refused, unusable) or every rating call of dynamic selection failed: exit non-zero with
@@ -56,25 +66,28 @@ def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
 
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
-                           *, required: bool = False) -> str:
+                           *, required: bool = False, subject: Subject | None = None) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted and recorded in
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
     filter blocked it, or on any failure when the call is ``required`` (the only answer call:
     no fallback would be an answer). A reply that is JSON or the prompt's own template
-    (injected by a document) is retried, then the honest no-answer with a note. Streamed
-    piece by piece when someone listens to the question's events (`serve`)."""
+    (injected by a document), or degenerate (``llm.degenerate``: repeated lines, a looping
+    phrase, the question echoed, nothing of ``subject``'s context), is retried, then the
+    honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
+    someone listens to the question's events (`serve`)."""
     sink = events.token_sink()
     try:
         text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
-                                             prose=True) if sink
-                          else llm.complete(messages, stage=stage, prose=True)))
+                                             prose=True, subject=subject) if sink
+                          else llm.complete(messages, stage=stage, prose=True,
+                                            subject=subject)))
     except LLMError as err:
-        if err.reason == "invalid":
-            trace.note(f"the {stage} step gave no free-text answer after its retries ({err}): "
-                       "no answer", logging.WARNING)
+        if err.reason in ("invalid", "degenerate"):
             trace.failures.append(Failure.of(stage, err))
-            return no_answer(llm.settings)
+            what = "free-text answer" if err.reason == "invalid" else "usable answer"
+            return no_answer_for(llm.settings, trace, f"the {stage} step gave no {what} "
+                                 f"after its retries ({err})", logging.WARNING)
         if required or err.reason == "content_filter":
             raise failed_answer(stage, err, trace) from err
         trace.note(f"{stage} failed: {err}")
@@ -104,7 +117,8 @@ async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
     msgs = render("query/rag_answer", context=context,
                   question=query.question, response_type=query.response_type)
     with timed(trace.seconds, "answer"):
-        return await complete_or_note(llm, msgs, "answer", trace, required=True)
+        return await complete_or_note(llm, msgs, "answer", trace, required=True,
+                                      subject=Subject(query.question, context))
 
 
 def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:

@@ -30,7 +30,7 @@ import logging
 from .. import events
 from ..config import Settings
 from ..db import Graph
-from ..llm import LLM, Usage
+from ..llm import LLM, Subject, Usage
 from ..model import (
     GENERAL,
     Answer,
@@ -46,7 +46,7 @@ from ..model import (
 )
 from ..prompts import render
 from .citations import cited_sources
-from .common import AnswerFailedError, complete_or_note, no_answer, note_once
+from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
 from .drift_steps import (
     Action,
     folds,
@@ -193,12 +193,13 @@ async def _reduce(llm: LLM, settings: Settings, query: Query, actions: list[Acti
             trace.note(msg)
             raise AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
                                     "`neo4j-retag doctor`)", "drift_failed")
-        trace.note("no step of the search found anything to answer from")
-        return Answer(answer=no_answer(settings), trace=trace)
+        return Answer(answer=no_answer_for(settings, trace, "no step of the search found "
+                                           "anything to answer from"), trace=trace)
     events.emit("reduce", points=len(used))
     msgs = render("query/drift_reduce", context=context, question=query.question,
                   response_type=query.response_type)
-    text = await complete_or_note(llm, msgs, "drift_reduce", trace)
+    text = await complete_or_note(llm, msgs, "drift_reduce", trace, subject=Subject(
+        query.question, "\n".join(a.answer for a in used)))
     if not text:
         text = "\n\n".join(a.answer for a in used)
         trace.note("the reduce step gave no text: the best intermediate answers are shown")

@@ -25,12 +25,12 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import LevelError, LLMError, RetagError
-from ..llm import LLM
+from ..llm import LLM, Subject
 from ..model import Answer, Citation, Failure, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
 from .citations import cited_sources
-from .common import complete_or_note, no_answer, words
+from .common import complete_or_note, no_answer_for, words
 from .lazy_search import Hierarchy, search
 from .map_reduce import MapFailedError
 from .retrieval import lucene_query
@@ -234,13 +234,14 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         used += n
     trace.points_total, trace.points_in_reduce = len(ranked_claims), len(rows)
     if not rows:
-        trace.note("the relevant text units gave no claim")
-        return Answer(answer=no_answer(settings), trace=trace)
+        return Answer(answer=no_answer_for(settings, trace, "the relevant text units gave no "
+                                           "claim"), trace=trace)
     context = csv_table("Claims", ["id", "claim", "sources"], rows)
     msgs = render("query/lazy_answer", context=context, question=question,
                   response_type=query.response_type)
     with timed(trace.seconds, "answer"):
-        text = await complete_or_note(llm, msgs, "lazy_answer", trace)
+        text = await complete_or_note(llm, msgs, "lazy_answer", trace, subject=Subject(
+            question, "\n".join(str(r[1]) for r in rows)))
     if not text:
         text = "\n".join(f"- {r[1]} [Data: Sources ({r[2].replace(';', ',')})]" for r in rows)
         trace.note("the answer step gave no text: the best claims are shown")

@@ -13,7 +13,7 @@ from ..db import Graph
 from ..llm import LLM
 from ..model import Answer, Query, Trace, timed
 from .citations import cited_sources
-from .common import answer_from, no_answer
+from .common import answer_from, no_answer_for
 from .local_context import build_context, seed
 from .retrieval import query_level
 
@@ -28,8 +28,8 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         seeding = await seed(graph, llm, settings, query.question, trace)
         trace.seeding = seeding
         if seeding is None:
-            trace.note("no entity matches the question")
-            return Answer(answer=no_answer(settings), trace=trace)
+            return Answer(answer=no_answer_for(settings, trace, "no entity matches the "
+                                               "question"), trace=trace)
         ctx = build_context(graph, settings, query.question, seeding, level,
                             q.reduce_context_tokens,
                             text_unit_prop=q.local_text_unit_prop,

@@ -22,13 +22,14 @@ from .. import events
 from ..citations import check
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
-from ..llm import LLM
+from ..llm import LLM, Subject
+from ..llm.degenerate import degenerate
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import keep_valid_reports, report_ids
-from .common import complete_or_note, no_answer
+from .common import complete_or_note, no_answer_for, note_once
 
 
 class MapFailedError(LLMError):
@@ -121,10 +122,22 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
     msgs = render("query/map", context=_report_table(batch),
                   question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
+    subject = Subject(question, "\n".join(f"{r.title}\n{r.full_content}" for r in batch))
+
+    def accept(result: MapResult) -> str | None:
+        # a batch whose every point answers nothing is asked again (with a repetition
+        # penalty), then fails; single degenerate points are dropped below
+        whys = [degenerate(p.description, subject) for p in result.points]
+        if whys and all(whys):
+            return f"every map point is degenerate (first: {whys[0]})"
+        return None
+
     try:
-        result = await llm.structured(msgs, map_model(ids), stage="map")
-    except LLMParseError:
+        result = await llm.structured(msgs, map_model(ids), stage="map", accept=accept)
+    except LLMParseError as err:
         trace.map_parse_failures += 1
+        if err.reason == "degenerate":
+            note_once(trace, f"a map batch gave only degenerate points: {err}")
         return []
     except LLMError:
         trace.map_failures += 1
@@ -136,6 +149,9 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         p.description, changed = strip_chatter(p.description)
         trace.chatter_stripped += changed
+        if degenerate(p.description, subject):
+            trace.points_degenerate += 1
+            continue
         # a model made to give several points may repeat one: the best-scored copy stays
         key = " ".join(p.description.casefold().split())
         p.description = with_marker(p.description, p.reports)
@@ -179,7 +195,7 @@ async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[
 
     Parse failures are counted in ``trace`` (distinct from score-0 points); an answer that
     cannot be given says why in ``trace.notes``. Raises MapFailedError ("N of N map batches
-    could not be parsed") when every map batch failed: the honest no-answer stays for reports
+    gave no usable points") when every map batch failed: the honest no-answer stays for reports
     that simply score 0.
     """
     return (await map_reduce_many(llm, settings, question, reports, trace,
@@ -201,8 +217,8 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
                      for r in reports]
     events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
     if not reports:
-        trace.note("no community reports to answer from")
-        return [Answer(answer=no_answer(settings), trace=t) for t in _traces(trace, reduces)]
+        text = no_answer_for(settings, trace, "no community reports to answer from")
+        return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
     with timed(trace.seconds, "map"):
         groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
                          settings.encoding)
@@ -225,13 +241,17 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     if not kept:
         if trace.map_parse_failures + trace.map_failures == len(groups):
             n = len(groups)
-            what = ("could not be parsed" if trace.map_parse_failures == n
+            what = ("gave no usable points (unparseable or degenerate)"
+                    if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
             raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
                                  "the LLM with `neo4j-retag doctor`)")
-        else:
-            trace.note("no map point scored above 0: the reports do not answer this")
-        return [Answer(answer=no_answer(settings), trace=t) for t in _traces(trace, reduces)]
+        why = ("no map point scored above 0: the reports do not answer this"
+               if not trace.points_degenerate else
+               f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "
+               "echoing the question or about nothing in the reports), the rest scored 0")
+        text = no_answer_for(settings, trace, why)
+        return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
     return [await _reduce(llm, settings, q, rt, kept, by_id, t, citable)
             for (q, rt), t in zip(reduces, _traces(trace, reduces), strict=True)]
 
@@ -251,7 +271,8 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
         events.emit("reduce", points=len(used_points))
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
-        text = await complete_or_note(llm, msgs, "reduce", trace)
+        subject = Subject(question, "\n".join(p.description for p in used_points))
+        text = await complete_or_note(llm, msgs, "reduce", trace, subject=subject)
     if not text:
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")

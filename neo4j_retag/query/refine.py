@@ -11,7 +11,6 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
-from .common import no_answer
 from .map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 
@@ -61,7 +60,7 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
                         for c in answer.citations if c.kind == "report"]
         refined = await map_reduce(llm, settings, question, [draft, *new], trace, response_type,
                                    citable=cited_before)
-        if refined.answer == no_answer(settings):
+        if not refined.answered:
             answer.trace.note("refinement gave no answer: the previous answer stays")
             break
         # the refined text's own citations; the draft's citations and sources stay as sources

@@ -74,5 +74,5 @@ def test_ask_fails_when_every_map_batch_is_unparseable(settings, graph, double, 
     assert cli(["ingest", str(corpus(tmp_path, 2)), "--no-topics"], env).exit_code == 0
     double.script["map"] = lambda b: "Some thoughts, in prose only."
     out = cli(["ask", "What are the themes?", "--method", "global", "--level", "0"], env)
-    assert out.exit_code == 1 and "map batches could not be parsed" in out.output
+    assert out.exit_code == 1 and "map batches gave no usable points" in out.output
     assert "unable to answer" not in out.output.lower()

@@ -63,7 +63,7 @@ def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):
 def test_unparseable_map_zero_scores_and_hostile_question(indexed, graph, double):
     double.script["map"] = lambda b: "no json here at all"
     # every map batch unparseable (after its retries): an error, not the canned no-answer
-    with pytest.raises(MapFailedError, match=r"(\d+) of \1 map batches could not be parsed"):
+    with pytest.raises(MapFailedError, match=r"(\d+) of \1 map batches gave no usable points"):
         run(indexed, lambda llm: ask_global(graph, llm, indexed,
             Query(question="themes?", level=0)))
     double.script["map"] = lambda b: '{"points": [{"description": "nothing", "score": 0}]}'

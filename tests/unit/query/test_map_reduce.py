@@ -171,7 +171,7 @@ def test_every_map_batch_unparseable_is_an_error_not_a_canned_answer(tmp_path):
     import pytest
 
     from neo4j_retag.errors import LLMError
-    with pytest.raises(LLMError, match=r"(\d+) of \1 map batches could not be parsed"):
+    with pytest.raises(LLMError, match=r"(\d+) of \1 map batches gave no usable points"):
         _answer(tmp_path, lambda b: "Here are my thoughts, in prose.")
 
 

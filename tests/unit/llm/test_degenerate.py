@@ -1,0 +1,123 @@
+"""Degenerate free text (llm.degenerate): each rule on its own, the quickstart's real SmolLM2
+outputs never an answer, grounded answers kept; and the client asking again once with a
+repetition penalty before the call fails as ``degenerate``."""
+
+import pytest
+
+from neo4j_retag.llm import ReplyFault, Subject
+from neo4j_retag.llm.degenerate import (
+    content_words,
+    degenerate,
+    echoed_question,
+    repeated_lines,
+    repeated_ngram,
+    ungrounded,
+)
+from tests.llm_double import Reply
+from tests.unit.llm.test_client import answers, run, settings_for
+
+QUESTION = "What are the main themes of this corpus?"
+# the sample corpus's four stories, as a map point context would hold them
+CONTEXT = (
+    "Millbrook Rovers beat Port Alder United to reach the county cup final; striker Amara "
+    "Okafor scored both goals. Mayor Elena Varga asked the council to approve a plan to rebuild "
+    "the old harbour with Northwind Works; the Fishermen's Cooperative opposes it. Lumen "
+    "Analytics, the data company of Samir Haddad, opens a research lab in the old library. The "
+    "Lantern Festival returned to the quayside, organised by the artist Helena Brandt.")
+SUBJECT = Subject(QUESTION, CONTEXT)
+# what the quickstart printed with SmolLM2-135M (issue 30)
+QUICKSTART = {
+    "lazy 1": "Transcultural and global communication",
+    "lazy 2": "The power of storytelling",
+    "global": "Data-Driven Decision Making",
+    "retag": "\n".join(["The importance of the importance score in a dataset"] * 20),
+    "retag near-copies": "\n".join(
+        f"{i}. The importance of the importance score in a {w}" for i, w in enumerate(
+            ["dataset", "data set", "dataset.", "data analysis", "dataset (2)", "dataset!"], 1)),
+}
+GROUNDED = [
+    "The corpus follows one town, Millbrook. The harbour plan of mayor Elena Varga divides "
+    "the council [Data: Reports (1)]; Millbrook Rovers reach the county cup final [Data: "
+    "Reports (2)]; Lumen Analytics opens a research lab; the Lantern Festival returns.",
+    "- Millbrook Rovers reached the county cup final [Data: Reports (1)]\n"
+    "- The harbour plan divides the council [Data: Reports (2)]\n"
+    "- Lumen Analytics opens a research lab [Data: Reports (3)]\n"
+    "- The Lantern Festival returns to the quayside [Data: Reports (4)]",
+    "Scrooge.",  # a one-word answer naming what the context holds
+]
+
+
+@pytest.mark.parametrize("name", QUICKSTART)
+def test_the_quickstarts_outputs_are_never_an_answer(name):
+    assert degenerate(QUICKSTART[name], SUBJECT), name
+
+
+@pytest.mark.parametrize("text", GROUNDED)
+def test_grounded_answers_pass(text):
+    assert degenerate(text, Subject(QUESTION, CONTEXT + " Scrooge")) is None
+
+
+def test_repeated_lines_under_sixty_percent_distinct():
+    five = "\n".join(["- The plan.", "- The plan", "- the plan!", "- Cup final.", "- The plan."])
+    assert "repeat another line" in repeated_lines(five)
+    assert repeated_lines("A.\nB.\nC.\nA.") is None  # fewer than 5 lines: judged as prose
+
+
+def test_near_copies_of_one_line_with_tiny_variations():
+    lines = "\n".join(f"* The harbour plan divides the council {n}" for n in "abcd")
+    assert "near-copies" in repeated_lines(lines)
+    distinct = "\n".join(["* The harbour plan divides the council", "* Rovers reach the final",
+                          "* A lab opens in the old library", "* The lanterns return"])
+    assert repeated_lines(distinct) is None
+
+
+def test_one_six_gram_over_a_third_of_the_words():
+    loop = "The answer is " + "the harbour plan of the town " * 6 + "and more."
+    assert "makes up over a third" in repeated_ngram(loop)
+    assert repeated_ngram(GROUNDED[0]) is None
+    assert repeated_ngram("the harbour plan of the town " * 3) is None  # under 24 words
+
+
+def test_the_question_echoed_back():
+    assert echoed_question("What are the main themes of this corpus?", QUESTION)
+    assert echoed_question("The main themes of this corpus.", QUESTION)
+    assert echoed_question("Millbrook's harbour plan.", QUESTION) is None
+    assert echoed_question("anything", "") is None
+
+
+def test_ungrounded_counts_only_words_the_question_does_not_explain():
+    assert "0 of its 2" in ungrounded("The power of storytelling", SUBJECT)
+    # a question word the context holds grounds the answer
+    about = Subject("What did Scrooge do?", "Scrooge met three spirits on Christmas Eve.")
+    assert ungrounded("Scrooge changed his ways after the visit.", about) is None
+    assert ungrounded("Anything at all", Subject(QUESTION, "Tiny.")) is None  # too little
+    assert ungrounded("Anything", Subject(QUESTION, "")) is None
+
+
+def test_content_words_are_unicode_and_stemmed():
+    assert content_words("Communities of Zürich's Bürger, the plans") == {
+        "commun", "zürich", "bürger", "plan"}
+
+
+def test_a_degenerate_answer_is_asked_again_once_with_a_penalty(tmp_path, double):
+    double.script["text"] = answers(QUICKSTART["lazy 2"], GROUNDED[0])
+    out, llm = run(settings_for(tmp_path, double),
+                   lambda llm: llm.complete([{"role": "system", "content": "Answer."},
+                                             {"role": "user", "content": QUESTION}],
+                                            stage="text", prose=True, subject=SUBJECT))
+    assert out == GROUNDED[0] and llm.usage.faults == {"degenerate": 1}
+    assert [b.get("frequency_penalty") for _, b in double.calls] == [None, 0.5]
+
+
+def test_two_degenerate_answers_fail_the_call_and_are_never_cached(tmp_path, double):
+    double.script["text"] = answers(Reply(QUICKSTART["retag"]))
+    settings = settings_for(tmp_path, double, llm_max_retries=3)
+    msgs = [{"role": "system", "content": "Answer."}, {"role": "user", "content": QUESTION}]
+    with pytest.raises(ReplyFault) as err:
+        run(settings, lambda llm: llm.complete(msgs, stage="text", prose=True, subject=SUBJECT))
+    assert err.value.reason == "degenerate" and "repeat another line" in str(err.value)
+    assert double.count("text") == 2  # once again with the penalty, not LLM_MAX_RETRIES times
+    double.script["text"] = answers(GROUNDED[0])
+    out, _ = run(settings, lambda llm: llm.complete(msgs, stage="text", prose=True,
+                                                     subject=SUBJECT))
+    assert out == GROUNDED[0] and double.count("text") == 3
