@@ -4,6 +4,9 @@
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -m "not llm"`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# the tests' local LLM is SmolLM2-135M (fast; the default Qwen is for answers, measured in the
+# benchmarks): setup then fetches no Qwen, and the LLM server below serves SmolLM2
+export LLM_MODEL=smollm2
 bash scripts/setup.sh || exit 1
 R=.venv/bin/neo4j-retag
 HOME_DIR=${NEO4J_RETAG_HOME:-$HOME/.cache/neo4j-retag}

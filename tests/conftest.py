@@ -28,7 +28,10 @@ HOME = Path(os.environ.get("NEO4J_RETAG_HOME", Path.home() / ".cache" / "neo4j-r
 CORPORA = next((p / "shared" / "corpora" for p in Path(__file__).resolve().parents[2:4]
                 if (p / "shared" / "corpora").is_dir()),
                Path(__file__).resolve().parents[2] / "shared" / "corpora")
-REQUIRE = os.environ.get("RETAG_TEST_REQUIRE") == "1"  # CI: a missing service fails, not skips
+REQUIRE = os.environ.get("RETAG_TEST_REQUIRE") == "1"
+# the tests' real local LLM is the small one (speed over sense; the default Qwen is measured in
+# the benchmarks): set before any Settings is read, for the CLI runs and subprocesses too
+os.environ.setdefault("LLM_MODEL", "smollm2")  # CI: a missing service fails, not skips
 
 
 def _missing(what: str) -> None:

