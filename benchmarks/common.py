@@ -35,10 +35,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def fakellm(*options: str) -> Iterator[str]:
-    """fakellm (../shared/tools/fakellm) on a free port, with its ``options`` (e.g.
-    "--delay-ms", "500"); yields its base URL."""
-    port = free_port()
+def fakellm(*options: str, port: int | None = None) -> Iterator[str]:
+    """fakellm (../shared/tools/fakellm) on ``port`` (default a free one), with its
+    ``options`` (e.g. "--delay-ms", "500"); yields its base URL."""
+    port = port or free_port()
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
                              str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
     _fakellm_pid[0] = proc.pid

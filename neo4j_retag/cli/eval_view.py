@@ -19,7 +19,8 @@ def _ms(s: Stats, fmt: str = ".1f") -> str:
 
 
 def print_scores(console: Console, result: Scores) -> None:
-    """Win-rate matrices per criterion, claim metrics, judge agreement, cost per method."""
+    """Win-rate matrices per criterion, claim metrics, judge agreement, cost per method, and
+    the nugget scores when there are some."""
     methods = result.methods
     console.print(f"{len(result.questions)} questions, level {result.level}, "
                   f"methods {', '.join(methods)}")
@@ -49,6 +50,14 @@ def print_scores(console: Console, result: Scores) -> None:
         co = result.cost[m]
         t.add_row(m, _ms(co.prompt_tokens, ".0f"), _ms(co.llm_calls), _ms(co.seconds, ".2f"))
     console.print(t)
+    if result.nuggets:
+        t = Table("method", "answers", "nugget recall", "citations", "claims",
+                  "claims supported", title="Nuggets per answer (mean ± std)")
+        for m in methods:
+            n = result.nuggets[m]
+            t.add_row(m, str(n.answers), _ms(n.recall, ".2f"), _ms(n.citations),
+                      _ms(n.claims), _ms(n.supported, ".2f"))
+        console.print(t)
 
 
 def context_table(context: list[ContextReport], top: int = 5) -> Table:

@@ -202,6 +202,10 @@ def sources_line(answer: Answer) -> str:
 @click.option("--level", type=int, default=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="output folder (default eval-results/<timestamp>)")
+@click.option("--nuggets", "nuggets_file", type=click.Path(exists=True, dir_okay=False,
+              path_type=Path), default=None,
+              help="a nuggets JSON file: nugget recall per answer (judge-free); its questions "
+              "are asked when QUESTIONS_FILE is not given")
 @click.option("--judge/--no-judge", default=True,
               help="--no-judge: claim metrics and cost only, no judge calls (2 per question, "
               "pair of methods and criterion)")
@@ -209,32 +213,50 @@ def sources_line(answer: Answer) -> str:
 @click.pass_obj
 @friendly
 def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: int, tasks: int,
-             questions: int, methods: str, level: int | None, out: Path | None, judge: bool,
-             as_json: bool) -> None:
+             questions: int, methods: str, level: int | None, out: Path | None,
+             nuggets_file: Path | None, judge: bool, as_json: bool) -> None:
     """Compare methods: LLM-judge win rates head to head on comprehensiveness, diversity,
     empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4), claim-based
     comprehensiveness and diversity (Edge et al. 2025), cost; writes questions, answers,
     scores.json and PNG charts to --out. QUESTIONS_FILE: questions.json or one question per
-    line. Exits 3 when some answer, claim extraction or verdict failed (listed)."""
+    line. --nuggets FILE: nugget recall, citations and supported claims per answer (nuggets.md,
+    nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE.
+    --methods takes lazy@N for lazy at budget N. Exits 3 when some answer, claim extraction or
+    verdict failed (listed)."""
     from rich.markup import escape
 
-    from ..eval.questions import read_questions
-    from ..eval.run import run_eval
+    from ..errors import InputError
+    from ..eval.nuggets import read_nuggets
+    from ..eval.questions import EvalQuestion, read_questions
+    from ..eval.run import method_spec, run_eval
     from ..llm import Usage
     from .eval_view import print_scores
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    if len(chosen) < 2 or any(m not in _methods() for m in chosen):
-        raise click.UsageError(f"--methods: two or more of {', '.join(_methods())}")
-    if bool(questions_file) == generate:
-        raise click.UsageError("give QUESTIONS_FILE or --generate (not both)")
-    qs = read_questions(questions_file) if questions_file else None
+    try:
+        for m in chosen:
+            method_spec(m)
+    except InputError as err:
+        raise click.UsageError(str(err)) from None
+    if not chosen or (judge and len(chosen) < 2):
+        raise click.UsageError(f"--methods: two or more of {', '.join(_methods())} "
+                               "(one is enough with --no-judge)")
+    if generate and nuggets_file:
+        raise click.UsageError("--nuggets asks its own questions: not with --generate")
+    if bool(questions_file or nuggets_file) == generate:
+        raise click.UsageError("give QUESTIONS_FILE, --nuggets or --generate")
+    nset = read_nuggets(nuggets_file) if nuggets_file else None
+    if nset and (questions_file is None or questions_file.resolve() == nuggets_file.resolve()):
+        qs = [EvalQuestion(question=q.question) for q in nset.questions]
+    else:
+        qs = read_questions(questions_file) if questions_file else None
     out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
     with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
         result = run_with_services(
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
-                                        out=out, progress=bars, judged=judge),
+                                        out=out, progress=bars, judged=judge,
+                                        nuggets=nset.by_question() if nset else None),
             obj.settings, usage)
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2))

@@ -16,6 +16,7 @@ from .records import Scores, Stats
 
 DPI = 100
 SIZES = {"win_rates.png": (1000, 900), "claims.png": (1200, 500), "cost.png": (1200, 420)}
+NUGGET_SIZES = {"nuggets.png": (1200, 420)}  # `eval --nuggets` only
 
 
 def _plt() -> Any:
@@ -24,7 +25,7 @@ def _plt() -> Any:
 
 
 def _figure(plt: Any, name: str, rows: int, cols: int) -> tuple[Any, Any]:
-    w, h = SIZES[name]
+    w, h = (SIZES | NUGGET_SIZES)[name]
     fig, axes = plt.subplots(rows, cols, figsize=(w / DPI, h / DPI), dpi=DPI, squeeze=False)
     return fig, axes.ravel()
 
@@ -102,9 +103,26 @@ def cost_chart(plt: Any, folder: Path, result: Scores) -> Path:
     return _save(plt, fig, folder, "cost.png")
 
 
+def nugget_chart(plt: Any, folder: Path, result: Scores) -> Path:
+    """Per method, bars with std error bars: nugget recall, the share of claims the cited text
+    supports, citations per answer (`eval --nuggets`)."""
+    methods, ns = result.methods, result.nuggets or {}
+    fig, axes = _figure(plt, "nuggets.png", 1, 3)
+    for ax, (key, title) in zip(axes, (("recall", "Nugget recall per answer"),
+                                       ("supported", "Claims supported by cited text"),
+                                       ("citations", "Citations per answer")), strict=True):
+        _bars(ax, methods, [(key, [getattr(ns[m], key) for m in methods])])
+        if key != "citations":
+            ax.set_ylim(0, 1.05)
+        ax.set_title(title, fontsize=10)
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.88, bottom=0.22, wspace=0.3)
+    return _save(plt, fig, folder, "nuggets.png")
+
+
 def write_charts(folder: Path, result: Scores) -> list[Path]:
     """The PNGs of :data:`SIZES` in ``folder``; no win-rate chart for an evaluation without
-    judgements (``eval --no-judge``)."""
+    judgements (``eval --no-judge``); ``nuggets.png`` (:data:`NUGGET_SIZES`) with nuggets."""
     plt = _plt()
     wins = [win_rate_chart(plt, folder, result)] if result.criteria else []
-    return wins + [claims_chart(plt, folder, result), cost_chart(plt, folder, result)]
+    nuggets = [nugget_chart(plt, folder, result)] if result.nuggets else []
+    return wins + [claims_chart(plt, folder, result), cost_chart(plt, folder, result)] + nuggets

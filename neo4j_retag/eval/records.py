@@ -31,6 +31,31 @@ class LLMCost(BaseModel):
         return cls(stages=usage.as_dict(), **vars(usage.total))
 
 
+class NuggetHit(BaseModel):
+    """One nugget against one answer: matched by which alias in which sentence of the answer,
+    and whether the text the answer cites holds it too (None: the answer cites nothing)."""
+
+    id: str
+    matched: bool
+    alias: str | None = None
+    sentence: str | None = None
+    in_cited: bool | None = None
+
+
+class NuggetScore(BaseModel):
+    """One answer's nugget recall (matched / total) and precision proxies: its citations, and
+    how many of its claims the cited text supports (None when its claims were not
+    extracted)."""
+
+    total: int
+    matched: int
+    recall: float
+    hits: list[NuggetHit]
+    citations: int = 0
+    claims: int | None = None
+    claims_supported: int | None = None
+
+
 class AnswerRecord(BaseModel):
     """One method's answer to one question, its cost, claims and metrics. ``answer`` is None
     when answering failed (``error``); ``metrics`` None when the claims were not extracted
@@ -47,6 +72,7 @@ class AnswerRecord(BaseModel):
     claims: list[str] | None = None
     metrics: Metrics | None = None
     claims_error: Failure | None = None
+    nuggets: NuggetScore | None = None  # `eval --nuggets`: this question had nuggets
 
 
 class Judgement(BaseModel):
@@ -101,6 +127,17 @@ class CostStats(BaseModel):
     seconds: Stats
 
 
+class NuggetStats(BaseModel):
+    """Per method, over the answers to questions with nuggets (a failed answer has recall 0):
+    nugget recall, citations, claims and the share of claims the cited text supports."""
+
+    recall: Stats
+    citations: Stats
+    claims: Stats
+    supported: Stats
+    answers: int
+
+
 class Scores(BaseModel):
     """Everything an evaluation run measured (``scores.json``). ``win_matrix`` is
     ``{criterion: {row: {column: row's win rate}}}``, the diagonal None."""
@@ -115,6 +152,7 @@ class Scores(BaseModel):
     claims: dict[str, ClaimStats]
     agreement: Agreement
     cost: dict[str, CostStats]
+    nuggets: dict[str, NuggetStats] | None = None  # `eval --nuggets`
     failures: list[Failure] = Field(default_factory=list)
 
 

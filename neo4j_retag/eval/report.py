@@ -100,8 +100,9 @@ def _dump(data: BaseModel | list[AnswerRecord] | list[Judgement]) -> str:
 
 def write_folder(folder: Path, result: Scores, answers: list[AnswerRecord],
                  judgements: list[Judgement]) -> list[Path]:
-    """``scores.json``, ``answers.json`` (every answer with its trace and claims),
-    ``judgements.json`` and the PNG charts in ``folder``; returns the files written."""
+    """``scores.json``, ``answers.json`` (every answer with its trace, claims and nugget
+    hits), ``judgements.json`` and the PNG charts in ``folder``; returns the files
+    written."""
     from .charts import write_charts  # lazy: matplotlib
     folder.mkdir(parents=True, exist_ok=True)
     files = []

@@ -29,11 +29,26 @@ from ..query.retrieval import query_level
 from . import require_extra
 from .claims import claim_metrics, extract_claims
 from .judge import criteria, judge
+from .nugget_scores import nugget_markdown, nugget_summary, score_answers
+from .nuggets import Nugget
 from .questions import EvalQuestion, generate_questions, write_questions
 from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, LLMCost, Scores
 from .report import scores, write_folder
 
-__all__ = ["criteria", "judge", "run_eval"]
+__all__ = ["criteria", "judge", "method_spec", "run_eval"]
+
+
+def method_spec(spec: str) -> tuple[str, int | None]:
+    """``"lazy@50"`` -> ``("lazy", 50)``: a method of ``query.METHODS`` and, for lazy, its
+    relevance-test budget. Raises InputError for an unknown method or a bad budget."""
+    name, _, budget = spec.partition("@")
+    if name not in METHODS:
+        raise InputError(f"--methods: unknown method {spec!r} (one of {', '.join(METHODS)})")
+    if not budget:
+        return name, None
+    if name != "lazy" or not budget.isdigit() or int(budget) < 1:
+        raise InputError(f"--methods: {spec!r}: only lazy takes a budget, as lazy@N (N >= 1)")
+    return name, int(budget)
 
 
 async def _answer(graph: Graph, settings: Settings, method: str, q: str,
@@ -42,9 +57,11 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
     inner = Usage()
     t0 = time.perf_counter()
     rec = AnswerRecord(question=q, method=method)
+    name, budget = method_spec(method)
     try:
         async with LLM(settings, inner) as sub_llm:
-            a = await answer(method, graph, sub_llm, settings, Query(question=q, level=level))
+            a = await answer(name, graph, sub_llm, settings,
+                             Query(question=q, level=level, budget=budget))
         a.trace.llm = LLMCost.of(inner).model_dump()
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
     except RetagError as err:
@@ -75,10 +92,11 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
-                   judged: bool = True) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
+                   judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
+                   ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
     """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
-    only, without the judge's 2 calls per question, pair of methods and criterion) and the
-    aggregated scores."""
+    only, without the judge's 2 calls per question, pair of methods and criterion), nugget
+    scores of the questions in ``nuggets`` and the aggregated scores."""
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
@@ -95,6 +113,8 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
 
     await asyncio.gather(*(claims_of(r) for r in answers))
     failures += [r.claims_error for r in answers if r.claims_error]
+    if nuggets:
+        await asyncio.to_thread(score_answers, graph, answers, nuggets)
 
     text = {(r.question, r.method): r.answer for r in answers}
     crit = list(criteria(settings)) if judged else []
@@ -116,6 +136,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
 
     judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
     result = scores(methods, crit, level, questions, answers, judgements, failures)
+    result.nuggets = nugget_summary(answers, methods)
     return result, answers, judgements
 
 
@@ -123,19 +144,27 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
                    questions: list[EvalQuestion] | None = None,
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
                    out: Path | None = None, progress: Progress = no_progress,
-                   judged: bool = True) -> EvalResult:
+                   judged: bool = True,
+                   nuggets: dict[str, list[Nugget]] | None = None) -> EvalResult:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
     (default QUERY_LEVEL, clamped), measured and judged (not when ``judged`` is False: claim
-    metrics and cost only); the folder ``out`` gets
-    questions.json/.txt, answers.json, judgements.json, scores.json and the PNG charts.
+    metrics and cost only); answers to a question of ``nuggets`` ({question: nuggets}) get
+    nugget recall and its precision proxies (`eval --nuggets`). A method is a name of
+    ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
+    questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
+    nuggets nuggets.md and nuggets.png.
 
     Returns the scores with the files written and every answer in short. Raises InputError for
-    fewer than two methods, an unknown one, or no questions; LLMError when no question could
-    be generated; ConfigError when the ``[eval]`` extra is not installed.
+    an unknown method, fewer than two when judged (one is enough without the judge), or no
+    questions; LLMError when no question could be generated; ConfigError when the ``[eval]``
+    extra is not installed.
     """
-    if len(methods) < 2 or any(m not in METHODS for m in methods):
-        raise InputError(f"--methods: two or more of {', '.join(METHODS)}")
+    for m in methods:
+        method_spec(m)
+    if not methods or (judged and len(methods) < 2):
+        raise InputError(f"--methods: two or more of {', '.join(METHODS)} "
+                         "(one is enough with --no-judge)")
     require_extra()  # before any LLM call: the metrics and charts come last
     lvl = query_level(graph, settings, level)
     gen_failures: list[Failure] = []
@@ -151,10 +180,15 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept
     result, answers, judgements = await evaluate(
-        graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged)
+        graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged,
+        nuggets)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
+        if result.nuggets:
+            md = out / "nuggets.md"
+            md.write_text(nugget_markdown(result.nuggets, result.cost, answers, methods))
+            files.append(md)
     return EvalResult(**dict(result), files=[str(f) for f in files],
                       answers=[AnswerSummary(question=r.question, method=r.method,
                                              answer=r.answer, error=r.error) for r in answers])

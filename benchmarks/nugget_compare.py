@@ -1,0 +1,161 @@
+"""Benchmark (not a test): every query method side by side on one index, scored by nuggets
+(`eval --nuggets`, judge-free): nugget recall, citations, claims supported by the cited text,
+LLM calls, prompt tokens and seconds per answer.
+
+    # fakellm (plumbing and cost only) on the benchmark Neo4j, BBC-200 ingested when empty:
+    .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/bbc200.json --name bbc200 \\
+        --fakellm --ingest ../shared/corpora/bbc-news
+    # a real endpoint on an index already built or imported (the `neo4j-retag` settings:
+    # OPENAI_BASE_URL, OPENAI_MODEL, NEO4J_BOLT_PORT, NEO4J_DATA ... from the environment/.env):
+    .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/sample.json --name sample-qwen
+    # are the nuggets grounded? (every nugget has an alias the corpus holds; no LLM, no Neo4j)
+    .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/bbc200.json \\
+        --check-corpus ../shared/corpora/bbc-news
+
+Writes bench-results/nuggets-NAME.json (the scores and every answer with its citations,
+claims, nugget hits, cost and trace), bench-results/nuggets-NAME.md (the table) and the eval
+folder bench-results/nuggets-NAME/ (nuggets.md, nuggets.png, claims.png, cost.png,
+answers.json, scores.json). Methods: retag, global, global-dynamic, lazy at budgets 50 and 100,
+drift, local, rag, auto (``--methods`` for others). Exits 3 when an answer or a claim
+extraction failed (listed), as `eval` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from common import RESULTS, bench_settings, fakellm, machine, with_llm
+
+from neo4j_retag.config import Settings
+from neo4j_retag.db import Graph
+from neo4j_retag.eval.nugget_scores import nugget_markdown
+from neo4j_retag.eval.nuggets import NuggetSet, find, read_nuggets
+from neo4j_retag.eval.questions import EvalQuestion
+from neo4j_retag.eval.report import write_folder
+from neo4j_retag.eval.run import evaluate, method_spec
+from neo4j_retag.index.topics import build_topics
+from neo4j_retag.llm import Usage
+from neo4j_retag.model import GENERAL
+from neo4j_retag.query.retrieval import levels, query_level
+from neo4j_retag.server import neo4j_local
+
+METHODS = "retag,global,global-dynamic,lazy@50,lazy@100,drift,local,rag,auto"
+SUFFIXES = (".txt", ".md")
+
+
+def check_corpus(nuggets: NuggetSet, corpus: Path) -> list[str]:
+    """The nuggets none of whose aliases occurs in the corpus text (all files below
+    ``corpus``): each ``question: nugget id``."""
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                     for p in sorted(corpus.rglob("*")) if p.suffix in SUFFIXES
+                     and p.name != "README.md")
+    return [f"{q.question}: {n.id}" for q in nuggets.questions for n in q.nuggets
+            if find(n, text) is None]
+
+
+def prepare(settings: Settings, graph: Graph, corpus: Path | None, methods: list[str],
+            fake: bool) -> list[str]:
+    """Ingest ``corpus`` into an empty graph; topics for retag (built only with fakellm: a
+    real model's topics are the user's `neo4j-retag topics build`). Returns notes."""
+    notes = []
+    if not levels(graph, GENERAL):
+        if corpus is None:
+            raise SystemExit("the graph has no community reports: give --ingest DIR (with "
+                             "--fakellm), or ingest / import an index first")
+        from ingest_bbc import ingest  # noqa: PLC0415 - only when ingesting
+        notes.append(f"ingested {corpus}: {json.dumps(ingest(settings, corpus))}")
+    if "retag" in methods and not graph.run("query/topics"):
+        if fake:
+            with_llm(settings, Usage(), lambda llm: build_topics(graph, llm, settings))
+            notes.append("topics built (fakellm)")
+        else:
+            notes.append("no topics: retag answered in the general scope "
+                         "(`neo4j-retag topics build` first to use topics)")
+    return notes
+
+
+def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for m in methods:
+        method_spec(m)  # an unknown method fails before any answer
+    questions = [EvalQuestion(question=q.question) for q in nuggets.questions]
+    if args.questions:
+        questions = questions[:args.questions]
+    out = RESULTS / f"nuggets-{args.name}"
+    neo4j_local.start(settings)
+    with Graph(settings) as graph:
+        notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
+        level = query_level(graph, settings, args.level)
+        t0 = time.perf_counter()
+
+        def progress(stage: str, n: int, total: int | None = None) -> None:
+            if total is not None:
+                print(f"{stage}: {total}", file=sys.stderr, flush=True)
+
+        result, answers, judgements = with_llm(settings, Usage(), lambda llm: evaluate(
+            graph, llm, settings, [q.question for q in questions], methods, level, progress,
+            judged=False, nuggets=nuggets.by_question()))
+        seconds = round(time.perf_counter() - t0, 1)
+    files = write_folder(out, result, answers, judgements)
+    table = nugget_markdown(result.nuggets or {}, result.cost, answers, methods)
+    (out / "nuggets.md").write_text(table)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"nuggets-{args.name}.md").write_text(table)
+    data = {"name": args.name, "nuggets_file": str(args.nuggets), "note": nuggets.note,
+            "endpoint": settings.llm.base_url, "model": settings.llm.model,
+            "fakellm": args.fakellm, "level": level, "methods": methods, "notes": notes,
+            "seconds_total": seconds, "machine": machine(),
+            "files": [str(f) for f in files],
+            "scores": result.model_dump(mode="json"),
+            "answers": [a.model_dump(mode="json") for a in answers]}
+    path = RESULTS / f"nuggets-{args.name}.json"
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(table)
+    print(f"written: {path}, {path.with_suffix('.md')}, {out}/")
+    for f in result.failures:
+        print(f"failed: {f.line()}", file=sys.stderr)
+    return 3 if result.failures else 0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("nuggets", type=Path, help="a nuggets file (benchmarks/nuggets/*.json)")
+    ap.add_argument("--name", help="results name: bench-results/nuggets-NAME.*")
+    ap.add_argument("--methods", default=METHODS, help=f"comma-separated (default {METHODS})")
+    ap.add_argument("--level", type=int, default=None, help="community level (QUERY_LEVEL)")
+    ap.add_argument("--questions", type=int, default=None, help="only the first N questions")
+    ap.add_argument("--fakellm", action="store_true",
+                    help="fakellm on --fakellm-port and the benchmark Neo4j "
+                    "(RETAG_BENCH_BOLT_PORT / RETAG_BENCH_HTTP_PORT); else the environment's "
+                    "settings, as `neo4j-retag`")
+    ap.add_argument("--fakellm-port", type=int, default=None)
+    ap.add_argument("--ingest", type=Path, default=None,
+                    help="with --fakellm: ingest this corpus when the graph has no reports")
+    ap.add_argument("--check-corpus", type=Path, default=None, metavar="DIR",
+                    help="only check that every nugget has an alias the corpus holds")
+    args = ap.parse_args()
+    nuggets = read_nuggets(args.nuggets)
+    if args.check_corpus:
+        missing = check_corpus(nuggets, args.check_corpus)
+        n = sum(len(q.nuggets) for q in nuggets.questions)
+        print(f"{len(nuggets.questions)} questions, {n} nuggets, "
+              f"{n - len(missing)} grounded in {args.check_corpus}")
+        for m in missing:
+            print(f"not in the corpus: {m}")
+        sys.exit(1 if missing else 0)
+    if not args.name:
+        ap.error("--name is required to run the methods")
+    if args.ingest and not args.fakellm:
+        ap.error("--ingest only with --fakellm (ingest a real index with `neo4j-retag ingest`)")
+    if args.fakellm:
+        with fakellm(port=args.fakellm_port) as url:
+            sys.exit(run(args, bench_settings(url), nuggets))
+    sys.exit(run(args, Settings(), nuggets))
+
+
+if __name__ == "__main__":
+    main()

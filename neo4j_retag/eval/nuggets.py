@@ -1,0 +1,130 @@
+"""Nugget evaluation without a judge (as the TREC RAG track): per question, the key facts
+("nuggets") a good answer must contain, each with aliases; a nugget is matched when one of its
+aliases occurs in the answer. Deterministic, no LLM.
+
+The matching rules (each has its unit test):
+
+- Unicode compatibility forms are folded (NFKC: full-width letters, ligatures such as "ﬁ");
+- case is folded (``casefold``: "Straße" = "STRASSE");
+- accents are dropped ("Pérez" = "Perez");
+- every apostrophe, quote, dash and other punctuation is a word break ("Scrooge's" holds the
+  word "Scrooge"; "well-known" = "well known");
+- digit groups are joined ("1,000" = "1000");
+- an alias matches whole words only ("Tim" is not in "Timber");
+- an alias "A + B" matches when every part occurs, anywhere in the answer;
+- a nugget without aliases is matched by its own text.
+
+The nuggets file is JSON: a list of ``{question, nuggets: [{id, text, aliases}]}``, or
+``{"note": "...", "questions": [that list]}`` (the note says how and when it was written).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..errors import InputError
+
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}\b)")
+_NON_WORD = re.compile(r"[^0-9a-z]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+ALL_OF = " + "
+
+
+class Nugget(BaseModel):
+    """One key fact: ``id`` (unique within its question), ``text`` (the fact, for people) and
+    ``aliases`` (the phrases that show it in an answer)."""
+
+    id: str
+    text: str
+    aliases: list[str] = Field(default_factory=list)
+
+    def patterns(self) -> list[str]:
+        """The aliases, or the text when there is none."""
+        return [a for a in self.aliases if a.strip()] or [self.text]
+
+
+class NuggetQuestion(BaseModel):
+    question: str
+    nuggets: list[Nugget]
+
+
+class NuggetSet(BaseModel):
+    """A nuggets file: its note (how and when the nuggets were written) and its questions."""
+
+    note: str = ""
+    questions: list[NuggetQuestion]
+
+    def by_question(self) -> dict[str, list[Nugget]]:
+        return {q.question: q.nuggets for q in self.questions}
+
+
+def normalise(text: str) -> str:
+    """``text`` as the matching rules see it: NFKC, casefolded, accents dropped, digit groups
+    joined, every run of non-alphanumerics one space, padded with a space on each side."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(ch))
+    text = _DIGIT_GROUP.sub("", text)
+    return f" {' '.join(_NON_WORD.sub(' ', text).split())} "
+
+
+def _parts(alias: str) -> list[str]:
+    return [p for p in (normalise(x) for x in alias.split(ALL_OF)) if p.strip()]
+
+
+def alias_in(alias: str, text: str) -> bool:
+    """Whether ``alias`` (every part of an ``A + B`` alias) occurs in ``text`` as whole
+    words, both compared normalised."""
+    norm = normalise(text)
+    parts = _parts(alias)
+    return bool(parts) and all(p in norm for p in parts)
+
+
+class Match(BaseModel):
+    """Where a nugget was found: the alias and the answer's sentence that holds it (of an
+    ``A + B`` alias, the sentence of its first part), cut to 200 characters."""
+
+    alias: str
+    sentence: str
+
+
+def find(nugget: Nugget, text: str) -> Match | None:
+    """The first alias of ``nugget`` that occurs in ``text``, with its sentence; None if none
+    does."""
+    for alias in nugget.patterns():
+        if alias_in(alias, text):
+            first = _parts(alias)[0]
+            sentence = next((s for s in _SENTENCE.split(text) if first in normalise(s)), "")
+            return Match(alias=alias, sentence=" ".join(sentence.split())[:200])
+    return None
+
+
+def read_nuggets(path: Path) -> NuggetSet:
+    """The nuggets file at ``path`` (either shape). Raises InputError for a file that is not
+    valid JSON, has no question, a question without nuggets, or two nuggets with one id."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"{path}: not a readable JSON nuggets file ({err})") from err
+    if isinstance(data, list):
+        data = {"questions": data}
+    try:
+        nuggets = NuggetSet.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(f"{path}: {where}: {first['msg']}") from err
+    if not nuggets.questions:
+        raise InputError(f"{path}: no questions")
+    for q in nuggets.questions:
+        ids = [n.id for n in q.nuggets]
+        if not ids:
+            raise InputError(f"{path}: question {q.question!r} has no nuggets")
+        if len(set(ids)) < len(ids):
+            raise InputError(f"{path}: question {q.question!r} repeats a nugget id")
+    return nuggets
