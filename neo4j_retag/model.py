@@ -163,6 +163,7 @@ class Citation(BaseModel):
     title: str = ""
     level: int | None = None
     cited_in_answer: bool = True
+    attributed: bool = False  # the marker was added by shared words: the model wrote none
 
 
 class Query(BaseModel):

@@ -28,7 +28,7 @@ from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, 
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
-from .citations import keep_valid_reports, report_ids
+from .citations import attribute, keep_valid_reports, report_ids
 from .common import complete_or_note, no_answer_for, note_once
 
 
@@ -283,13 +283,23 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
     # reports behind those points, never added to the text
     support = dict.fromkeys(i for p in used_points for i in p.reports)
     text, cited = keep_valid_reports(text, {*support, *(r.id for r in citable)}, trace)
+    attributed: set[int] = set()
+    if not cited and support and trace.no_answer is None:
+        # the model wrote no marker: each sentence gets the reports of the map point it
+        # shares most words with, said so
+        text, n = attribute(text, [(p.description, p.reports) for p in used_points])
+        text, cited = keep_valid_reports(text, set(support), trace)
+        attributed = set(cited)
+        if n:
+            trace.note(f"the answer cited no report: {n} of its sentences were attributed to "
+                       "the reports of the map point each shares most words with")
     if not cited:  # "listed apart" only when there is something to list
         trace.note("the answer cites no report: its sources are listed apart" if support else
                    "the answer cites no report, and no map point named one of its reports")
 
     def citation(i: int) -> Citation:
         return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
-                        cited_in_answer=i in cited)
+                        cited_in_answer=i in cited, attributed=i in attributed)
 
     for c in trace.context:
         c.cited = c.id in cited

@@ -206,3 +206,23 @@ def test_no_sources_is_not_called_listed_apart(dsettings, double):
     assert a.sources == [] and a.citations == []
     assert not any("listed apart" in n for n in a.trace.notes)
     assert any("no map point named one" in n for n in a.trace.notes)
+
+
+def test_an_answer_without_markers_gets_the_reports_of_the_point_each_sentence_rests_on(
+        dsettings, double):
+    # issue 30: Qwen wrote no marker; the map points hold the ids the sentences rest on
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "The harbour plan divides the council.", "score": 80, "reports": [10]},
+        {"description": "The lantern festival returns to the quayside.", "score": 60,
+         "reports": [11]}]})
+    double.script["reduce"] = lambda b: ("The harbour plan divides the council. The lantern "
+                                         "festival returns. The town is busy.")
+    a = _ask(dsettings, _reports(2))
+    assert a.answer == ("The harbour plan divides the council. [Data: Reports (10)] The lantern "
+                        "festival returns. [Data: Reports (11)] The town is busy.")
+    assert [(c.id, c.attributed) for c in a.citations] == [(10, True), (11, True)]
+    assert any("2 of its sentences were attributed" in n for n in a.trace.notes)
+    # a model that cites keeps its own markers, nothing attributed
+    double.script["reduce"] = lambda b: "The harbour plan divides the council [Data: Reports (11)]."
+    a = _ask(dsettings.model_copy(update={"llm_cache": False}), _reports(2))
+    assert [(c.id, c.attributed) for c in a.citations] == [(11, False)]
