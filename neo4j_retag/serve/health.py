@@ -1,0 +1,77 @@
+"""`GET /health`: Neo4j and the LLM endpoint each checked with a short timeout, off the event
+loop, the result kept for a moment (a probe every second costs the servers nothing) and one
+check shared by the probes that arrive while it runs. ``ok``, or ``degraded`` with reasons.
+Open without the key (a load balancer probes it), so the reasons name no address."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import openai
+
+if TYPE_CHECKING:
+    from .service import Service
+
+TIMEOUT = 1.5  # seconds each check may take before it counts as a failure
+FRESH = 2.0  # seconds a result is reused
+
+
+class Health:
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        # its own thread: a Neo4j that hangs holds this one, never the database calls' pool
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="retag-health")
+        self._last: tuple[float, dict[str, Any]] | None = None
+        self._running: asyncio.Task[dict[str, Any]] | None = None
+
+    async def report(self) -> dict[str, Any]:
+        """``{"status": "ok" | "degraded", "neo4j": "ok" | reason, "llm": "ok" | reason,
+        "writes": bool, "serve": the question gate}``."""
+        now = time.monotonic()
+        if self._last is None or now - self._last[0] > FRESH:
+            if self._running is None or self._running.done():
+                self._running = asyncio.create_task(self._check())
+            checks = await asyncio.shield(self._running)
+            self._last = (time.monotonic(), checks)
+        checks = self._last[1]
+        status = "ok" if all(v == "ok" for v in checks.values()) else "degraded"
+        return {"status": status, **checks, "writes": self.service.allow_writes,
+                "serve": self.service.gate.as_dict()}
+
+    async def _check(self) -> dict[str, str]:
+        neo4j, llm = await asyncio.gather(self._neo4j(), self._llm())
+        return {"neo4j": neo4j, "llm": llm}
+
+    async def _neo4j(self) -> str:
+        graph = self.service.graph
+        if graph is None:
+            return "not connected"
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(loop.run_in_executor(
+                self._pool, graph.driver.verify_connectivity), TIMEOUT)
+        except TimeoutError:
+            return f"no answer within {TIMEOUT} s"
+        except Exception as err:  # noqa: BLE001 - any failure is the reason shown
+            return f"unreachable ({type(err).__name__})"
+        return "ok"
+
+    async def _llm(self) -> str:
+        llm = self.service.llm
+        if llm is None:
+            return "not started"
+        try:
+            await llm.client.with_options(timeout=TIMEOUT, max_retries=0).models.list()
+        except openai.APIStatusError:
+            return "ok"  # it answered (an endpoint without /models is still up)
+        except openai.APITimeoutError:
+            return f"no answer within {TIMEOUT} s"
+        except openai.OpenAIError as err:
+            return f"unreachable ({type(err).__name__})"
+        return "ok"
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
