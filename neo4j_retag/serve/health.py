@@ -1,7 +1,9 @@
 """`GET /health`: Neo4j and the LLM endpoint each checked with a short timeout, off the event
 loop, the result kept for a moment (a probe every second costs the servers nothing) and one
-check shared by the probes that arrive while it runs. ``ok``, or ``degraded`` with reasons.
-Open without the key (a load balancer probes it), so the reasons name no address."""
+check shared by the probes that arrive while it runs; a probe is answered with the last result
+(at most STALE seconds old) while a new check runs, so it never waits on a slow endpoint.
+``ok``, or ``degraded`` with reasons. Open without the key (a load balancer probes it), so
+the reasons name no address."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ if TYPE_CHECKING:
     from .service import Service
 
 TIMEOUT = 1.5  # seconds each check may take before it counts as a failure
-FRESH = 2.0  # seconds a result is reused
+FRESH = 2.0  # seconds a result is reused as it is
+STALE = 5.0  # seconds a result may be answered with while a new check runs
 
 
 class Health:
@@ -25,7 +28,7 @@ class Health:
         # its own thread: a Neo4j that hangs holds this one, never the database calls' pool
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="retag-health")
         self._last: tuple[float, dict[str, Any]] | None = None
-        self._running: asyncio.Task[dict[str, Any]] | None = None
+        self._running: asyncio.Task[None] | None = None
 
     async def report(self) -> dict[str, Any]:
         """``{"status": "ok" | "degraded", "neo4j": "ok" | reason, "llm": "ok" | reason,
@@ -34,16 +37,18 @@ class Health:
         if self._last is None or now - self._last[0] > FRESH:
             if self._running is None or self._running.done():
                 self._running = asyncio.create_task(self._check())
-            checks = await asyncio.shield(self._running)
-            self._last = (time.monotonic(), checks)
+            if self._last is None or now - self._last[0] > STALE:
+                await asyncio.shield(self._running)  # the first probe, or a stuck check
+            # else answer with the last result at once; the check refreshes it meanwhile
+        assert self._last is not None
         checks = self._last[1]
         status = "ok" if all(v == "ok" for v in checks.values()) else "degraded"
         return {"status": status, **checks, "writes": self.service.allow_writes,
                 "serve": self.service.gate.as_dict()}
 
-    async def _check(self) -> dict[str, str]:
+    async def _check(self) -> None:
         neo4j, llm = await asyncio.gather(self._neo4j(), self._llm())
-        return {"neo4j": neo4j, "llm": llm}
+        self._last = (time.monotonic(), {"neo4j": neo4j, "llm": llm})
 
     async def _neo4j(self) -> str:
         graph = self.service.graph
