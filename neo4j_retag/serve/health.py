@@ -29,6 +29,7 @@ class Health:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="retag-health")
         self._last: tuple[float, dict[str, Any]] | None = None
         self._running: asyncio.Task[None] | None = None
+        self._client: openai.AsyncOpenAI | None = None  # its own: the questions' is on their loop
 
     async def report(self) -> dict[str, Any]:
         """``{"status": "ok" | "degraded", "neo4j": "ok" | reason, "llm": "ok" | reason,
@@ -65,11 +66,13 @@ class Health:
         return "ok"
 
     async def _llm(self) -> str:
-        llm = self.service.llm
-        if llm is None:
-            return "not started"
+        settings = self.service.settings.llm
+        if self._client is None:
+            self._client = openai.AsyncOpenAI(base_url=settings.endpoint, timeout=TIMEOUT,
+                                              api_key=settings.api_key.get_secret_value(),
+                                              max_retries=0)
         try:
-            await llm.client.with_options(timeout=TIMEOUT, max_retries=0).models.list()
+            await self._client.models.list()
         except openai.APIStatusError:
             return "ok"  # it answered (an endpoint without /models is still up)
         except openai.APITimeoutError:
@@ -78,5 +81,7 @@ class Health:
             return f"unreachable ({type(err).__name__})"
         return "ok"
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
         self._pool.shutdown(wait=False, cancel_futures=True)

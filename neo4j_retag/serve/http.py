@@ -177,7 +177,12 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
             finally:
                 queue.put_nowait(None)
 
-        with events.listening(lambda kind, data: queue.put_nowait((kind, data))):
+        loop = asyncio.get_running_loop()
+
+        def listen(kind: str, data: Any) -> None:  # called on the questions' loop's thread
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
+        with events.listening(listen):
             task = asyncio.create_task(work())
 
         async def stream() -> AsyncIterator[dict[str, str]]:

@@ -2,9 +2,10 @@
 client (one connection pool, one LLM call limit, one response cache), the question gate and
 the ingest jobs. Each question gets its own usage account, so its trace's cost is its own.
 
-Nothing slow runs on the event loop the server answers on: the routes' database calls go to a
-pool of worker threads (:meth:`Service.db`), an ingest job runs on a thread of its own with
-its own event loop and LLM client, and /health checks on its own thread (:mod:`.health`)."""
+Nothing slow runs on the event loop the server answers on: questions run on a loop of their
+own (:mod:`.worker`), the routes' database calls go to a pool of worker threads
+(:meth:`Service.db`), an ingest job runs on a thread of its own with its own event loop and
+LLM client, and /health checks on its own thread (:mod:`.health`)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from .answer import AskRequest, answer_question
 from .gate import Gate
 from .health import Health
 from .origin import Sessions
+from .worker import Worker
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -51,19 +53,22 @@ class Service:
         self._stopping = threading.Event()  # tells ingest jobs' threads to stop
         self._threads: set[threading.Thread] = set()
         self._jobs_lock = threading.Lock()
+        self.worker = Worker()
 
     async def start(self) -> None:
         self.graph = await self.db(Graph, self.settings)
         await self.db(self.graph.ensure_schema)
-        self.llm = LLM(self.settings)
+        self.llm = LLM(self.settings)  # used on the worker's loop only
+        self.worker.start()
 
     async def stop(self) -> None:
         self._stopping.set()
         for thread in list(self._threads):
             await asyncio.to_thread(thread.join, 10)
         if self.llm is not None:
-            await self.llm.close()
-        self.health.close()
+            await self.worker.run(self.llm.close())
+        self.worker.stop()
+        await self.health.close()
         if self.graph is not None:
             self.graph.__exit__(None, None, None)
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -82,10 +87,13 @@ class Service:
         return llm
 
     async def ask(self, request: AskRequest, admitted: bool = False) -> Answer:
-        """Answer ``request`` when a slot is free (waiting for one first). Raises BusyError
-        when the queue is full, and what ``answer_question`` raises."""
+        """Answer ``request`` when a slot is free (waiting for one first), on the questions'
+        loop. Raises BusyError when the queue is full, and what ``answer_question`` raises."""
         if not admitted:
             self.gate.admit()
+        return await self.worker.run(self._answer(request))
+
+    async def _answer(self, request: AskRequest) -> Answer:
         async with self.gate.slot():
             llm = self.question_llm()
             try:
