@@ -8,23 +8,33 @@ fakellm with ``--delay-ms 200`` (every LLM call takes 200 ms, like a fast remote
   first token of the answer and to the final JSON; and `POST /ask` to its answer.
 Each --runs times (median, min, max); LLM cache off, so every run calls the LLM.
 
+Then `serve` under load (issue 33), against fakellm with ``--load-delay-ms 300`` and
+LLM_CONCURRENCY ``--concurrency`` (8): GET /health every 50 ms while 20 questions and an
+ingest job run (its p50/p99 latency), and 50 concurrent questions (answers and LLM calls per
+second; the ceiling is LLM_CONCURRENCY / 0.3 s calls per second). ``--code DIR`` runs the
+server from another checkout (e.g. ``git archive <commit> | tar -x -C DIR``: "before").
+
     .venv/bin/python benchmarks/serve_latency.py [--runs 5] [--method retag]
-        [--fakellm-port 8864] [--serve-port 8865]
+        [--fakellm-port 8864] [--serve-port 8865] [--load-only] [--code DIR --label before]
 
 Starts (if needed) and EMPTIES the benchmark Neo4j (bolt 7689, or RETAG_BENCH_BOLT_PORT /
-RETAG_BENCH_HTTP_PORT); writes bench-results/serve-latency.json.
+RETAG_BENCH_HTTP_PORT); writes bench-results/serve-latency.json (serve-load-LABEL.json for
+the load part).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx2 as httpx
 from cli_latency import INDEX, cli_cmd, run_env
@@ -41,13 +51,16 @@ def stats(xs: list[float]) -> dict[str, float]:
 
 
 @contextmanager
-def process(args: list[str], env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(30)
+def process(args: list[str], env: dict[str, str] | None = None,
+            log: Path | None = None) -> Iterator[subprocess.Popen]:
+    # stderr to a file: a pipe nobody reads fills up and stalls the process writing to it
+    with open(log or "/dev/null", "w") as err:
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            proc.wait(30)
 
 
 def wait_for(url: str, seconds: float = 60) -> None:
@@ -97,6 +110,100 @@ def stream_run(base: str, method: str) -> dict[str, float]:
     return out
 
 
+async def _health_sampler(c: httpx.AsyncClient, times: list[float], stop: asyncio.Event,
+                         states: list[str]) -> None:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        r = await c.get("/health")
+        times.append(time.perf_counter() - t0)
+        states.append(r.json().get("status", "?"))
+        await asyncio.sleep(0.05)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(q * len(xs)))] * 1000, 1)
+
+
+async def load_run(base: str, method: str, asks: int = 50) -> dict[str, object]:
+    """/health latency during 20 questions, then 20 questions + an ingest, then 50 questions
+at once."""
+    async with httpx.AsyncClient(base_url=base, timeout=600) as c:
+        asks_only: list[float] = []
+        stop = asyncio.Event()
+        sampler = asyncio.create_task(_health_sampler(c, asks_only, stop, []))
+        await asyncio.gather(*(c.post("/ask", json={
+            "question": f"What are the main themes, warm {i}?", "method": method})
+            for i in range(20)))
+        stop.set()
+        await sampler
+        times: list[float] = []
+        states: list[str] = []
+        stop = asyncio.Event()
+        sampler = asyncio.create_task(_health_sampler(c, times, stop, states))
+        job = await c.post("/ingest", json={"paths": ["."], "topics": False})
+        questions = await asyncio.gather(*(c.post("/ask", json={
+            "question": f"What are the main themes, take {i}?", "method": method})
+            for i in range(20)))
+        job_id = job.json().get("id") if job.status_code == 202 else None
+        job_state = "none"
+        while job_id:
+            job_state = (await c.get(f"/jobs/{job_id}")).json()["status"]
+            if job_state != "running":
+                break
+            await asyncio.sleep(0.2)
+        stop.set()
+        await sampler
+        t0 = time.perf_counter()
+        rs = await asyncio.gather(*(c.post("/ask", json={
+            "question": f"What are the main themes, burst {i}?", "method": method})
+            for i in range(asks)))
+        wall = time.perf_counter() - t0
+    ok = [r for r in rs if r.status_code == 200]
+    calls = sum(r.json()["trace"]["llm"]["calls"] for r in ok)
+    return {"health_during_20_asks": {"samples": len(asks_only),
+                                      "p50_ms": _pct(asks_only, 0.5),
+                                      "p99_ms": _pct(asks_only, 0.99),
+                                      "max_ms": round(max(asks_only) * 1000, 1)},
+            "health_during_20_asks_and_ingest": {
+                "samples": len(times), "p50_ms": _pct(times, 0.5), "p99_ms": _pct(times, 0.99),
+                "max_ms": round(max(times) * 1000, 1), "statuses": sorted(set(states)),
+                "ingest_job": job.status_code, "ingest_status": job_state,
+                "asks_ok": sum(r.status_code == 200 for r in questions)},
+            f"burst_{asks}_asks": {"seconds": round(wall, 2), "answered": len(ok),
+                                   "refused": [r.status_code for r in rs if r.status_code != 200],
+                                   "answers_per_s": round(len(ok) / wall, 2),
+                                   "llm_calls": calls,
+                                   "llm_calls_per_s": round(calls / wall, 2)}}
+
+
+def load_phase(args: argparse.Namespace, settings, env: dict[str, str]) -> dict[str, object]:
+    """`serve` (from --code, or this checkout) under load against a slower fakellm."""
+    folder = Path(tempfile.mkdtemp(prefix="serve-load-"))
+    for i in range(20):
+        (folder / f"doc{i}.txt").write_text(
+            f"Ledger {i}. Scrooge counted coins while Cratchit copied letters. " * 60)
+    env = {**env, "LLM_CONCURRENCY": str(args.concurrency), "SERVE_INGEST_ROOT": str(folder),
+           "SERVE_QUEUE_LIMIT": "64"}
+    if args.code:
+        env["PYTHONPATH"] = str(Path(args.code).resolve())
+    fake = [sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
+            str(args.fakellm_port + 2), "--quiet", "--delay-ms", str(args.load_delay_ms)]
+    env["OPENAI_BASE_URL"] = f"http://127.0.0.1:{args.fakellm_port + 2}/v1"
+    base = f"http://127.0.0.1:{args.serve_port}"
+    log = RESULTS / f"serve-load-{args.label}.log"
+    RESULTS.mkdir(exist_ok=True)
+    with process(fake), process([sys.executable, "-m", "neo4j_retag.cli", "serve", "--port",
+                                 str(args.serve_port), "--allow-writes"], env, log):
+        wait_for(f"http://127.0.0.1:{args.fakellm_port + 2}/health")
+        wait_for(f"{base}/health")
+        out = asyncio.run(load_run(base, args.method))
+    return {"label": args.label, "code": args.code or "this checkout",
+            "llm_concurrency": args.concurrency, "fakellm_delay_ms": args.load_delay_ms,
+            "llm_calls_per_s_ceiling": round(args.concurrency / (args.load_delay_ms / 1000), 1),
+            "method": args.method, **out, "machine": machine()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -104,7 +211,15 @@ def main() -> None:
     ap.add_argument("--delay-ms", type=int, default=200)
     ap.add_argument("--fakellm-port", type=int, default=8864)
     ap.add_argument("--serve-port", type=int, default=8865)
+    ap.add_argument("--load-only", action="store_true", help="only the load part")
+    ap.add_argument("--load-delay-ms", type=int, default=300)
+    ap.add_argument("--concurrency", type=int, default=8, help="LLM_CONCURRENCY under load")
+    ap.add_argument("--code", help="run serve from this checkout (the 'before' figures)")
+    ap.add_argument("--label", default="after")
     args = ap.parse_args()
+    if args.load_only:
+        load_only(args)
+        return
     fake = [sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
             str(args.fakellm_port), "--quiet", "--delay-ms", str(args.delay_ms)]
     with process(fake):
@@ -143,6 +258,26 @@ def main() -> None:
     print(json.dumps(out, indent=2))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "serve-latency.json").write_text(json.dumps(out, indent=2))
+
+
+def load_only(args: argparse.Namespace) -> None:
+    fake = [sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
+            str(args.fakellm_port), "--quiet"]
+    with process(fake):
+        url = f"http://127.0.0.1:{args.fakellm_port}"
+        wait_for(f"{url}/health")
+        settings = bench_settings(f"{url}/v1")
+        env = run_env(settings)
+        with Graph(settings) as graph:
+            wipe(graph)
+        imported = subprocess.run([*cli_cmd(), "import", "graphrag", str(INDEX), "--json"],
+                                  env=env, capture_output=True, text=True)
+        if imported.returncode:
+            raise SystemExit(f"import failed: {imported.stderr}")
+    out = {"index": str(INDEX), **load_phase(args, settings, env)}
+    print(json.dumps(out, indent=2))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"serve-load-{args.label}.json").write_text(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

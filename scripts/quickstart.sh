@@ -5,6 +5,8 @@
 #      communities, 0 LLM calls) and a first answer by `ask --method lazy`;
 #   2. the full index on the same corpus (`ingest --full`: GraphRAG extraction, communities,
 #      reports, ReTAG topics), then the answers by global search and by ReTAG.
+# The model is Qwen2.5-Coder-1.5B-Instruct (LLM_MODEL; setup.sh fetches it, sha256-checked);
+# LLM_MODEL=smollm2 runs the 135M model instead (fast, poor answers).
 # Every milestone prints "[quickstart +MM:SS] ..." (seconds since the start; set QUICKSTART_T0 to
 # an epoch to count from elsewhere). benchmarks/quickstart_timing.py records them to JSON.
 # Ports and folders come from the environment as for every command (NEO4J_RETAG_HOME,
@@ -58,17 +60,22 @@ ingest_rc=0
 $R ingest "$CORPUS" --full || ingest_rc=$?
 [ "$ingest_rc" = 0 ] || [ "$ingest_rc" = 3 ] || exit "$ingest_rc"
 milestone "full index built"
+# an answer the model could not give is the honest no-answer and exit 1 (never its text)
 echo
 echo "== Answer by GraphRAG global search (full index) =="
-$R ask "$QUESTION" --method global
-milestone "global answer"
+global_rc=0
+$R ask "$QUESTION" --method global || global_rc=$?
+milestone "global answer (exit $global_rc)"
 echo
 echo "== Answer by ReTAG (full index, topics) =="
-$R ask "$QUESTION"
-milestone "retag answer"
+retag_rc=0
+$R ask "$QUESTION" || retag_rc=$?
+milestone "retag answer (exit $retag_rc)"
 $R browse || true
 if [ "$ingest_rc" != 0 ]; then
   echo "note: ingest left failed items (see its summary): rerun \`$R ingest --resume\`" >&2
 fi
-milestone "done (exit $ingest_rc)"
-exit "$ingest_rc"
+rc=$ingest_rc
+[ "$rc" != 0 ] || [ "$lazy_rc$global_rc$retag_rc" = 000 ] || rc=1
+milestone "done (exit $rc)"
+exit "$rc"

@@ -289,6 +289,14 @@ class ApiSettings(Group):
                              description="questions that may wait for a slot before 429")
     max_body: int = Field(65_536, ge=1024, validation_alias="SERVE_MAX_BODY",
                           description="largest request body in bytes (413 beyond)")
+    allowed_hosts: str = env(
+        "SERVE_ALLOWED_HOSTS", "", "Host names (name or name:port, comma-separated; * any) "
+        "accepted beside the bound loopback ones; others get 421")
+    allowed_origins: str = env(
+        "SERVE_ALLOWED_ORIGINS", "", "browser origins (scheme://name[:port], comma-separated) "
+        "accepted beside the allowed hosts' own; others get 403")
+    cors: bool = env("SERVE_CORS", False, "CORS headers for SERVE_ALLOWED_ORIGINS (browser "
+                     "apps on another origin); off: same-origin only")
 
     def key(self) -> str | None:
         """The API key, or None when unset or empty."""

@@ -20,7 +20,7 @@ import openai
 from ..errors import LLMParseError
 from ..text import strip_chatter
 from .degenerate import Subject, degenerate
-from .reply import CONTENT_FILTER, free_text, read_envelope
+from .reply import CONTENT_FILTER, TRUNCATED, ReplyFault, free_text, read_envelope
 from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:
@@ -65,6 +65,9 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                             finish = choice.finish_reason or finish
             finally:
                 st.seconds += time.perf_counter() - t0
+        if finish is None:  # no finish reason: the connection was cut mid-answer
+            raise ReplyFault(TRUNCATED, f"{stage}: the stream ended without a finish reason",
+                             "".join(parts))
         body = {"choices": [{"message": {"role": "assistant", "content": "".join(parts)},
                              "finish_reason": finish}], "usage": usage}
         prompt = "\n".join(str(m.get("content", "")) for m in messages)

@@ -4,6 +4,7 @@ new one is turned away (429 with Retry-After) instead of piling up behind a slow
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,14 +28,17 @@ class Gate:
         self._sem = asyncio.Semaphore(limit)
         self.active = self.waiting = self.max_active = self.answered = self.refused = 0
         self._seconds = 0.0  # total seconds questions held a slot: Retry-After's estimate
+        # admitted on the server's loop, held on the questions' loop (another thread)
+        self._lock = threading.Lock()
 
     def admit(self) -> None:
         """Count one more waiting question, or raise BusyError when the queue is full. Called
         before a response starts (a stream's status is sent before its first event)."""
-        if self.active + self.waiting >= self.limit + self.queue_limit:
-            self.refused += 1
-            raise BusyError(self.retry_after())
-        self.waiting += 1
+        with self._lock:
+            if self.active + self.waiting >= self.limit + self.queue_limit:
+                self.refused += 1
+                raise BusyError(self.retry_after())
+            self.waiting += 1
 
     def retry_after(self) -> int:
         """Seconds until a queued question would likely get a slot: the mean answer time
@@ -48,16 +52,19 @@ class Gate:
         try:
             await self._sem.acquire()
         finally:
-            self.waiting -= 1
-        self.active += 1
-        self.max_active = max(self.max_active, self.active)
+            with self._lock:
+                self.waiting -= 1
+        with self._lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
         t0 = asyncio.get_running_loop().time()
         try:
             yield
         finally:
-            self.active -= 1
-            self.answered += 1
-            self._seconds += asyncio.get_running_loop().time() - t0
+            with self._lock:
+                self.active -= 1
+                self.answered += 1
+                self._seconds += asyncio.get_running_loop().time() - t0
             self._sem.release()
 
     def as_dict(self) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
 
@@ -26,7 +27,8 @@ from ..ops.stats import collect
 from . import corpus
 from .answer import AskRequest
 from .gate import BusyError
-from .security import Guard, TooLargeError, inside_root
+from .origin import SESSION_COOKIE, Allowed, cookie
+from .security import Guard, TooLargeError, authorised, inside_root
 from .service import Service
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,10 @@ class IngestRequest(BaseModel):
     topics: bool = True
 
 
+class LoginRequest(BaseModel):
+    key: str = Field(max_length=1000)
+
+
 def error_response(err: Exception) -> JSONResponse:
     status = next((s for cls, s in STATUS if isinstance(err, cls)), 500)
     if status == 500 and not isinstance(err, RetagError):
@@ -70,7 +76,11 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     """The app around ``service`` (started and stopped by the app's lifespan)."""
     from .mcp import build_mcp
     mcp = build_mcp(service)
-    mcp_http = mcp.streamable_http_app(streamable_http_path="/mcp", host=host)
+    # the SDK's own Host/Origin check is off: the Guard checks every route, /mcp included,
+    # against one list (the SDK's would refuse the names SERVE_ALLOWED_HOSTS adds)
+    mcp_http = mcp.streamable_http_app(
+        streamable_http_path="/mcp", host=host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -104,7 +114,38 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "writes": service.allow_writes}
+        """``ok``, or ``degraded`` with the reason per check (Neo4j, the LLM endpoint)."""
+        return await service.health.report()
+
+    @app.get("/session", include_in_schema=False)
+    async def session(request: Request) -> dict[str, Any]:
+        """What the page needs before it asks: whether a key is required, and held."""
+        key = service.settings.api.key()
+        return {"key_required": key is not None, "signed_in": key is None or authorised(
+            request.headers.get("authorization"), key) or service.sessions.valid(
+            cookie(request.headers.get("cookie")))}
+
+    @app.post("/login", include_in_schema=False)
+    async def login(body: LoginRequest, request: Request) -> Response:
+        """The page's login: the key checked once, then a same-site HttpOnly session cookie
+        (the key itself stays out of the page's storage and out of URLs)."""
+        key = service.settings.api.key()
+        if key is None:
+            return JSONResponse({"signed_in": True})
+        if not authorised(f"Bearer {body.key}", key):
+            await asyncio.sleep(0.5)  # slows guessing
+            return JSONResponse({"error": "wrong API key"}, status_code=401)
+        resp = JSONResponse({"signed_in": True})
+        resp.set_cookie(SESSION_COOKIE, service.sessions.open(), httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https", path="/")
+        return resp
+
+    @app.post("/logout", include_in_schema=False)
+    async def logout(request: Request) -> Response:
+        service.sessions.close(cookie(request.headers.get("cookie")))
+        resp = JSONResponse({"signed_in": False})
+        resp.delete_cookie(SESSION_COOKIE, path="/")
+        return resp
 
     @app.post("/ask")
     async def ask(body: ServeAsk, request: Request) -> Response:
@@ -136,7 +177,12 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
             finally:
                 queue.put_nowait(None)
 
-        with events.listening(lambda kind, data: queue.put_nowait((kind, data))):
+        loop = asyncio.get_running_loop()
+
+        def listen(kind: str, data: Any) -> None:  # called on the questions' loop's thread
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
+        with events.listening(listen):
             task = asyncio.create_task(work())
 
         async def stream() -> AsyncIterator[dict[str, str]]:
@@ -151,49 +197,53 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 
     @app.get("/documents")
     async def documents() -> list[dict[str, Any]]:
-        return list_documents(service.g)
+        return await service.db(list_documents, service.g)
 
     @app.delete("/documents/{doc_id}")
     async def delete_document(doc_id: str) -> dict[str, Any]:
         writes()
-        return delete_documents(service.g, [doc_id])
+        return await service.db(delete_documents, service.g, [doc_id])
 
     @app.post("/ingest", status_code=202)
     async def ingest(body: IngestRequest) -> dict[str, Any]:
         writes()
-        paths = [inside_root(p, service.settings.api.ingest_root) for p in body.paths]
+        root = service.settings.api.ingest_root
+        paths = [await service.db(inside_root, p, root) for p in body.paths]  # walks: a thread
         return service.start_ingest(paths, topics=body.topics)
 
     @app.get("/jobs/{job_id}")
     async def job(job_id: str) -> dict[str, Any]:
-        if job_id not in service.jobs:
+        if (found := service.job(job_id)) is None:
             raise NotFoundError(f"no job {job_id}")
-        return service.jobs[job_id]
+        return found
 
     @app.get("/stats")
     async def stats() -> dict[str, Any]:
-        return {**collect(service.g), "serve": service.gate.as_dict()}
+        return {**await service.db(collect, service.g), "serve": service.gate.as_dict()}
 
     @app.get("/topics")
     async def topics() -> dict[str, Any]:
-        return {"corpus_description": corpus.corpus_description(service.g),
-                "topics": corpus.list_topics(service.g)}
+        return {"corpus_description": await service.db(corpus.corpus_description, service.g),
+                "topics": await service.db(corpus.list_topics, service.g)}
 
     @app.get("/reports/search")
-    async def search(q: str, k: int = 10) -> list[dict[str, Any]]:
-        return corpus.search_reports(service.g, q, k)
+    async def search(q: str, k: int = Query(10, ge=1, le=corpus.MAX_K)) -> list[dict[str, Any]]:
+        return await service.db(corpus.search_reports, service.g, q, k)
 
     @app.get("/reports/{report_id}")
     async def report(report_id: int) -> dict[str, Any]:
-        return corpus.get_report(service.g, report_id)
+        return await service.db(corpus.get_report, service.g, report_id)
 
     @app.get("/text-units/{unit_id}")
     async def text_unit(unit_id: str) -> dict[str, Any]:
-        return corpus.get_text_unit(service.g, unit_id)
+        return await service.db(corpus.get_text_unit, service.g, unit_id)
 
     return app
 
 
-def with_guard(app: FastAPI, service: Service) -> Guard:
-    """``app`` behind the API key and the body cap."""
-    return Guard(app, service.settings.api.key(), service.settings.api.max_body)
+def with_guard(app: FastAPI, service: Service, host: str, port: int) -> Guard:
+    """``app`` behind the Host/Origin allow-list (for ``host``:``port``, the bound address),
+    CORS when SERVE_CORS is on, the API key or a page session, and the body cap."""
+    api = service.settings.api
+    return Guard(app, allowed=Allowed(host, port, api), key=api.key(),
+                 sessions=service.sessions, max_body=api.max_body, cors=api.cors)

@@ -6,6 +6,7 @@ app, or on stdin/stdout with `serve --mcp-stdio`."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
@@ -13,6 +14,7 @@ from urllib.parse import quote, unquote
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import Resource as MCPResource
+from pydantic import ValidationError
 
 from ..errors import RetagError
 from ..index.delete import delete_documents, list_documents
@@ -22,18 +24,39 @@ from .security import inside_root
 from .service import Service
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+# every tool's result goes once, as one JSON text block (structured output would send it a
+# second time beside the text: two copies of a 40k-character report list)
+ONCE = {"structured_output": False}
 INSTRUCTIONS = ("Answers questions over one document corpus indexed as a knowledge graph "
                 "(GraphRAG + ReTAG on Neo4j). Use `ask` for global questions (main themes, "
                 "how the documents connect) as well as specific ones; method `auto` picks.")
 
 
 async def _tool(fn: Callable[[], Awaitable[T] | T]) -> T:
-    """Run a tool body; a RetagError becomes the tool's one-line error for the model."""
+    """Run a tool body; a RetagError or an invalid input becomes the tool's one-line error
+    for the model (the SDK's own would say only "Error executing tool" and log a traceback);
+    anything else is logged and named."""
     try:
         out = fn()
         return await out if isinstance(out, Awaitable) else out  # type: ignore[return-value]
     except RetagError as err:
         raise ToolError(str(err)) from None
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise ToolError(f"{where}: {first['msg']}" if where else first["msg"]) from None
+    except Exception as err:
+        log.error("MCP tool failed", exc_info=err)
+        raise ToolError(f"internal error ({type(err).__name__}); see the server log") from None
+
+
+def bounded_k(k: int) -> tuple[int, str | None]:
+    """``k`` within 1..MAX_K, and a note when it was not."""
+    if 1 <= k <= corpus.MAX_K:
+        return k, None
+    used = max(1, min(k, corpus.MAX_K))
+    return used, f"k={k} is outside 1..{corpus.MAX_K}: {used} used"
 
 
 class RetagMCP(MCPServer):
@@ -48,13 +71,13 @@ class RetagMCP(MCPServer):
         return listed + [MCPResource(uri=f"retag://topics/{quote(t['name'], safe='')}",
                                      name=t["name"], description=t["description"] or "",
                                      mime_type="application/json")
-                         for t in corpus.list_topics(self.service.g)]
+                         for t in await self.service.db(corpus.list_topics, self.service.g)]
 
 
 def build_mcp(service: Service) -> RetagMCP:
     mcp = RetagMCP(service)
 
-    @mcp.tool()
+    @mcp.tool(**ONCE)
     async def ask(question: str, method: str = "auto", level: int | None = None,
                   topic: str | None = None) -> dict[str, Any]:
         """Answer a question about the corpus. method: auto (default: picks retag for a
@@ -79,57 +102,71 @@ def build_mcp(service: Service) -> RetagMCP:
                     "failures": [f.model_dump() for f in trace.failures]}
         return await _tool(go)
 
-    @mcp.tool()
+    def topics() -> dict[str, Any]:
+        return {"corpus_description": corpus.corpus_description(service.g),
+                "topics": [{k: t[k] for k in ("name", "description")}
+                           for t in corpus.list_topics(service.g)]}
+
+    @mcp.tool(**ONCE)
     async def list_topics() -> dict[str, Any]:
         """The corpus description and its topics (name, description)."""
-        return await _tool(lambda: {
-            "corpus_description": corpus.corpus_description(service.g),
-            "topics": [{k: t[k] for k in ("name", "description")}
-                       for t in corpus.list_topics(service.g)]})
+        return await _tool(lambda: service.db(topics))
 
-    @mcp.tool()
-    async def list_documents_tool() -> list[dict[str, Any]]:
-        """Every document: id, title, path, text units, entities, ingested at."""
-        return await _tool(lambda: list_documents(service.g))
+    @mcp.tool(**ONCE)
+    async def list_documents_tool() -> dict[str, Any]:
+        """{"documents": every document: id, title, path, text units, entities, ingested
+        at}."""
+        return await _tool(lambda: service.db(
+            lambda: {"documents": list_documents(service.g)}))
 
-    @mcp.tool()
-    async def search_reports(query: str, k: int = 10) -> list[dict[str, Any]]:
-        """The k best community reports for a query by BM25: id, title, summary, level."""
-        return await _tool(lambda: corpus.search_reports(service.g, query, k))
+    @mcp.tool(**ONCE)
+    async def search_reports(query: str, k: int = 10) -> dict[str, Any]:
+        """{"reports": the k best community reports for a query by BM25 (id, title, summary,
+        level); k is 1 to 50 ("note" says when it was not)}."""
+        used, note = bounded_k(k)
 
-    @mcp.tool()
+        def go() -> dict[str, Any]:
+            out: dict[str, Any] = {"reports": corpus.search_reports(service.g, query, used)}
+            return {**out, "note": note} if note else out
+        return await _tool(lambda: service.db(go))
+
+    @mcp.tool(**ONCE)
     async def get_report(report_id: int) -> dict[str, Any]:
         """One community report: title, summary, findings, rating and its entities."""
-        return await _tool(lambda: corpus.get_report(service.g, report_id))
+        return await _tool(lambda: service.db(corpus.get_report, service.g, report_id))
 
     # the SDK names a tool after its function: list_documents would shadow the import
     mcp.remove_tool("list_documents_tool")
-    mcp.add_tool(list_documents_tool, name="list_documents")
+    mcp.add_tool(list_documents_tool, name="list_documents", **ONCE)
 
     if service.allow_writes:
-        @mcp.tool()
+        @mcp.tool(**ONCE)
         async def ingest(paths: list[str], topics: bool = True) -> dict[str, Any]:
             """Index files or folders under the server's SERVE_INGEST_ROOT in the background;
             returns the job (poll GET /jobs/{id})."""
-            return await _tool(lambda: service.start_ingest(
-                [inside_root(p, service.settings.api.ingest_root) for p in paths], topics))
+            async def go() -> dict[str, Any]:
+                root = service.settings.api.ingest_root
+                checked = [await service.db(inside_root, p, root) for p in paths]
+                return service.start_ingest(checked, topics)
+            return await _tool(go)
 
-        @mcp.tool(name="delete_documents")
+        @mcp.tool(name="delete_documents", **ONCE)
         async def delete_documents_tool(ids: list[str]) -> dict[str, Any]:
             """Remove documents (ids or 8+ character id prefixes) and what only they
             support; communities and reports are rebuilt by the next ingest."""
-            return await _tool(lambda: delete_documents(service.g, ids))
+            return await _tool(lambda: service.db(delete_documents, service.g, ids))
 
     @mcp.resource("retag://corpus", name="corpus", mime_type="text/plain",
                   description="what the corpus is about (written when topics are built)")
-    def corpus_resource() -> str:
-        return corpus.corpus_description(service.g) or "(no corpus description yet)"
+    async def corpus_resource() -> str:
+        described = await service.db(corpus.corpus_description, service.g)
+        return described or "(no corpus description yet)"
 
     @mcp.resource("retag://topics/{name}", name="topic", mime_type="application/json",
                   description="one topic: its name and description")
-    def topic_resource(name: str) -> dict[str, Any]:
+    async def topic_resource(name: str) -> dict[str, Any]:
         wanted = unquote(name)
-        for t in corpus.list_topics(service.g):
+        for t in await service.db(corpus.list_topics, service.g):
             if t["name"] == wanted:
                 return {"name": t["name"], "description": t["description"]}
         raise ResourceNotFoundError(f"no topic {wanted!r}")

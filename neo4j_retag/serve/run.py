@@ -31,7 +31,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
     if mcp_stdio:
         asyncio.run(_stdio(service))
         return
-    app = with_guard(create_app(service, host), service)
+    app = with_guard(create_app(service, host), service, host, port)
     log.warning("serving on http://%s:%d (MCP on /mcp, API docs on /docs)%s", host, port,
                 ", writes allowed" if allow_writes else "")
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)

@@ -10,10 +10,13 @@ from typing import Any
 
 from ..config import ApiSettings
 from ..errors import ConfigError, InputError
+from .origin import Allowed, Sessions, cookie
 
 Scope = dict[str, Any]
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-OPEN_PATHS = ("/health",)  # what a load balancer may probe without the key
+# without the key: a load balancer's probe, the page (static; it asks for the key) and its
+# login
+OPEN_PATHS = ("/health", "/", "/session", "/login", "/logout", "/favicon.ico")
 
 
 class TooLargeError(InputError):
@@ -37,20 +40,24 @@ def authorised(header: str | None, key: str) -> bool:
 
 def inside_root(given: str, root: Path | None) -> Path:
     """``given`` (relative to ``root``, or absolute) as a real path inside ``root``. For a
-    folder every file under it must be inside too. Raises InputError otherwise."""
+    folder every file under it must be inside too (a link may lead out). The root check
+    comes before any walk, and a path outside the root and a missing one get the same
+    message (a client learns nothing about files beyond the root). Blocking (a walk): call
+    it in a worker thread. Raises InputError otherwise."""
     if root is None:
         raise InputError("ingest over HTTP is off: set SERVE_INGEST_ROOT to the folder it may "
                          "read")
     if ".." in Path(given).parts:
         raise InputError(f"path {given!r}: '..' is not allowed")
     real_root = root.resolve()
-    path = Path(given) if Path(given).is_absolute() else real_root / given
-    if not path.exists():
-        raise InputError(f"path {given!r} does not exist under the ingest root")
-    real = path.resolve()
-    files = [real] + ([p.resolve() for p in real.rglob("*")] if real.is_dir() else [])
-    if any(not f.is_relative_to(real_root) for f in files):
-        raise InputError(f"path {given!r} is outside the ingest root (SERVE_INGEST_ROOT)")
+    real = (Path(given) if Path(given).is_absolute() else real_root / given).resolve()
+    if not real.is_relative_to(real_root) or not real.exists():
+        raise InputError(f"path {given!r} is not a file or folder under the ingest root "
+                         "(SERVE_INGEST_ROOT)")
+    if real.is_dir() and any(not p.resolve().is_relative_to(real_root)
+                             for p in real.rglob("*")):
+        raise InputError(f"path {given!r} holds a link that leads outside the ingest root "
+                         "(SERVE_INGEST_ROOT)")
     return real
 
 
@@ -64,35 +71,107 @@ async def send_error(send: Any, status: int, message: str,
 
 
 class Guard:
-    """ASGI middleware in front of everything (the API, the page, /mcp): the bearer key when
-    one is set, and the body cap (declared length, and the bytes that actually arrive)."""
+    """ASGI middleware in front of everything (the API, the page, /mcp), in this order: the
+    Host and Origin allow-list (421 / 403), then CORS when SERVE_CORS is on (preflights end
+    there), the API key when one is set (a bearer header, or the page's session cookie), and
+    the body cap (the declared length, and the bytes that actually arrive, chunked or not)."""
 
-    def __init__(self, app: Any, key: str | None, max_body: int) -> None:
-        self.app, self.key, self.max_body = app, key, max_body
+    def __init__(self, app: Any, *, allowed: Allowed, key: str | None, sessions: Sessions,
+                 max_body: int, cors: bool = False) -> None:
+        self.allowed, self.key, self.sessions, self.max_body = allowed, key, sessions, max_body
+        self.app = app
+        self.inner: Any = self._checked
+        if cors:
+            from starlette.middleware.cors import CORSMiddleware
+            self.inner = CORSMiddleware(
+                self._checked, allow_origins=allowed.cors_origins(),
+                allow_methods=["GET", "POST", "DELETE"],
+                allow_headers=["authorization", "content-type", "mcp-session-id",
+                               "mcp-protocol-version", "last-event-id"],
+                expose_headers=["mcp-session-id", "retry-after"])
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
-        if self.key and scope["path"] not in OPEN_PATHS and not authorised(
-                headers.get("authorization"), self.key):
-            await send_error(send, 401, "missing or wrong API key (Authorization: Bearer ...)",
-                             [(b"www-authenticate", b"Bearer")])
+        headers = _headers(scope)
+        refused = self._foreign(headers)
+        if refused is not None:
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await send_error(send, *refused)
+            return
+        await self.inner(scope, receive, send)
+
+    def _foreign(self, headers: dict[str, str]) -> tuple[int, str] | None:
+        host, origin = headers.get("host"), headers.get("origin")
+        if not self.allowed.host_ok(host):
+            return 421, (f"Host {host!r} is not served here (the bound loopback names; add it "
+                         "to SERVE_ALLOWED_HOSTS)")
+        if not self.allowed.origin_ok(origin):
+            return 403, (f"Origin {origin!r} may not call this server (add it to "
+                         "SERVE_ALLOWED_ORIGINS)")
+        return None
+
+    async def _checked(self, scope: Scope, receive: Any, send: Any) -> None:
+        headers = _headers(scope)
+        path = scope["path"]
+        if self.key and not _open(path) and not authorised(
+                headers.get("authorization"), self.key) and not self.sessions.valid(
+                cookie(headers.get("cookie"))):
+            await send_error(send, 401, "missing or wrong API key (Authorization: Bearer ..., "
+                             "or log in on the page at /)", [(b"www-authenticate", b"Bearer")])
             return
         declared = headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > self.max_body:
             await send_error(send, 413, f"request body over {self.max_body} bytes")
             return
-        seen = 0
+        if scope["type"] == "http" and scope.get("method") in ("POST", "PUT", "PATCH",
+                                                                  "DELETE"):
+            # read the whole body first (it is small: max_body): a chunked body over the cap
+            # is a 413 before the app parses anything
+            first = await _read_body(receive, self.max_body)
+            if first is None:
+                await send_error(send, 413, f"request body over {self.max_body} bytes")
+                return
+            receive = _replay(first, receive)
+        await self.app(scope, receive, send)
 
-        async def capped() -> Any:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise TooLargeError(f"request body over {self.max_body} bytes")
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1")
+            for k, v in scope.get("headers", [])}
+
+
+def _open(path: str) -> bool:
+    return path in OPEN_PATHS or path.startswith("/page/")
+
+
+async def _read_body(receive: Any, cap: int) -> dict[str, Any] | None:
+    """The request body as one message (or the disconnect that cut it); None over ``cap``."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
             return message
+        body = message.get("body", b"")
+        size += len(body)
+        if size > cap:
+            return None
+        chunks.append(body)
+        if not message.get("more_body"):
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
 
-        await self.app(scope, capped, send)
+
+def _replay(first: dict[str, Any], receive: Any) -> Any:
+    sent = False
+
+    async def again() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return first
+        return await receive()  # then the disconnect, when the client leaves
+
+    return again

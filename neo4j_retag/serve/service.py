@@ -1,15 +1,24 @@
 """What one `serve` process holds for its whole life: the settings, the Neo4j driver, the LLM
 client (one connection pool, one LLM call limit, one response cache), the question gate and
-the ingest jobs. Each question gets its own usage account, so its trace's cost is its own."""
+the ingest jobs. Each question gets its own usage account, so its trace's cost is its own.
+
+Nothing slow runs on the event loop the server answers on: questions run on a loop of their
+own (:mod:`.worker`), the routes' database calls go to a pool of worker threads
+(:meth:`Service.db`), an ingest job runs on a thread of its own with its own event loop and
+LLM client, and /health checks on its own thread (:mod:`.health`)."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import logging
+import threading
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import Settings
 from ..db import Graph
@@ -20,7 +29,11 @@ from ..model import Answer
 from ..ops.stats import record_usage
 from .answer import AskRequest, answer_question
 from .gate import Gate
+from .health import Health
+from .origin import Sessions
+from .worker import Worker
 
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -33,21 +46,38 @@ class Service:
         self.graph: Graph | None = None
         self.llm: LLM | None = None
         self.jobs: dict[str, dict[str, Any]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.sessions = Sessions()
+        self.health = Health(self)
+        self._pool = ThreadPoolExecutor(max(4, settings.llm.parallel),
+                                        thread_name_prefix="retag-db")
+        self._stopping = threading.Event()  # tells ingest jobs' threads to stop
+        self._threads: set[threading.Thread] = set()
+        self._jobs_lock = threading.Lock()
+        self.worker = Worker()
 
     async def start(self) -> None:
-        self.graph = Graph(self.settings)
-        self.graph.__enter__()
-        self.graph.ensure_schema()
-        self.llm = LLM(self.settings)
+        self.graph = await self.db(Graph, self.settings)
+        await self.db(self.graph.ensure_schema)
+        self.llm = LLM(self.settings)  # used on the worker's loop only
+        self.worker.start()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
+        self._stopping.set()
+        for thread in list(self._threads):
+            await asyncio.to_thread(thread.join, 10)
         if self.llm is not None:
-            await self.llm.close()
+            await self.worker.run(self.llm.close())
+        self.worker.stop()
+        await self.health.close()
         if self.graph is not None:
             self.graph.__exit__(None, None, None)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` on a worker thread (a database call, a file walk): the
+        event loop goes on answering meanwhile."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
 
     def question_llm(self) -> LLM:
         """The shared client with a usage account of its own (the trace's cost line)."""
@@ -57,16 +87,19 @@ class Service:
         return llm
 
     async def ask(self, request: AskRequest, admitted: bool = False) -> Answer:
-        """Answer ``request`` when a slot is free (waiting for one first). Raises BusyError
-        when the queue is full, and what ``answer_question`` raises."""
+        """Answer ``request`` when a slot is free (waiting for one first), on the questions'
+        loop. Raises BusyError when the queue is full, and what ``answer_question`` raises."""
         if not admitted:
             self.gate.admit()
+        return await self.worker.run(self._answer(request))
+
+    async def _answer(self, request: AskRequest) -> Answer:
         async with self.gate.slot():
             llm = self.question_llm()
             try:
                 return await answer_question(self.g, llm, self.settings, request)
             finally:
-                self._record(llm.usage)
+                await self.db(self._record, llm.usage)
 
     @property
     def g(self) -> Graph:
@@ -80,38 +113,62 @@ class Service:
             log.warning("could not record LLM usage in the graph: %s", err)
 
     def start_ingest(self, paths: list[Path], topics: bool = True) -> dict[str, Any]:
-        """An ingest job in the background; its state (progress by stage, result or error)
-        is ``self.jobs[id]``."""
+        """An ingest job on a thread of its own (its own event loop and LLM client: the
+        reading, chunking and graph writes never hold up the server's loop); its state
+        (progress by stage, result or error) is ``self.jobs[id]``."""
         job: dict[str, Any] = {"id": uuid.uuid4().hex[:12], "status": "running",
                                "paths": [str(p) for p in paths], "progress": {},
                                "result": None, "error": None}
-        self.jobs[job["id"]] = job
+        with self._jobs_lock:
+            self.jobs[job["id"]] = job
 
         def progress(task: str, n: int, total: int | None = None) -> None:
-            done, known = job["progress"].get(task, [0, None])
-            job["progress"][task] = [done + n, total if total is not None else known]
+            with self._jobs_lock:  # the job's thread writes, the server's loop reads
+                done, known = job["progress"].get(task, [0, None])
+                job["progress"][task] = [done + n, total if total is not None else known]
 
         async def run() -> None:
             usage = Usage()
+            work = asyncio.create_task(self._ingest(paths, usage, progress, topics))
+            while not work.done():  # a server that stops cancels the job
+                await asyncio.wait({work}, timeout=0.5)
+                if self._stopping.is_set():
+                    work.cancel()
+            end: dict[str, Any]
             try:
-                async with LLM(self.settings, usage) as llm:
-                    result = await run_ingest(self.g, llm, self.settings, paths,
-                                              progress=progress, topics=topics)
-                job["result"] = result.model_dump(mode="json")
-                job["status"] = "failed items" if result.failed_items else "done"
+                result = await work
+                end = {"result": result.model_dump(mode="json"),
+                       "status": "failed items" if result.failed_items else "done"}
+            except asyncio.CancelledError:
+                end = {"status": "failed", "error": "cancelled: the server stopped"}
             except RetagError as err:
-                job["status"], job["error"] = "failed", str(err)
+                end = {"status": "failed", "error": str(err)}
             except Exception as err:  # noqa: BLE001 - a job reports, never kills the server
                 log.exception("ingest job %s", job["id"])
-                job["status"], job["error"] = "failed", f"internal error: {type(err).__name__}"
-            finally:
-                self._record(usage)
+                end = {"status": "failed", "error": f"internal error: {type(err).__name__}"}
+            self._record(usage)
+            with self._jobs_lock:
+                job.update(end)
 
-        self._spawn(run())
+        def thread() -> None:
+            try:
+                asyncio.run(run())
+            finally:
+                self._threads.discard(threading.current_thread())
+
+        t = threading.Thread(target=thread, name=f"retag-ingest-{job['id']}", daemon=True)
+        self._threads.add(t)
+        t.start()
         return job
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def job(self, job_id: str) -> dict[str, Any] | None:
+        """A copy of job ``job_id`` as it stands (None when there is no such job)."""
+        with self._jobs_lock:
+            job = self.jobs.get(job_id)
+            return copy.deepcopy(job) if job is not None else None
 
+    async def _ingest(self, paths: list[Path], usage: Usage, progress: Any,
+                      topics: bool) -> Any:
+        async with LLM(self.settings, usage) as llm:
+            return await run_ingest(self.g, llm, self.settings, paths, progress=progress,
+                                    topics=topics)

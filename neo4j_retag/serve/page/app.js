@@ -1,20 +1,26 @@
 // The page at /: ask, watch the stages and the answer stream in (POST /ask/stream, read as
 // server-sent events), open a cited report beside the answer. No framework, no build step.
+// With SERVE_API_KEY set the page asks for the key once (POST /login); the server answers
+// with a same-site HttpOnly session cookie, so the key is kept neither by the page nor in a URL.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const key = () => sessionStorage.getItem("retag-key");
 
 function headers(json) {
-  const h = json ? { "Content-Type": "application/json" } : {};
-  if (key()) h.Authorization = "Bearer " + key();
-  return h;
+  return json ? { "Content-Type": "application/json" } : {};
+}
+
+function showLogin(message) {
+  $("main").hidden = true;
+  $("login").hidden = false;
+  $("login-error").textContent = message || "";
+  $("key").focus();
 }
 
 async function getJSON(url) {
-  let r = await fetch(url, { headers: headers(false) });
+  const r = await fetch(url, { headers: headers(false) });
   if (r.status === 401) {
-    sessionStorage.setItem("retag-key", prompt("API key (SERVE_API_KEY)") || "");
-    r = await fetch(url, { headers: headers(false) });
+    showLogin("the session ended: log in again");
+    throw new Error("not logged in");
   }
   const body = await r.json();
   if (!r.ok) throw new Error(body.error || r.statusText);
@@ -114,6 +120,7 @@ async function ask(ev) {
       method: "POST", headers: headers(true),
       body: JSON.stringify({ question: $("question").value, method: $("method").value }),
     });
+    if (r.status === 401) showLogin("the session ended: log in again");
     if (!r.ok) throw new Error((await r.json()).error || r.statusText);
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";
@@ -147,10 +154,33 @@ async function ask(ev) {
   }
 }
 
+function loadCorpus() {
+  getJSON("/topics").then((t) => {
+    const topics = t.topics.map((x) => x.name).join(", ");
+    $("corpus").textContent = (t.corpus_description || "no corpus description yet") +
+      (topics ? ` | topics: ${topics}` : " | no topics (neo4j-retag topics build)");
+  }).catch(() => {});
+}
+
+async function login(ev) {
+  ev.preventDefault();
+  const r = await fetch("/login", {
+    method: "POST", headers: headers(true), body: JSON.stringify({ key: $("key").value }),
+  });
+  $("key").value = "";
+  if (!r.ok) {
+    $("login-error").textContent = (await r.json()).error || r.statusText;
+    return;
+  }
+  $("login").hidden = true;
+  $("main").hidden = false;
+  loadCorpus();
+}
+
 $("ask").addEventListener("submit", ask);
+$("login").addEventListener("submit", login);
 $("close").addEventListener("click", () => { $("report").hidden = true; });
-getJSON("/topics").then((t) => {
-  const topics = t.topics.map((x) => x.name).join(", ");
-  $("corpus").textContent = (t.corpus_description || "no corpus description yet") +
-    (topics ? ` | topics: ${topics}` : " | no topics (neo4j-retag topics build)");
-}).catch(() => {});
+fetch("/session").then((r) => r.json()).then((s) => {
+  if (s.signed_in) loadCorpus();
+  else showLogin();
+}).catch(() => loadCorpus());

@@ -40,7 +40,7 @@ class Running:
         group = ApiSettings(**{k.upper(): v for k, v in api.items()})
         self.service = Service(settings.model_copy(update={"api": group}),
                                allow_writes=allow_writes)
-        app = with_guard(create_app(self.service), self.service)
+        app = with_guard(create_app(self.service), self.service, "127.0.0.1", port)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                     log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -98,9 +98,11 @@ def test_ingest_root_and_write_jobs(indexed, tmp_path):
     (root / "sub" / "link.txt").symlink_to(outside / "secret.txt")
     with Running(indexed, BASE_PORT + 2, allow_writes=True, serve_ingest_root=root) as srv, \
             httpx.Client(base_url=srv.url, timeout=60) as c:
+        same = "is not a file or folder under the ingest root"  # outside and missing alike
         for bad, why in (("../outside/secret.txt", "'..'"), (str(outside / "secret.txt"),
-                         "outside the ingest root"), ("escape", "outside the ingest root"),
-                         ("sub", "outside the ingest root"), ("missing.txt", "does not exist")):
+                         same), ("escape", same), ("/etc/shadow", same),
+                         ("/etc/no-such-file", same), ("sub", "leads outside the ingest"),
+                         ("missing.txt", same)):
             r = c.post("/ingest", json={"paths": [bad]})
             assert r.status_code == 400 and why in r.json()["error"], (bad, r.text)
         job = c.post("/ingest", json={"paths": ["new.txt"], "topics": False})

@@ -23,25 +23,27 @@ READ_TOOLS = {"ask", "list_topics", "list_documents", "search_reports", "get_rep
 
 
 def _data(result) -> object:
-    """A tool's structured result (a list comes wrapped as {"result": [...]})."""
+    """A tool's result: sent once, as one JSON text block (no structured copy beside it)."""
     assert not result.is_error, result.content
-    data = result.structured_content
-    if data is None:
-        data = json.loads(result.content[0].text)
-    return data["result"] if set(data) == {"result"} else data
+    assert result.structured_content is None and len(result.content) == 1
+    return json.loads(result.content[0].text)
 
 
 async def _exercise(client) -> dict:
     tools = {t.name for t in (await client.list_tools()).tools}
     asked = _data(await client.call_tool("ask", {"question": "Who is Scrooge?", "level": 0}))
     hits = _data(await client.call_tool("search_reports", {"query": "Scrooge", "k": 3}))
-    report = _data(await client.call_tool("get_report", {"report_id": hits[0]["id"]}))
-    docs = _data(await client.call_tool("list_documents", {}))
+    report = _data(await client.call_tool("get_report", {"report_id": hits["reports"][0]["id"]}))
+    docs = _data(await client.call_tool("list_documents", {}))["documents"]
     bad = await client.call_tool("ask", {"question": "x", "method": "nope"})
+    wrong = [await client.call_tool("ask", args) for args in (
+        {"question": "   "}, {"question": "x" * 5000}, {"question": "Who?", "level": -1})]
+    k = [_data(await client.call_tool("search_reports", {"query": "Scrooge", "k": n}))
+         for n in (-1, 100_000)]
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     corpus = await client.read_resource("retag://corpus")
     return {"tools": tools, "ask": asked, "hits": hits, "report": report, "docs": docs,
-            "bad": bad, "resources": resources, "corpus": corpus}
+            "bad": bad, "wrong": wrong, "k": k, "resources": resources, "corpus": corpus}
 
 
 def _check(got: dict) -> None:
@@ -50,10 +52,21 @@ def _check(got: dict) -> None:
     assert a["method"] == "local" and a["routing"]["kind"] == "specific"
     assert a["answer"] and a["citations"] and {"kind", "id", "title"} <= a["citations"][0].keys()
     assert a["cost"]["llm_calls"] >= 2 and "LLM calls" in a["cost"]["line"]
-    assert len(got["hits"]) >= 1 and {"id", "title", "summary"} <= got["hits"][0].keys()
+    hits = got["hits"]["reports"]
+    assert len(hits) >= 1 and {"id", "title", "summary"} <= hits[0].keys()
+    assert "note" not in got["hits"]
     assert got["report"]["entities"] and "findings" in got["report"]
     assert len(got["docs"]) == 4
     assert got["bad"].is_error and "unknown method 'nope'" in got["bad"].content[0].text
+    # an invalid input says what is wrong (not only "Error executing tool ask")
+    reasons = [r.content[0].text for r in got["wrong"]]
+    assert all(r.is_error for r in got["wrong"]), reasons
+    assert "question" in reasons[0] and "at least 1 character" in reasons[0], reasons
+    assert "question" in reasons[1] and "at most 4000 characters" in reasons[1], reasons
+    assert "level" in reasons[2] and "greater than or equal to 0" in reasons[2], reasons
+    low, high = got["k"]
+    assert low["note"] == "k=-1 is outside 1..50: 1 used" and len(low["reports"]) == 1
+    assert high["note"] == "k=100000 is outside 1..50: 50 used"
     assert "retag://corpus" in got["resources"]
     assert got["corpus"].contents
 

@@ -76,3 +76,38 @@ def test_page_asks_streams_and_opens_a_cited_report(indexed, double, chromium, t
                 else tmp_path) / "serve-page.png"
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 10_000
+
+
+def test_page_with_a_key_logs_in_and_asks(indexed, double, chromium):
+    double.script["reduce"] = _reduce
+    with Running(indexed, BASE_PORT + 6, serve_api_key="s3cret") as srv:
+        page = chromium.new_page()
+        page.goto(srv.url + "/")  # the page itself opens without the key
+        page.wait_for_selector("#login:not([hidden])", timeout=30_000)
+        assert not page.locator("#main").is_visible()
+        page.fill("#key", "wrong")
+        page.click("#signin")
+        page.wait_for_function(
+            "() => document.getElementById('login-error').textContent.length > 0")
+        assert "wrong API key" in page.locator("#login-error").text_content()
+        page.fill("#key", "s3cret")
+        page.click("#signin")
+        page.wait_for_selector("#main:not([hidden])", timeout=30_000)
+        page.fill("#question", "What are the main themes of the story?")
+        page.click("#go")
+        page.wait_for_function(
+            "() => document.getElementById('cost').textContent.length > 0", timeout=60_000)
+        assert "Two threads run through the story" in page.locator("#answer").text_content()
+        # the session is an HttpOnly cookie: the page's script never holds the key
+        assert page.evaluate("document.cookie") == ""
+        assert page.evaluate("JSON.stringify(sessionStorage) + JSON.stringify(localStorage)") \
+            == "{}{}"
+        assert "s3cret" not in page.url
+        cookies = page.context.cookies()
+        assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
+            ("retag_session", True, "Strict")]
+        # a reload keeps the session: no login form
+        page.reload()
+        page.wait_for_function(
+            "() => document.getElementById('corpus').textContent.length > 0", timeout=30_000)
+        assert not page.locator("#login").is_visible()

@@ -36,3 +36,18 @@ async def test_an_unusable_stream_starts_over_without_streaming(tmp_path, double
     assert text == "A whole answer."
     assert None in pieces and pieces[-1] == "A whole answer."
     assert [c[1].get("stream") for c in double.calls] == [True, None]
+
+
+async def test_a_stream_without_a_finish_reason_is_never_the_answer(tmp_path, double):
+    # a connection cut mid-answer: pieces arrive, then no finish reason
+    double.script["reduce"] = answers(
+        Reply("The council raised the docking fees and the", finish_reason=None),
+        "A whole answer.")
+    pieces: list = []
+    usage = Usage()
+    async with LLM(settings_for(tmp_path, double), usage) as llm:
+        text = await complete_streaming(llm, MSGS, stage="reduce", on_token=pieces.append)
+    assert text == "A whole answer."
+    assert None in pieces and pieces[-1] == "A whole answer."  # the listener started over
+    assert [c[1].get("stream") for c in double.calls] == [True, None]
+    assert usage.faults.get("truncated") == 1

@@ -38,9 +38,12 @@ def test_ingest_root(tmp_path):
     assert inside_root(str(root / "docs"), root) == (root / "docs").resolve()
     (root / "link").symlink_to(out)
     (root / "docs" / "b.txt").symlink_to(out / "b.txt")
+    # outside and missing read alike: a client learns nothing of files beyond the root
+    same = "is not a file or folder under the ingest root"
     for bad, why in (("../out/b.txt", r"'\.\.'"), ("docs/../../out", r"'\.\.'"),
-                     (str(out / "b.txt"), "outside"), ("link", "outside"),
-                     ("docs", "outside"), ("nope.txt", "does not exist")):
+                     (str(out / "b.txt"), same), ("link", same), ("/etc/shadow", same),
+                     ("/etc/no-such-file", same), ("nope.txt", same),
+                     ("docs", "holds a link that leads outside")):
         with pytest.raises(InputError, match=why):
             inside_root(bad, root)
     with pytest.raises(InputError, match="SERVE_INGEST_ROOT"):
@@ -81,3 +84,11 @@ def test_ask_request():
     line = cost_line({"trace": {"method": "retag", "llm": {"calls": 3, "cached": 1,
                      "prompt_tokens": 900, "completion_tokens": 80}, "seconds": {"total": 2.5}}})
     assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"
+
+
+def test_ingest_root_is_checked_before_any_walk(tmp_path, monkeypatch):
+    walked: list = []
+    monkeypatch.setattr("pathlib.Path.rglob", lambda self, pattern: walked.append(self) or [])
+    with pytest.raises(InputError, match="not a file or folder under the ingest root"):
+        inside_root("/usr", tmp_path)  # a big folder outside: refused without walking it
+    assert walked == []
