@@ -119,8 +119,11 @@ class Failure(BaseModel):
 class TextUnit(BaseModel):
     """One text unit of a document (GraphRAG's name; the graph's label is ``:Chunk``).
 
-    ``index`` is its place in the document, ``prev_id`` the text unit before it. Read back
-    for extraction or topic labelling, only ``id`` and ``text`` are loaded (the rest default).
+    ``index`` is its place in the document, ``prev_id`` the text unit before it; ``page``
+    (its first) and ``pages`` (PDF), ``slide`` (PPTX) or ``heading`` (the heading path of
+    DOCX, HTML, Markdown) where it is, and ``location`` the label citations show
+    (``report.pdf p. 7``). Read back for extraction or topic labelling, only ``id`` and
+    ``text`` are loaded (the rest default).
     """
 
     id: str
@@ -128,6 +131,11 @@ class TextUnit(BaseModel):
     index: int = 0
     n_tokens: int = 0
     prev_id: str | None = None
+    page: int | None = None
+    pages: list[int] | None = None
+    slide: int | None = None
+    heading: str | None = None
+    location: str | None = None
 
 
 class ReportRow(BaseModel):
@@ -163,6 +171,8 @@ class Citation(BaseModel):
     title: str = ""
     level: int | None = None
     cited_in_answer: bool = True
+    # a text unit's place: "report.pdf p. 7", "deck.pptx slide 3", "notes.md § Budget"
+    location: str | None = None
 
 
 class Query(BaseModel):
