@@ -119,11 +119,8 @@ class Failure(BaseModel):
 class TextUnit(BaseModel):
     """One text unit of a document (GraphRAG's name; the graph's label is ``:Chunk``).
 
-    ``index`` is its place in the document, ``prev_id`` the text unit before it; ``page``
-    (its first) and ``pages`` (PDF), ``slide`` (PPTX) or ``heading`` (the heading path of
-    DOCX, HTML, Markdown) where it is, and ``location`` the label citations show
-    (``report.pdf p. 7``). Read back for extraction or topic labelling, only ``id`` and
-    ``text`` are loaded (the rest default).
+    ``index`` is its place in the document, ``prev_id`` the text unit before it. Read back
+    for extraction or topic labelling, only ``id`` and ``text`` are loaded (the rest default).
     """
 
     id: str
@@ -131,11 +128,6 @@ class TextUnit(BaseModel):
     index: int = 0
     n_tokens: int = 0
     prev_id: str | None = None
-    page: int | None = None
-    pages: list[int] | None = None
-    slide: int | None = None
-    heading: str | None = None
-    location: str | None = None
 
 
 class ReportRow(BaseModel):
@@ -160,18 +152,15 @@ class ReportRow(BaseModel):
 
 
 class Citation(BaseModel):
-    """A source an answer rests on: a community report (int id) or a text unit (str id).
-
-    In ``Answer.citations`` it is cited in the answer text; in ``Answer.sources``
-    ``cited_in_answer`` says whether the answer text cites it too.
-    """
+    """A source an answer rests on: a community report (int id) or a text unit (str id, its
+    ``location`` "report.pdf p. 7"). In ``Answer.citations`` it is cited in the answer text; in
+    ``Answer.sources`` ``cited_in_answer`` says whether the answer text cites it too."""
 
     kind: Literal["report", "text_unit"] = "report"
     id: int | str
     title: str = ""
     level: int | None = None
     cited_in_answer: bool = True
-    # a text unit's place: "report.pdf p. 7", "deck.pptx slide 3", "notes.md § Budget"
     location: str | None = None
 
 

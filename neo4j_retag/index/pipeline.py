@@ -37,16 +37,16 @@ from .topics import build_topics
 log = logging.getLogger(__name__)
 
 
-def text_units(doc: Document, settings: Settings) -> list[TextUnit]:
+def text_units(doc: Document, settings: Settings) -> list[tuple[TextUnit, dict[str, object]]]:
     """The document split into text units of ``chunk_size`` tokens (``chunk_overlap``
-    shared; tables cut between rows), ids ``<doc id prefix>-<index>``, each with its page,
-    slide or heading path."""
+    shared; tables cut between rows), ids ``<doc id prefix>-<index>``, each with where it is
+    (``Document.locate``: page, pages, slide, heading, location; Chunk properties)."""
     spans = tokens.split_spans(doc.text, settings.index.chunk_size,
                                settings.index.chunk_overlap, settings.encoding)
-    return [TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
-                     n_tokens=tokens.count(text, settings.encoding),
-                     prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None,
-                     **doc.locate(start, end))
+    return [(TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
+                      n_tokens=tokens.count(text, settings.encoding),
+                      prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None),
+             doc.locate(start, end))
             for i, (text, start, end) in enumerate(spans)]
 
 
@@ -76,7 +76,8 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
             continue
         units = text_units(doc, settings)
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
-                     "metadata": doc.metadata, "chunks": [u.model_dump() for u in units]})
+                     "metadata": doc.metadata,
+                     "chunks": [u.model_dump() | where for u, where in units]})
         result.documents_new += 1
         result.text_units_new += len(units)
     # one document per row: a document and its text units are written together or not at all

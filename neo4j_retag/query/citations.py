@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from ..citations import check, parse
-from ..model import Citation, Trace
+from ..db import Graph
+from ..model import Answer, Citation, Trace
 
 
 def report_ids(text: str) -> list[int]:
@@ -36,3 +37,17 @@ def cited_sources(text: str, valid: Mapping[str, Citation], trace: Trace,
     trace.invalid_citations += checked.invalid
     keys = [f"{k}:{i}" for k, i in checked.cited]
     return checked.text.strip(), [valid[k] for k in dict.fromkeys(keys)]
+
+
+def locate(graph: Graph, answer: Answer) -> Answer:
+    """``answer`` with each text-unit citation and source given its ``location`` (``report.pdf
+    p. 7``, ``deck.pptx slide 3``, ``notes.md § Budget``; its document's title for a text unit
+    indexed before locations were kept). One read; the answer itself is returned."""
+    cites = [c for c in [*answer.citations, *answer.sources] if c.kind == "text_unit"]
+    if not cites:
+        return answer
+    found = {r["id"]: r["location"] for r in graph.run(
+        "query/text_unit_locations", ids=list({str(c.id) for c in cites}))}
+    for c in cites:
+        c.location = found.get(str(c.id)) or c.location
+    return answer
