@@ -57,14 +57,19 @@ class Document:
 
     def locate(self, start: int, end: int) -> dict[str, object]:
         """Where the text ``[start, end)`` is: ``page`` (its first), ``pages`` (all, PDF),
-        ``slide``, ``heading`` (None when unknown) and ``location``, the label citations
-        show (``report.pdf p. 7``; the file name alone for a plain text file)."""
-        hit = [loc for i, (at, loc) in enumerate(self.spans)
-               if at < max(end, start + 1)
-               and (i + 1 == len(self.spans) or self.spans[i + 1][0] > start)]
-        pages = sorted({int(h["page"]) for h in hit if "page" in h})
-        slide = next((int(h["slide"]) for h in hit if "slide" in h), None)
-        heading = next((str(h["heading"]) for h in hit if "heading" in h), None)
+        ``slide`` and ``heading`` (of most of its text; None when unknown) and ``location``,
+        the label citations show (``report.pdf p. 7``; the file name alone for a plain text
+        file)."""
+        ends = [at for at, _ in self.spans[1:]] + [max(end, len(self.text))] * bool(self.spans)
+        # (characters of the text inside the span, its place), for every span it overlaps
+        hit = [(min(end, stop) - max(start, at), loc)
+               for (at, loc), stop in zip(self.spans, ends, strict=True)
+               if at < max(end, start + 1) and stop > start]
+        pages = sorted({int(h["page"]) for _, h in hit if "page" in h})
+        # a unit across slides or sections is where most of its text is
+        most = [loc for _, loc in sorted(hit, key=lambda h: -h[0])]
+        slide = next((int(h["slide"]) for h in most if "slide" in h), None)
+        heading = next((str(h["heading"]) for h in most if "heading" in h), None)
         out: dict[str, object] = {"page": pages[0] if pages else None,
                                   "pages": pages or None, "slide": slide, "heading": heading}
         out["location"] = location(Path(self.path).name, pages[0] if pages else None, pages,
