@@ -73,3 +73,9 @@ def test_folder_of_documents_keeps_pages_slides_headings(settings, graph, double
     r = CliRunner().invoke(main, ["ask", "Who runs the Saturday story hour?", "--method",
                                   "lazy"], env=env)
     assert r.exit_code == 0 and "library-report.pdf pp. 2-3" in r.output, r.output
+
+    # the CLI's rerun adds nothing and lists each bad file again, counted by reason
+    r = CliRunner().invoke(main, ["ingest", str(folder)], env={**env, "COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert "5 (corrupt 1, encrypted 1, mismatched 2, no-text 1)" in r.output, r.output
+    assert "scan.pdf: no text layer: OCR is not included (2 pages)" in r.output
