@@ -152,11 +152,9 @@ class ReportRow(BaseModel):
 
 
 class Citation(BaseModel):
-    """A source an answer rests on: a community report (int id) or a text unit (str id).
-
-    In ``Answer.citations`` it is cited in the answer text; in ``Answer.sources``
-    ``cited_in_answer`` says whether the answer text cites it too.
-    """
+    """A source an answer rests on: a community report (int id) or a text unit (str id, its
+    ``location`` "report.pdf p. 7"). In ``Answer.citations`` it is cited in the answer text; in
+    ``Answer.sources`` ``cited_in_answer`` says whether the answer text cites it too."""
 
     kind: Literal["report", "text_unit"] = "report"
     id: int | str
@@ -164,6 +162,7 @@ class Citation(BaseModel):
     level: int | None = None
     cited_in_answer: bool = True
     attributed: bool = False  # the marker was added by shared words: the model wrote none
+    location: str | None = None
 
 
 class Query(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import marshal
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -88,17 +89,87 @@ def _decode(tokens: list[int], enc: str) -> str:
 
 
 def split(text: str, size: int = 600, overlap: int = 100, enc: str = "cl100k_base") -> list[str]:
-    """Text units of at most ``size`` tokens, consecutive units sharing ``overlap`` tokens.
+    """Text units of at most ``size`` tokens, consecutive units sharing ``overlap`` tokens
+    (a Markdown table is cut between rows only, its header repeated: :func:`split_spans`).
+
+    Raises ConfigError when overlap >= size.
+    """
+    return [unit for unit, _, _ in split_spans(text, size, overlap, enc)]
+
+
+Span = tuple[str, int, int]  # a text unit and the [start, end) characters of text it covers
+# a Markdown table: a header row, a separator row (|---|:--:|), then its rows
+_ROW = r"[ \t]*\|.*\|[ \t]*"
+_TABLE = re.compile(rf"^{_ROW}\n[ \t]*\|[ \t:|-]*-[ \t:|-]*\|[ \t]*(?:\n{_ROW})*$", re.M)
+
+
+def split_spans(text: str, size: int = 600, overlap: int = 100, enc: str = "cl100k_base",
+                ) -> list[Span]:
+    """:func:`split` with each unit's character span in ``text`` (what page or heading it
+    covers). Prose is cut into token windows; a Markdown table is cut between rows only, each
+    part starting with the table's header rows (a row longer than ``size`` stays whole); a
+    table part and the prose next to it share a unit when both fit in ``size`` tokens.
 
     Raises ConfigError when overlap >= size.
     """
     if overlap >= size:
         raise ConfigError(f"CHUNK_OVERLAP ({overlap}) must be smaller than CHUNK_SIZE ({size})")
+    tables = list(_TABLE.finditer(text))
+    if not tables:
+        return _windows(text, 0, size, overlap, enc)
+    units: list[Span] = []
+    at = 0
+    for m in [*tables, None]:
+        prose_end = m.start() if m else len(text)
+        blocks = [_windows(text[at:prose_end], at, size, overlap, enc)] if text[
+            at:prose_end].strip() else []
+        if m:
+            blocks.append(_table_parts(text, m.start(), m.end(), size, enc))
+            at = m.end()
+        for block in blocks:
+            if units and block and count(units[-1][0], enc) + count(block[0][0], enc) < size:
+                prev = units.pop()  # a short table and its neighbouring prose stay together
+                block[0] = (f"{prev[0]}\n\n{block[0][0]}", prev[1], block[0][2])
+            units += block
+    return units
+
+
+def _windows(text: str, base: int, size: int, overlap: int, enc: str) -> list[Span]:
     tokens = encoding(enc).encode(text, disallowed_special=())
-    units: list[str] = []
+    _, starts = encoding(enc).decode_with_offsets(tokens)
+    units: list[Span] = []
     step = size - overlap
     for start in range(0, max(len(tokens) - overlap, 1), step):
-        unit = _decode(tokens[start : start + size], enc).strip()
+        end = min(start + size, len(tokens))
+        unit = _decode(tokens[start:end], enc).strip()
         if unit:
-            units.append(unit)
+            units.append((unit, base + starts[start],
+                          base + (starts[end] if end < len(tokens) else len(text))))
     return units
+
+
+def _table_parts(text: str, start: int, end: int, size: int, enc: str) -> list[Span]:
+    lines, at = [], start
+    for line in text[start:end].split("\n"):
+        lines.append((line, at, count(line + "\n", enc)))
+        at += len(line) + 1
+    header, rows = lines[:2], lines[2:]
+    head_tokens = sum(n for _, _, n in header)
+    parts: list[Span] = []
+    cur: list[tuple[str, int, int]] = []
+    for row in rows:
+        if cur and head_tokens + sum(n for _, _, n in cur) + row[2] > size:
+            parts.append(_table_part(header, cur, bool(parts)))
+            cur = []
+        cur.append(row)
+    parts.append(_table_part(header, cur, bool(parts)))
+    return parts
+
+
+def _table_part(header: list[tuple[str, int, int]], rows: list[tuple[str, int, int]],
+                repeated: bool) -> Span:
+    # a continuation starts at its first row (the header it repeats was covered before)
+    first = (rows or header)[0] if repeated else header[0]
+    last = (rows or header)[-1]
+    return ("\n".join(line for line, _, _ in header + rows).strip(), first[1],
+            last[1] + len(last[0]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +137,9 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
     for label, value in [
         ("documents read / new / replaced",
          f"{s['documents_read']} / {s['documents_new']} / {s['documents_replaced']}"),
-        ("skipped inputs", len(s["skipped"])),
+        ("skipped inputs (by reason)", f"{len(s['skipped'])}" + (" ({})".format(", ".join(
+            f"{k} {v}" for k, v in sorted(Counter(x["reason"] for x in s["skipped"]).items())))
+            if s["skipped"] else "")),
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
          f"{len(s['text_units_failed'])})"),

@@ -132,7 +132,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                       f"chatter stripped {tr.chatter_stripped}[/dim]")
     else:
         console.print(f"[dim]method {tr.method} | cited text units "
-                      f"{[c.id for c in answer.citations]} | chatter stripped "
+                      f"{[c.location or c.id for c in answer.citations]} | chatter stripped "
                       f"{tr.chatter_stripped}[/dim]")
     t = usage.total
     secs = ", ".join(f"{k} {v:.1f}" for k, v in tr.seconds.items())
@@ -181,12 +181,14 @@ def _exit_unanswered(answer: Answer) -> None:
 
 
 def sources_line(answer: Answer) -> str:
-    """The sources as one line: ``report 3 (Title), text unit ab12-00001, ...``; those the
-    answer text does not cite itself are marked ``- not cited``."""
+    """The sources as one line: ``report 3 (Title), text unit ab12-00001 (report.pdf p. 7),
+    ...`` (a text unit's location, else its title); those the answer text does not cite
+    itself are marked ``- not cited``."""
     parts = []
     for c in answer.sources:
         kind = "report" if c.kind == "report" else "text unit"
-        title = f" ({c.title})" if c.title else ""
+        label = c.location or c.title if c.kind == "text_unit" else c.title
+        title = f" ({label})" if label else ""
         parts.append(f"{kind} {c.id}{title}" + ("" if c.cited_in_answer else " - not cited"))
     return "; ".join(parts)
 

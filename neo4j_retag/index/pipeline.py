@@ -37,24 +37,28 @@ from .topics import build_topics
 log = logging.getLogger(__name__)
 
 
-def text_units(doc: Document, settings: Settings) -> list[TextUnit]:
+def text_units(doc: Document, settings: Settings) -> list[tuple[TextUnit, dict[str, object]]]:
     """The document split into text units of ``chunk_size`` tokens (``chunk_overlap``
-    shared), ids ``<doc id prefix>-<index>``."""
-    texts = tokens.split(doc.text, settings.index.chunk_size, settings.index.chunk_overlap,
-                         settings.encoding)
-    return [TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
-                     n_tokens=tokens.count(text, settings.encoding),
-                     prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None)
-            for i, text in enumerate(texts)]
+    shared; tables cut between rows), ids ``<doc id prefix>-<index>``, each with where it is
+    (``Document.locate``: page, pages, slide, heading, location; Chunk properties)."""
+    spans = tokens.split_spans(doc.text, settings.index.chunk_size,
+                               settings.index.chunk_overlap, settings.encoding)
+    return [(TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
+                      n_tokens=tokens.count(text, settings.encoding),
+                      prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None),
+             doc.locate(start, end))
+            for i, (text, start, end) in enumerate(spans)]
 
 
 def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
-                   result: IngestResult, text_field: str | None = None) -> None:
+                   result: IngestResult, text_field: str | None = None,
+                   progress: Progress = no_progress) -> None:
     """Read, replace edited documents, MERGE documents and their text units (``paths``
-    checked by ``run_ingest``: ``documents.check_inputs``)."""
+    checked by ``run_ingest``: ``documents.check_inputs``; a long PDF's pages read go to
+    ``progress``)."""
     docs: dict[str, Document] = {}
     for path in paths:
-        for item in read_path(path, text_field):
+        for item in read_path(path, text_field, progress):
             if isinstance(item, Failure):
                 result.skipped.append(item)
             else:
@@ -72,7 +76,8 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
             continue
         units = text_units(doc, settings)
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
-                     "metadata": doc.metadata, "chunks": [u.model_dump() for u in units]})
+                     "metadata": doc.metadata,
+                     "chunks": [u.model_dump() | where for u, where in units]})
         result.documents_new += 1
         result.text_units_new += len(units)
     # one document per row: a document and its text units are written together or not at all
@@ -183,7 +188,7 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
             upgrade_to_full(graph, result.outcomes)
     with timed(result.seconds, "load"):
         progress("documents loaded", 0, None)
-        load_documents(graph, settings, paths, result, text_field)
+        load_documents(graph, settings, paths, result, text_field, progress)
         progress("documents loaded", result.documents_read, result.documents_read)
     if plan == "lazy":  # concepts and their communities, no LLM call (index/lazy.py)
         with timed(result.seconds, "concepts"):

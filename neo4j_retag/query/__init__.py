@@ -25,6 +25,7 @@ from ..llm import LLM
 from ..model import Answer, Query
 from .auto import auto_method
 from .basic import ask_rag, ask_ts
+from .citations import locate
 from .drift import ask_drift
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
@@ -130,12 +131,12 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
         first.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "
                          "not refined")
     if refine_rounds <= 0 or not METHODS[chosen].refinable:
-        return first
+        return locate(graph, first)
     final, rounds = await refine(graph, llm, settings, query.question, first,
                                  rounds=refine_rounds, top_p=query.top_p or settings.query.top_p,
                                  response_type=query.response_type)
     final.trace.refinement = rounds
-    return final
+    return locate(graph, final)
 
 
 __all__ = ["METHODS", "Method", "MethodFn", "answer"]

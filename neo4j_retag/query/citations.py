@@ -8,8 +8,9 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from ..citations import MARKER, check, parse
+from ..db import Graph
 from ..llm.degenerate import content_words
-from ..model import Citation, Trace
+from ..model import Answer, Citation, Trace
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 MIN_SHARED = 2  # content words a sentence must share with a support to be attributed to it
@@ -68,3 +69,17 @@ def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
             attributed += 1
         lines.append(" ".join(out))
     return "\n".join(lines), attributed
+
+
+def locate(graph: Graph, answer: Answer) -> Answer:
+    """``answer`` with each text-unit citation and source given its ``location`` (``report.pdf
+    p. 7``, ``deck.pptx slide 3``, ``notes.md § Budget``; its document's title for a text unit
+    indexed before locations were kept). One read; the answer itself is returned."""
+    cites = [c for c in [*answer.citations, *answer.sources] if c.kind == "text_unit"]
+    if not cites:
+        return answer
+    found = {r["id"]: r["location"] for r in graph.run(
+        "query/text_unit_locations", ids=list({str(c.id) for c in cites}))}
+    for c in cites:
+        c.location = found.get(str(c.id)) or c.location
+    return answer

@@ -24,7 +24,8 @@ PROPS = {"Entity": {"key", "name", "type", "description", "degree"},
                        "full_content"},
          "Topic": {"name", "label", "description"},
          "Document": {"id", "title", "path", "created_at"},
-         "Chunk": {"id", "index", "n_tokens", "text", "document_id"},
+         "Chunk": {"id", "index", "n_tokens", "text", "document_id", "location", "page", "pages",
+                   "slide", "heading"},
          "Claim": {"type", "status", "subject", "object", "description"}, "Meta": {"id"}}
 
 

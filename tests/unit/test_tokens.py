@@ -70,3 +70,42 @@ def test_offline_tokenizer_is_one_line_naming_the_fix(tmp_path, monkeypatch):
         tokens.encoding.cache_clear()
     msg = str(e.value)
     assert "ENCODING=o200k_base" in msg and "ENCODING=cl100k_base" in msg and "\n" not in msg
+
+
+def _table(n: int) -> str:
+    rows = "\n".join(f"| {2000 + i} | {i * 10} readers borrowed books that year |"
+                     for i in range(n))
+    return f"| Year | Readers |\n|---|---|\n{rows}"
+
+
+def test_split_cuts_tables_between_rows_and_repeats_the_header():
+    text = "The library's visits by year.\n\n" + _table(40) + "\n\nVisits rose every year."
+    spans = tokens.split_spans(text, 80, 10)
+    table_units = [u for u, _, _ in spans if "| Year |" in u]
+    assert len(table_units) > 2
+    for unit in table_units:
+        lines = unit[unit.index("| Year |"):].split("\n")
+        assert lines[:2] == ["| Year | Readers |", "|---|---|"]  # every part has the header
+        rows = [line for line in lines[2:] if line.startswith("|")]
+        assert rows and all(line.startswith("| 2") and line.endswith(" year |")
+                            for line in rows)  # no row cut
+    rows = [line for u in table_units for line in u.split("\n")[2:] if line.startswith("| 2")]
+    assert rows == _table(40).split("\n")[2:]  # every row once, in order
+    # the spans cover the text in order: each unit's text comes from its span
+    for unit, start, end in spans:
+        assert unit.split("\n")[-1].strip() in text[start:end]
+    assert spans[-1][0].endswith("Visits rose every year.")
+
+
+def test_split_keeps_a_short_table_with_its_prose():
+    text = "Opening hours.\n\n| Day | Hours |\n|---|---|\n| Mon | 9-5 |\n\nClosed on Sunday."
+    assert tokens.split(text, 600, 100) == [text]
+
+
+def test_split_without_tables_is_unchanged():
+    # the windows of a text without tables, as split() always made them
+    text = " ".join(f"word{i}" for i in range(2000))
+    enc = tokens.encoding()
+    toks = enc.encode(text)
+    old = [enc.decode(toks[s:s + 300]).strip() for s in range(0, len(toks) - 50, 250)]
+    assert tokens.split(text, 300, 50) == old

@@ -98,8 +98,8 @@ function showFinal(a) {
   const cites = $("citations");
   cites.replaceChildren();
   for (const c of a.citations) {
-    const label = (c.kind === "report" ? `report ${c.id}` : `text unit ${c.id}`) +
-                  (c.title ? `: ${c.title}` : "");
+    const label = c.kind === "report" ? `report ${c.id}` + (c.title ? `: ${c.title}` : "")
+      : (c.location || `text unit ${c.id}` + (c.title ? `: ${c.title}` : ""));
     const link = el("a", label, { href: `#${c.kind}-${c.id}`, className: "citation" });
     link.addEventListener("click", (ev) => { ev.preventDefault(); openCitation(c); });
     cites.append(link);

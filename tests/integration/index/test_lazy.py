@@ -48,7 +48,7 @@ def test_lazy_ingest_of_the_sample_corpus_makes_no_llm_call(lazy, graph, double)
     usage = Usage()
     result = ingest(lazy, graph, [SAMPLE], usage)
     assert chat_calls(double) == 0 and set(usage.stages) <= {"embed"}
-    assert result.documents_new == 4 and result.communities_rebuilt
+    assert result.documents_new == 5 and result.communities_rebuilt
     counts = one(graph, """
         MATCH (k:Concept) WITH count(k) AS concepts
         MATCH (:Concept)-[r:CO_OCCURS]->(:Concept) WITH concepts, count(r) AS co, min(r.weight) AS w

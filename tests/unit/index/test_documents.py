@@ -49,13 +49,13 @@ def test_decode_central_european_not_forced_to_cp1252():
 
 
 def test_nothing_to_ingest_is_a_user_error(tmp_path):
-    # a newcomer's `ingest report.pdf` and `ingest empty-folder/` printed a summary, exit 0
+    # a newcomer's `ingest photo.png` and `ingest empty-folder/` printed a summary, exit 0
     from neo4j_retag.errors import InputError
     from neo4j_retag.index.documents import check_inputs
-    pdf = tmp_path / "report.pdf"
-    pdf.write_bytes(b"%PDF-1.4")
+    pdf = tmp_path / "photo.png"
+    pdf.write_bytes(b"\x89PNG")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match=r"nothing to ingest in .*report\.pdf: no \.csv"):
+    with pytest.raises(InputError, match=r"nothing to ingest in .*photo\.png: no \.csv"):
         check_inputs([pdf])
     with pytest.raises(InputError, match="nothing to ingest"):
         check_inputs([tmp_path / "empty"])

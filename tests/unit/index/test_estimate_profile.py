@@ -9,6 +9,8 @@ from neo4j_retag.index.estimate_profile import PROFILES, calibration, profile_fo
 from tests.conftest import make_settings
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-corpus"
+# the four stories the local-small profile was measured on (not the library report PDF)
+STORIES = sorted(SAMPLE.glob("*.txt"))
 
 
 class Graph:
@@ -40,7 +42,7 @@ def test_local_small_profile_expects_replies_at_the_cap_and_retries(tmp_path):
     local = make_settings(tmp_path, {})
     remote = make_settings(tmp_path, {}, openai_base_url="http://x/v1", openai_model="gpt-4o",
                            llm_max_tokens=800)
-    lo, re_ = estimate_ingest(local, [SAMPLE]), estimate_ingest(remote, [SAMPLE])
+    lo, re_ = estimate_ingest(local, STORIES), estimate_ingest(remote, STORIES)
     u = lo.text_units
     assert u == re_.text_units > 0
     assert lo.stages["extract"].calls == round(u * (1 + PROFILES["local-small"].extract_retry))
