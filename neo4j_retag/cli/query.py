@@ -113,6 +113,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
+        _failed(answer)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -167,6 +168,18 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
+    _failed(answer)
+
+
+def _failed(answer: Answer) -> None:
+    """Each step that failed (a map batch, a DRIFT step, an embedding) on stderr, and exit 3:
+    an answer from part of its context is not a clean success."""
+    from rich.markup import escape
+    for failure in answer.trace.failures:
+        err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
+                          highlight=False)
+    if answer.trace.failures:
+        sys.exit(3)
 
 
 def sources_line(answer: Answer) -> str:
