@@ -411,7 +411,10 @@ class ScriptedLLM:
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 vectors = [double.embed(t) for t in texts]
                 if body.get("dimensions"):
-                    vectors = [v[:body["dimensions"]] for v in vectors]
+                    # shortened, as a model that can shorten does: never to all zeros
+                    d = body["dimensions"]
+                    vectors = [v[:d] if any(v[:d]) else [1.0] + [0.0] * (d - 1)
+                               for v in vectors]
                 if body.get("encoding_format") == "base64":  # little-endian float32, as OpenAI
                     vectors = [base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode()
                                for v in vectors]

@@ -113,7 +113,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
-        _exit_unanswered(answer)
+        _exit_status(answer)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -168,16 +168,24 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
-    _exit_unanswered(answer)
+    _exit_status(answer)
 
 
-def _exit_unanswered(answer: Answer) -> None:
-    """Exit 1 with one line when the answer is the no-answer sentence: a script must not
-    take it for an answer."""
+def _exit_status(answer: Answer) -> None:
+    """Each step that failed (a map batch, a DRIFT step, an embedding) on stderr; exit 1 with
+    one line when the answer is the no-answer sentence (a script must not take it for an
+    answer), else exit 3 when a step failed (an answer from part of its context is not a
+    clean success)."""
+    from rich.markup import escape
+    for failure in answer.trace.failures:
+        err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
+                          highlight=False)
     if not answer.answered:
         err_console.print(f"no answer: {answer.trace.no_answer}", highlight=False,
                           markup=False)
         sys.exit(1)
+    if answer.trace.failures:
+        sys.exit(3)
 
 
 def sources_line(answer: Answer) -> str:

@@ -33,16 +33,18 @@ def stored(st: Record) -> int:
     return int(st["chunks"] + st["entities"] + st["communities"])
 
 
-def mismatch(st: Record, model: str, dimensions: int) -> str | None:
-    """The one line saying why vectors of ``model`` / ``dimensions`` cannot join the stored
-    ones, or None when they can (same model and dimension, or nothing stored yet)."""
+def mismatch(st: Record, model: str, dimensions: int | None) -> str | None:
+    """The one line saying why vectors of ``model`` / ``dimensions`` (None: not known yet,
+    the model alone is compared) cannot join or be compared with the stored ones, or None when
+    they can (same model and dimension, or nothing stored yet)."""
     if not stored(st) or st["model"] is None:
         return None
-    if st["model"] == model and st["dimensions"] == dimensions:
+    if st["model"] == model and dimensions in (None, st["dimensions"]):
         return None
-    return (f"the graph's vectors are {st['model']}'s ({st['dimensions']} dimensions) but "
-            f"EMBEDDING_MODEL {model} gives {dimensions}: set EMBEDDING_MODEL / "
-            f"EMBEDDING_DIMENSIONS back, or run {REEMBED}")
+    gives = f" ({dimensions} dimensions)" if dimensions else ""
+    return (f"the graph's vectors were made by {st['model']} ({st['dimensions']} dimensions) "
+            f"but EMBEDDING_MODEL is {model}{gives}: vectors of two models cannot be "
+            f"compared; set EMBEDDING_MODEL / EMBEDDING_DIMENSIONS back, or run {REEMBED}")
 
 
 def ensure(graph: Graph, model: str, dimensions: int) -> None:
@@ -76,18 +78,23 @@ def nearest(graph: Graph, label: str, vector: list[float], k: int) -> list[Recor
     """The ``k`` nodes of ``label`` (Chunk, Entity, Community) nearest to ``vector``, best
     first: [{id (an entity's key), score}]. Raises ConfigError when the graph has no
     vectors, or vectors of another dimension than ``vector``'s."""
-    check_query(state(graph), len(vector))
+    st = state(graph)
+    check_query(st, vector, st["model"])
     return graph.run("query/nearest_nodes", index=INDEXES[label], k=k, vector=vector)
 
 
-def check_query(st: Record, dimensions: int, model: str | None = None) -> None:
-    """Raise ConfigError when a query vector of ``dimensions`` (from ``model``) cannot be
-    compared with the stored vectors (none stored; another model or dimension)."""
+def check_query(st: Record, vector: list[float], model: str) -> None:
+    """Raise ConfigError when a query ``vector`` made by ``model`` cannot be compared with
+    the stored vectors: none stored, another model or dimension, or a vector with no
+    direction (all zeros, NaN: cosine similarity is undefined for it)."""
     if not stored(st) or st["dimensions"] is None:
         raise ConfigError("the graph has no embeddings: run `neo4j-retag ingest` with "
                           "EMBEDDINGS=true (the default) to embed it")
-    if (why := mismatch(st, model or st["model"], dimensions)) is not None:
+    if (why := mismatch(st, model, len(vector))) is not None:
         raise ConfigError(why)
+    if not any(x for x in vector) or any(x != x for x in vector):
+        raise ConfigError(f"the embedding endpoint gave {model} a vector of zeros or NaN for "
+                          "the question: it cannot be compared; check EMBEDDING_MODEL")
 
 
 def available(st: Record, label: str = "Community") -> bool:

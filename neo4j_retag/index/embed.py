@@ -6,7 +6,8 @@ Resumable and incremental: each node keeps ``embedding_key``, a hash of the embe
 EMBEDDING_DIMENSIONS and the text it embedded; only nodes whose key differs (new, or their
 text changed: a merged description, a rebuilt report) are embedded, and each batch is written
 as soon as it is back. A node that fails keeps its old key and is retried by the next run.
-The first vector's length fixes the vector indexes' dimension (``db.vectors.ensure``): a
+Two probes that agree fix the vector indexes' dimension (``db.vectors.ensure``; a reply of
+another length then fails its items): a
 model or dimension change with vectors stored stops the run with one line naming the fix.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 
 from ..config import Settings
 from ..db import Graph, Record, vectors
+from ..errors import LLMError
 from ..llm import LLM
 from ..llm.embeddings import EMBED, Embedder
 from ..model import Failure, Progress, no_progress
@@ -81,9 +83,16 @@ async def prepare(graph: Graph, llm: LLM, settings: Settings) -> int:
     dimension from one (cached) probe, the vector indexes made for it. Raises ConfigError (an
     unreachable endpoint, a wrong model, another model or dimension stored) and LLMError."""
     emb = Embedder.of(llm)
-    dims = len((await emb.embed(["dimension probe"], stage=EMBED))[0])
-    vectors.ensure(graph, settings.embedding.model, dims)
-    return dims
+    # two requests (both cached) that must agree: one bad reply never sets the index's
+    # dimension, which every later vector is held to
+    dims = [len((await emb.embed([text], stage=EMBED))[0])
+            for text in ("dimension probe", "a second dimension probe")]
+    if dims[0] != dims[1]:
+        raise LLMError(f"the embedding endpoint gave {settings.embedding.model} vectors of "
+                       f"{dims[0]} and {dims[1]} dimensions for two probes: no dimension to "
+                       "index by; check EMBEDDING_MODEL and the endpoint", "invalid")
+    vectors.ensure(graph, settings.embedding.model, dims[0])
+    return dims[0]
 
 
 async def embed_graph(graph: Graph, llm: LLM, settings: Settings,
@@ -97,6 +106,8 @@ async def embed_graph(graph: Graph, llm: LLM, settings: Settings,
     if not total:
         return counts
     emb = Embedder.of(llm)
+    # the indexes' dimension: a reply of another length fails its items, never stored
+    emb.dimensions = vectors.state(graph)["dimensions"]
     size = settings.embedding.batch * 4  # written per group of requests: resumable
     # sorted by text: the same text (a report reused at another level: BBC-200 has 889
     # texts for 3,678 communities) falls in one group, where it is embedded once

@@ -146,7 +146,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
 
 
 def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = False) -> None:
-    """The embed stage's requests (EMBEDDING_BATCH inputs each, plus the dimension probe)
+    """The embed stage's requests (EMBEDDING_BATCH inputs each, plus the two dimension probes)
     and input tokens: text units exactly, entities and reports by the profile's ratios."""
     if not settings.embedding.enabled or not est.text_units:
         return
@@ -155,7 +155,7 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
     per_unit = (p.reports_per_unit if p.embedded_reports_per_unit is None
                 else p.embedded_reports_per_unit)
     reports = 0.0 if lazy else u * per_unit
-    calls = 1 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
+    calls = 2 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
     est.raw["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
                               + reports * p.report_text_tokens, 0)
 

@@ -6,9 +6,15 @@ By the chat client's rules: transport faults retried (``transport.request``: 429
 Retry-After, 5xx, timeouts), an unusable reply (no data, a wrong count, non-numbers, another
 dimension than the others) retried up to ``LLM_MAX_RETRIES`` times, then the items fail one by
 one (a failed batch is retried item by item, so one bad input fails only itself, as a
-``model.Failure``); vectors cached on disk under model + dimensions + text (never the key,
-the URL or the stage); requests, tokens, cached inputs and failures counted per stage in the
-same ``Usage`` as chat calls, so `stats`, the trace and `ingest --estimate` show them.
+``model.Failure``); a vector of zeros, NaN or another length is an unusable reply, never
+stored. An input the endpoint refuses as longer than the model's window is truncated to the
+window its message names (else three quarters of the input, until it fits), the window
+remembered for the run's other inputs, each truncation counted (``embed_truncated``) and
+logged; a request refused for holding too many inputs sets the batch the endpoint takes
+(logged once, naming EMBEDDING_BATCH) and is split, never met again per input. Vectors
+cached on disk under model + dimensions + text (never the key, the URL or the stage);
+requests, tokens, cached inputs and failures counted per stage in the same ``Usage`` as
+chat calls, so `stats`, the trace and `ingest --estimate` show them.
 
 ``Embedder.of(llm)`` shares the LLM client's usage, cache and endpoint connection (one per
 ``LLM``, closed with it); ``Embedder(settings)`` stands alone (``async with``).
@@ -17,29 +23,29 @@ same ``Usage`` as chat calls, so `stats`, the trace and `ingest --estimate` show
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import json
-import math
-import struct
+import logging
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 import diskcache
-import openai
 
 from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, LLMError
 from ..model import Failure
-from .reply import EMPTY, INVALID, ReplyFault
-from .transport import STAGE_HEADER, Target, request
+from .embed_endpoint import Endpoint, Vector, read_vectors
+from .endpoint import batch_refused, window_in
+from .reply import EMPTY, ReplyFault
+from .transport import STAGE_HEADER, request
 from .usage import Usage
 
 EMBED = "embed"  # ingest's embed stage: text units, entity descriptions, community reports
 EMBED_QUERY = "embed_query"  # a question's (or a hypothetical answer's) vector at query time
-NO_DATA = "no_data"  # an HTTP-200 body without a data list
-Vector = list[float]
+TRUNCATED = "embed_truncated"  # an input cut to the embedding model's window
+log = logging.getLogger(__name__)
 
 
 class Client(Protocol):
@@ -50,82 +56,6 @@ class Client(Protocol):
     usage: Usage
     cache: diskcache.Cache | None
     embedding: Endpoint
-
-
-def target(settings: Settings) -> Target:
-    """The embeddings endpoint and the settings that name it (for one-line errors)."""
-    e = settings.embedding
-    inherited = not e.base_url and settings.llm.base_url  # the chat endpoint's, by default
-    return Target("embedding", e.endpoint(settings.llm), e.model,
-                  "OPENAI_BASE_URL (or set EMBEDDING_BASE_URL)" if inherited
-                  else "EMBEDDING_BASE_URL",
-                  "EMBEDDING_API_KEY" if e.api_key else "OPENAI_API_KEY (or EMBEDDING_API_KEY)",
-                  "EMBEDDING_MODEL", "neo4j-retag embed start" if e.local(settings.llm) else None)
-
-
-class Endpoint:
-    """The connection to the embeddings endpoint: an ``openai`` client made on first use,
-    and the limit on parallel requests (1 for the local server, LLM_CONCURRENCY or 8 for a
-    remote API). One per ``LLM``; copies of that LLM share it."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.target = target(settings)
-        local = settings.embedding.local(settings.llm)
-        self.semaphore = asyncio.Semaphore(1 if local else settings.llm.parallel)
-        self._client: openai.AsyncOpenAI | None = None
-        # vectors as base64 float32 (a fifth of the JSON floats' bytes, decoded without a JSON
-        # float parser); "float" after an endpoint refused it
-        self.encoding = "base64"
-
-    @property
-    def client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.target.url,
-                api_key=self.settings.embedding.key(self.settings.llm),
-                timeout=self.settings.llm.timeout, max_retries=0)  # tenacity owns retries
-        return self._client
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-
-def _vector(value: Any) -> Vector:
-    if isinstance(value, str):  # encoding_format base64: little-endian float32
-        raw = base64.b64decode(value)
-        return list(struct.unpack(f"<{len(raw) // 4}f", raw))
-    if not isinstance(value, list) or not value:
-        raise ReplyFault(INVALID, f"an embedding is a {type(value).__name__}, not a list")
-    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
-        raise ReplyFault(INVALID, "an embedding holds something other than numbers")
-    return [float(x) for x in value]
-
-
-def read_vectors(body: Any, n: int, dimensions: int | None) -> tuple[list[Vector], int | None]:
-    """The ``n`` vectors of an embeddings body in input order, and its prompt tokens (None
-    when it sent no usage). Raises ReplyFault: ``no_data``, or ``invalid`` for a wrong
-    count, non-numbers, NaN, or vectors of another length than ``dimensions`` or each other."""
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list):
-        err = body.get("error") if isinstance(body, dict) else None
-        raise ReplyFault(NO_DATA, f"HTTP 200 without a data list{f': {err}' if err else ''}")
-    if len(data) != n:
-        raise ReplyFault(INVALID, f"{len(data)} embeddings for {n} inputs")
-    rows = sorted(data, key=lambda d: d.get("index", 0) if isinstance(d, dict) else 0)
-    vectors = [_vector(d.get("embedding") if isinstance(d, dict) else None) for d in rows]
-    sizes = {len(v) for v in vectors}
-    if len(sizes) > 1 or (dimensions and sizes != {dimensions}):
-        got = ", ".join(map(str, sorted(sizes)))
-        raise ReplyFault(INVALID, f"embeddings of {got} dimensions"
-                         + (f" where {dimensions} were expected" if dimensions else ""))
-    if any(not math.isfinite(x) for v in vectors for x in v):
-        raise ReplyFault(INVALID, "an embedding holds NaN or infinity")
-    usage = body.get("usage")
-    pt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    return vectors, pt if isinstance(pt, int) else None
 
 
 class Embedder:
@@ -233,14 +163,24 @@ class Embedder:
             else:
                 todo.append((item, text))
                 same[text] = [item]
-        size = self.settings.embedding.batch
+        ep = self.endpoint
+        size = min(self.settings.embedding.batch, ep.batch or self.settings.embedding.batch)
 
         async def one_batch(batch: list[tuple[str, str]]) -> None:
+            texts = [self._fit(t, stage) for _, t in batch]
             try:
-                vectors = await self._batch([t for _, t in batch], stage)
+                vectors = await self._batch(texts, stage)
             except ConfigError:
                 raise
             except LLMError as err:
+                if len(batch) > 1 and self._learn_batch(len(batch), str(err)):
+                    assert ep.batch is not None
+                    await asyncio.gather(*(one_batch(batch[i:i + ep.batch])
+                                           for i in range(0, len(batch), ep.batch)))
+                    return
+                if err.reason == "context_length" and self._learn_window(texts, str(err)):
+                    await one_batch(batch)  # again, each input within the window learnt
+                    return
                 if len(batch) > 1:  # which input is at fault: each alone
                     await asyncio.gather(*(one_batch([pair]) for pair in batch))
                     return
@@ -263,6 +203,48 @@ class Embedder:
                              if f.item == first for item in group[1:]]
         return out, failures
 
+    def _fit(self, text: str, stage: str) -> str:
+        """``text`` cut to the window learnt (counted as ``embed_truncated``)."""
+        window, enc = self.endpoint.window, self.settings.encoding
+        if window is None or tokens.count(text, enc) <= window:
+            return text
+        self.usage.fault(TRUNCATED)
+        return tokens.truncate(text, window, enc)
+
+    def _learn_window(self, texts: list[str], message: str) -> bool:
+        """Lower the window after a context-length refusal of ``texts``: the one the message
+        names, a tenth kept free (our tokenizer is not the model's), else three quarters of
+        the longest input. False when nothing shorter is left to try."""
+        ep, enc = self.endpoint, self.settings.encoding
+        longest = max(tokens.count(t, enc) for t in texts)
+        named = window_in(message)
+        new = int(named * 0.9) if named else longest * 3 // 4
+        if new >= longest:  # the window named is met by our count: the model counts more
+            new = longest * 3 // 4
+        if new < 8:
+            return False
+        if ep.window is None:
+            log.warning("the embedding endpoint refused an input of %d tokens as longer than "
+                        "%s's window: inputs are truncated to %d tokens (counted as %s)",
+                        longest, self.model, new, TRUNCATED)
+        ep.window = new if ep.window is None else min(ep.window, new)
+        return True
+
+    def _learn_batch(self, n: int, message: str) -> bool:
+        """After a request of ``n`` inputs was refused for holding too many: the endpoint's
+        batch (the number its message names, else half), logged once. False when the refusal
+        is about something else."""
+        if not batch_refused(message):
+            return False
+        named = [int(x) for x in re.findall(r"\b(\d+)\b", message) if 0 < int(x) < n]
+        new = max(1, min(named) if named else n // 2)
+        if self.endpoint.batch is None or new < self.endpoint.batch:
+            log.warning("the embedding endpoint refused %d inputs in one request: batches of %d "
+                        "from now on (set EMBEDDING_BATCH=%d; it is %d)", n, new, new,
+                        self.settings.embedding.batch)
+            self.endpoint.batch = new
+        return True
+
     async def embed(self, texts: Sequence[str], *, stage: str = EMBED_QUERY) -> list[Vector]:
         """One vector per text, in order. Raises LLMError (the first item that failed) or
         ConfigError."""
@@ -278,9 +260,3 @@ class Embedder:
         LLMError / ConfigError."""
         self.dimensions = self.settings.embedding.dimensions
         return len((await self._batch(["dimension probe"], stage))[0])
-
-
-async def embed_question(llm: Client, text: str, stage: str = EMBED_QUERY) -> Vector:
-    """The vector of a question (or a hypothetical answer) for nearest-node queries, counted
-    in ``llm``'s usage (the trace's). Raises LLMError / ConfigError."""
-    return (await Embedder.of(llm).embed([text], stage=stage))[0]

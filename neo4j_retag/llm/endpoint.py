@@ -86,6 +86,39 @@ class Capabilities:
                    else ""))
 
 
+# a prompt or input longer than the model's window, in any provider's words (OpenAI, vLLM,
+# llama.cpp's chat and embedding servers, TEI)
+CONTEXT_REFUSAL = re.compile(
+    r"context_length_exceeded|maximum context length|exceeds? the available context size|"
+    r"context size|context window|too large to process|physical batch size|maximum input "
+    r"length|too many tokens|must have less than \d+ tokens|prompt is too long", re.I)
+_WINDOW = (r"n_ctx\W{0,4}(\d+)", r"maximum context length is (\d+)",
+           r"current batch size: (\d+)", r"less than (\d+) tokens",
+           r"maximum input length\D{0,20}(\d+)", r"context (?:size|window)\D{0,20}(\d+)")
+# a request with more inputs than an embeddings endpoint takes at once
+BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of inputs|"
+                           r"at most \d+ inputs|input array", re.I)
+
+
+def context_refused(message: str) -> bool:
+    """True when an endpoint's error ``message`` says the prompt (or an input) is longer
+    than the model's window."""
+    return bool(CONTEXT_REFUSAL.search(message))
+
+
+def window_in(message: str) -> int | None:
+    """The window (tokens) a context-length refusal names, or None when it names none."""
+    for pattern in _WINDOW:
+        if m := re.search(pattern, message, re.I):
+            return int(m.group(1))
+    return None
+
+
+def batch_refused(message: str) -> bool:
+    """True when an embeddings endpoint's error says the request held too many inputs."""
+    return not context_refused(message) and bool(BATCH_REFUSAL.search(message))
+
+
 def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
     body = err.body if isinstance(err.body, dict) else {}
     e = body.get("error") if isinstance(body.get("error"), dict) else body

@@ -13,9 +13,10 @@ from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
 from .citations import cited_sources
 from .common import answer_from, fit, no_answer_for
+from .embedding import embed_question
 from .map_reduce import map_reduce
 from .retrieval import lucene_query
-from .vectors import embed_or_note, fuse_hits, nearest_text_units
+from .vectors import fuse_hits, nearest_text_units
 
 RAG_K = 20  # text units retrieved before the context budget cuts them
 
@@ -32,8 +33,8 @@ async def text_units(graph: Graph, llm: LLM, settings: Settings, question: str,
             ) if retrieval != "vector" else []
     if retrieval == "bm25":
         return bm25
-    got = await embed_or_note(graph, llm, settings, [question], trace, what="text_units",
-                              required=True)
+    got = await embed_question(graph, llm, settings, [question], trace, "text_units",
+                               required=True)
     assert got is not None  # required: raised instead
     near = nearest_text_units(graph, got[0], RAG_K)
     return near if retrieval == "vector" else fuse_hits([bm25, near], "text_unit_id")[:RAG_K]

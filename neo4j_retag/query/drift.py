@@ -55,9 +55,10 @@ from .drift_steps import (
     primer_fold,
     reduce_context,
 )
+from .embedding import check_vectors, embed_question
 from .local_context import SourceIds
 from .retrieval import check_level, note_stale, query_level, retrieve
-from .vectors import embed_or_note, has_embeddings, nearest_reports
+from .vectors import has_embeddings, nearest_reports
 
 
 class Meter:
@@ -92,8 +93,8 @@ async def primer_reports(graph: Graph, llm: LLM, settings: Settings, question: s
         hyde = (await hypothetical_answer(llm, settings, question,
                                           template[0]["full_content"], trace)
                 if template else "")
-        got = await embed_or_note(graph, llm, settings, [hyde or question], trace,
-                                  what="reports")
+        got = await embed_question(graph, llm, settings, [hyde or question], trace,
+                                   "reports")
         if got:
             drift.primer_by = "hyde" if hyde else "question"
             return nearest_reports(graph, got[0], level, k)
@@ -111,6 +112,7 @@ async def ask_drift(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     level = check_level(graph, GENERAL, query_level(graph, settings, query.level))
     trace = Trace(method="drift", level=level)
     note_stale(graph, GENERAL, trace)
+    check_vectors(graph, settings)  # another model's vectors: refused before any call
     q = settings.query
     drift = trace.drift = DriftSearch(n_depth=q.drift_n_depth, k_followups=q.drift_k_followups,
                                       primer_folds=q.drift_primer_folds)
@@ -161,7 +163,7 @@ async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str,
             break
         pending.sort(key=lambda a: -a.priority)  # stable: ties keep the order asked
         batch, pending = pending[:q.drift_k_followups], pending[q.drift_k_followups:]
-        vectors = await embed_or_note(graph, llm, settings, [a.query for a in batch], trace)
+        vectors = await embed_question(graph, llm, settings, [a.query for a in batch], trace)
         done = await asyncio.gather(*(
             follow_up(graph, llm, settings, question, a, level, ids,
                       vectors[i] if vectors else None, trace, n + i + 1, embed=False)

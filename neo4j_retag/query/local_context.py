@@ -29,8 +29,9 @@ from ..model import Citation, Seeding, Trace
 from ..prompts import csv_table
 from ..tokens import count
 from .common import bm25_order, fit, note_once
+from .embedding import embed_question
 from .retrieval import lucene_query
-from .vectors import embed_or_note, nearest_entities
+from .vectors import nearest_entities
 
 UNITS_PER_ENTITY = 20  # text units fetched per seed before the budget cuts them
 CLAIMS_PER_ENTITY = 10
@@ -70,7 +71,7 @@ async def seed(graph: Graph, llm: LLM, settings: Settings, question: str, trace:
     when nothing matches."""
     k = settings.query.local_top_k_entities
     if vector is None and embed:
-        got = await embed_or_note(graph, llm, settings, [question], trace)
+        got = await embed_question(graph, llm, settings, [question], trace)
         vector = got[0] if got else None
     if vector is not None:
         rows = nearest_entities(graph, vector, k)

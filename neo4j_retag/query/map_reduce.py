@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import random
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -24,12 +23,13 @@ from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import degenerate
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import csv_table, fragment, render
+from ..model import Answer, Citation, ContextReport, Failure, ReportRow, Trace, clamped, timed
+from ..prompts import fragment, render
 from ..text import strip_chatter
-from ..tokens import count, truncate
+from ..tokens import count
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import complete_or_note, no_answer_for, note_once
+from .map_batches import CONTEXT_LENGTH, batches, map_budget, report_table, split_refused
 
 
 class MapFailedError(LLMError):
@@ -84,42 +84,11 @@ def map_model(ids: tuple[int, ...]) -> type[MapResult]:
         [], json_schema_extra={"minItems": min_points(len(ids))})))
 
 
-def _report_table(reports: list[ReportRow]) -> str:
-    return csv_table("Reports", ["id", "title", "content"],
-                     [[r.id, r.title, r.full_content] for r in reports])
-
-
-def batches(reports: list[ReportRow], max_tokens: int, seed: int,
-            enc: str) -> list[list[ReportRow]]:
-    """Shuffled reports packed into batches whose table fits ``max_tokens`` (one oversized
-    report is truncated to fit alone)."""
-    items = list(reports)
-    random.Random(seed).shuffle(items)
-    out: list[list[ReportRow]] = []
-    cur: list[ReportRow] = []
-    empty = count(_report_table([]), enc)
-    used = empty
-    for r in items:
-        n = count(_report_table([r]), enc) - empty
-        if n > max_tokens - used and not cur:
-            r = r.model_copy(update={"full_content": truncate(r.full_content, max_tokens // 2,
-                                                              enc)})
-            n = count(_report_table([r]), enc)
-        if cur and used + n > max_tokens:
-            out.append(cur)
-            cur, used = [], empty
-        cur.append(r)
-        used += n
-    if cur:
-        out.append(cur)
-    return out
-
-
 async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
                trace: Trace) -> list[MapPoint]:
     """One map call: the batch's key points, each citing only ids of this batch."""
     ids = tuple(sorted(r.id for r in batch))
-    msgs = render("query/map", context=_report_table(batch),
+    msgs = render("query/map", context=report_table(batch),
                   question=question, min_points=min_points(len(ids)))
     in_batch = set(ids)
     subject = Subject(question, "\n".join(f"{r.title}\n{r.full_content}" for r in batch))
@@ -136,11 +105,15 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         result = await llm.structured(msgs, map_model(ids), stage="map", accept=accept)
     except LLMParseError as err:
         trace.map_parse_failures += 1
+        trace.failures.append(Failure.of(f"map batch of reports {list(ids)}", err))
         if err.reason == "degenerate":
             note_once(trace, f"a map batch gave only degenerate points: {err}")
         return []
-    except LLMError:
+    except LLMError as err:
+        if err.reason == CONTEXT_LENGTH:
+            raise  # over the endpoint's window: the caller splits the batch
         trace.map_failures += 1
+        trace.failures.append(Failure.of(f"map batch of reports {list(ids)}", err))
         return []
     points: dict[str, MapPoint] = {}
     for p in result.points:
@@ -187,6 +160,20 @@ def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list
     return "\n".join(parts), used
 
 
+async def map_fitting(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
+                      trace: Trace, depth: int = 0) -> list[MapPoint]:
+    """:func:`_map`, by ``map_batches.split_refused``: a batch over the endpoint's window
+    is split (a lone report cut), one that cannot fit a listed failure."""
+    async def again(part: list[ReportRow], d: int) -> list[MapPoint]:
+        return await map_fitting(llm, settings, question, part, trace, d)
+    try:
+        return await _map(llm, settings, question, batch, trace)
+    except LLMError as err:
+        if err.reason != CONTEXT_LENGTH:
+            raise
+        return await split_refused(llm, settings, batch, trace, err, again, depth)
+
+
 async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
                      trace: Trace, response_type: str = "multiple paragraphs", *,
                      citable: Sequence[ReportRow] = ()) -> Answer:
@@ -220,14 +207,14 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
         text = no_answer_for(settings, trace, "no community reports to answer from")
         return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
     with timed(trace.seconds, "map"):
-        groups = batches(reports, settings.query.map_context_tokens, settings.query.shuffle_seed,
-                         settings.encoding)
+        groups = batches(reports, map_budget(llm, settings, map_question),
+                         settings.query.shuffle_seed, settings.encoding)
         trace.map_batches = len(groups)
         done = 0
 
         async def mapped(batch: list[ReportRow]) -> list[MapPoint]:
             nonlocal done
-            points = await _map(llm, settings, map_question, batch, trace)
+            points = await map_fitting(llm, settings, map_question, batch, trace)
             done += 1
             events.emit("map", batch=done, batches=len(groups), points=len(points))
             return points
@@ -239,8 +226,8 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     trace.points_zero = len(points) - len(kept)
     trace.points_kept = len(kept)
     if not kept:
-        if trace.map_parse_failures + trace.map_failures == len(groups):
-            n = len(groups)
+        if trace.map_parse_failures + trace.map_failures >= len(groups):
+            n = trace.map_parse_failures + trace.map_failures
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")

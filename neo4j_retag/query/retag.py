@@ -57,6 +57,8 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     level, topic, question = query_level(graph, settings, query.level), query.topic, query.question
     top_p = query.top_p or settings.query.top_p
     trace = Trace(method="retag", level=level)
+    # before any call: vectors of another model are refused, never compared
+    trace.retrieval = retrieval_mode(graph, settings, trace)
     with timed(trace.seconds, "classify"):
         topics = graph.run("query/topics")
         corpus = topics[0]["corpus_description"] if topics else (
@@ -85,7 +87,6 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         note_stale(graph, scope, trace)
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
-        trace.retrieval = retrieval_mode(graph, settings, trace)
         reports, vector = await retrieve_reports(graph, llm, settings, scope, trace.level,
                                                  question, trace.keywords, top_p, trace)
         if not reports and scope != GENERAL:

@@ -16,9 +16,9 @@ from ..config import Settings
 from ..db import Graph, vectors
 from ..errors import ConfigError, LevelError, LLMError
 from ..llm import LLM
-from ..llm.embeddings import embed_question
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
+from .embedding import check_vectors, embed_question
 
 REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete ... --rebuild`)"
            " to rebuild them")
@@ -152,11 +152,13 @@ def fuse(*rankings: list[ReportRow], k: int = RRF_K) -> list[ReportRow]:
 def retrieval_mode(graph: Graph, settings: Settings, trace: Trace) -> str:
     """RETRIEVAL resolved: ``auto`` is hybrid when the reports have embeddings (and
     EMBEDDINGS is not false), else bm25 with a trace note. Raises ConfigError when vector or
-    hybrid is asked for and the graph has no report embeddings."""
+    hybrid is asked for and the graph has no report embeddings, and when the stored vectors
+    are another model's (``embedding.check_vectors``): call it before any LLM call."""
     mode = settings.query.retrieval
     if mode == "bm25":
         return mode
-    have = settings.embedding.enabled and vectors.available(vectors.state(graph))
+    st = check_vectors(graph, settings)  # another model's vectors: refused before any call
+    have = st is not None and vectors.available(st)
     if have:
         return "hybrid" if mode == "auto" else mode
     if mode != "auto":
@@ -169,9 +171,10 @@ def retrieval_mode(graph: Graph, settings: Settings, trace: Trace) -> str:
 def retrieve_vector(graph: Graph, scope: str, level: int, vector: list[float],
                     top_p: int) -> list[ReportRow]:
     """Top-p community reports of ``scope`` / ``level`` nearest to ``vector``, best first.
-    Raises ConfigError when the stored vectors are of another dimension or model."""
+    ``vector`` comes from ``embedding.embed_question`` (model checked); raises ConfigError
+    when it cannot be compared with the stored vectors (dimension, no direction)."""
     st = vectors.state(graph)
-    vectors.check_query(st, len(vector))
+    vectors.check_query(st, vector, st["model"])
     return [ReportRow.from_record(r) for r in graph.run(
         "query/vector_reports", vector=vector, k=max(top_p, st["communities"]), scope=scope,
         level=level, top_p=top_p)]
@@ -191,14 +194,12 @@ async def retrieve_reports(graph: Graph, llm: LLM, settings: Settings, scope: st
     if mode == "bm25":
         return bm25, vector
     if vector is None:
-        try:
-            vector = await embed_question(llm, question)
-        except (LLMError, ConfigError) as err:
-            if settings.query.retrieval != "auto":
-                raise
-            trace.note(f"the question could not be embedded ({err}): BM25 retrieval",
-                       logging.WARNING)
+        got = await embed_question(graph, llm, settings, [question], trace, "reports",
+                                   required=settings.query.retrieval != "auto")
+        if got is None:  # RETRIEVAL=auto: noted by embed_question
+            trace.note("the question could not be embedded: BM25 retrieval", logging.WARNING)
             trace.retrieval = "bm25"
             return bm25, None
+        vector = got[0]
     near = retrieve_vector(graph, scope, level, vector, top_p)
     return (near if mode == "vector" else fuse(bm25, near)[:top_p]), vector

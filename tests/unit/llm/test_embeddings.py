@@ -8,7 +8,7 @@ import pytest
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM
-from neo4j_retag.llm.embeddings import EMBED, EMBED_QUERY, Embedder, embed_question, read_vectors
+from neo4j_retag.llm.embeddings import EMBED, EMBED_QUERY, Embedder, read_vectors
 from neo4j_retag.llm.reply import ReplyFault
 from tests.llm_double import EMBED_DIM, Fail, Raw, default_embed
 
@@ -63,7 +63,7 @@ def test_every_request_names_its_stage(tmp_path, double):
 
     async def go():
         async with LLM(s) as llm:
-            v = await embed_question(llm, "Which firms struggled?")
+            v = (await Embedder.of(llm).embed(["Which firms struggled?"]))[0]
             return v, llm.usage
     v, usage = asyncio.run(go())
     assert len(v) == EMBED_DIM and usage.stages[EMBED_QUERY].calls == 1
@@ -196,3 +196,50 @@ def test_a_text_shared_by_several_items_is_embedded_once(tmp_path, double):
     (vectors, failures), _ = embed_all(settings_for(tmp_path / "2", double),
                                        {"x": "bad", "y": "ok", "z": "bad"})
     assert set(vectors) == {"y"} and sorted(f.item for f in failures) == ["x", "z"]
+
+
+def test_a_vector_of_zeros_is_an_unusable_reply(tmp_path, double):
+    double.embed = lambda t: [0.0] * EMBED_DIM if "zero" in t else default_embed(t)
+    s = settings_for(tmp_path, double)
+    (vectors, failures), emb = embed_all(s, {"a": "zero", "b": "ok"})
+    assert set(vectors) == {"b"} and failures[0].item == "a"
+    assert "all zeros" in failures[0].error and emb.usage.faults["invalid"] >= 2
+
+
+def test_inputs_over_the_window_are_truncated_to_it_learnt_once(tmp_path, double):
+    seen = []
+
+    def embed(text):
+        seen.append(len(text.split()))
+        if len(text.split()) > 50:  # a 64-token model, in llama.cpp's words
+            raise Fail(400, {"error": {
+                "message": "input is too large to process. increase the physical batch size "
+                           "(current batch size: 64)", "type": "invalid_request_error"}})
+        return default_embed(text)
+    double.embed = embed
+    s = settings_for(tmp_path, double, embedding_batch=1)
+    items = {f"t{i}": " ".join(f"word{j}" for j in range(200)) + f" end{i}" for i in range(3)}
+    (vectors, failures), emb = embed_all(s, items)
+    assert not failures and set(vectors) == set(items)
+    assert emb.endpoint.window == 57  # nine tenths of the 64 the refusal named
+    assert emb.usage.faults["embed_truncated"] >= 3  # each input cut, counted
+    refused = [n for n in seen if n > 50]
+    assert len(refused) <= 3  # met at most once per request in flight, then learnt
+
+
+def test_a_batch_refusal_is_learnt_once_naming_embedding_batch(tmp_path, double, caplog):
+    def script(body):
+        if len(body["input"]) > 2:
+            raise Fail(400, {"error": {"message": "too many inputs: at most 2 inputs per "
+                                                  "request"}})
+        return Raw({"data": [{"index": i, "embedding": default_embed(t)}
+                             for i, t in enumerate(body["input"])],
+                    "usage": {"prompt_tokens": 2}})
+    double.script["embed"] = script
+    s = settings_for(tmp_path, double, embedding_batch=8)
+    items = {f"t{i}": f"text {i}" for i in range(8)}
+    (vectors, failures), emb = embed_all(s, items)
+    assert not failures and len(vectors) == 8 and emb.endpoint.batch == 2
+    sizes = [len(b["input"]) for _, b in double.calls]
+    assert sizes == [8, 2, 2, 2, 2]  # refused once, then batches of 2: never one by one
+    assert "EMBEDDING_BATCH=2" in caplog.text

@@ -221,7 +221,7 @@ def test_local_search_seeds_by_embedding_and_falls_back_to_string_match(dsetting
 
 
 def test_vectors_of_another_model_stop_the_question_with_one_line(dsettings, double):
-    with pytest.raises(ConfigError, match="the graph's vectors are other-model's"):
+    with pytest.raises(ConfigError, match="the graph's vectors were made by other-model"):
         run_with_llm(dsettings, lambda llm: ask_local(StoryGraph(model="other-model"), llm,
                                                       dsettings, Query(question="Who?")))
     assert double.count("answer") == 0
