@@ -192,7 +192,7 @@ class LLM:
         retry = Retry(messages, params, self.caps, self.settings, prose)
         attempts = attempts or self.settings.llm.max_retries + 1
         last: ReplyFault | None = None
-        for _ in range(attempts):
+        for tries in range(1, attempts + 1):
             try:
                 reply = await self._call(stage, retry.msgs, retry.params)
                 if validate is None:
@@ -222,7 +222,7 @@ class LLM:
             return result
         self.usage.stage(stage).failed += 1
         assert last is not None
-        raise ReplyFault(last.reason, f"{stage}: no usable reply after {attempts} attempts "
+        raise ReplyFault(last.reason, f"{stage}: no usable reply after {tries} attempts "
                          f"(last: {last.detail})", last.raw)
 
     async def structured(

@@ -8,7 +8,7 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.server import llm_local
+from neo4j_retag.server import llm_fetch, llm_local
 from neo4j_retag.server.gguf import read_metadata
 
 
@@ -39,11 +39,30 @@ def test_model_path_serves_the_given_gguf():
                     openai_base_url=None).llm.model == "mine"  # an explicit name wins
 
 
-def test_default_is_the_embedded_smollm2():
-    s = Settings(openai_base_url=None, llm_model_path=None, llm_server="python")
+def test_llm_model_smollm2_is_the_embedded_wheel():
+    s = Settings(openai_base_url=None, llm_model_path=None, llm_server="python",
+                 llm_model="smollm2")
     cmd = llm_local.command(s)
     assert cmd[cmd.index("--model") + 1] == str(smollm2_file())
     assert s.llm.model == "smollm2" and s.query.map_context_tokens == 3000
+
+
+def test_the_default_model_is_qwen_from_the_models_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("LLM_MODEL")  # the tests' conftest pins smollm2
+    s = Settings(openai_base_url=None, llm_model_path=None, llm_server="python",
+                 neo4j_retag_home=tmp_path)
+    assert s.serve.llm_model == "qwen2.5-coder-1.5b"
+    assert s.llm.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"  # the alias and cache key
+    with pytest.raises(RuntimeError, match="neo4j-retag llm fetch qwen2.5-coder-1.5b"):
+        llm_local.command(s)  # not fetched: says how, no traceback of a missing file
+    assert llm_local.status(s)["model_file"] is None
+    spec = llm_fetch.MODELS["qwen2.5-coder-1.5b"]
+    path = llm_fetch.models_dir(s) / spec.file
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as f:  # a sparse file of the pinned size (verified when fetched)
+        f.truncate(spec.size)
+    cmd = llm_local.command(s)
+    assert cmd[cmd.index("--model") + 1] == str(path)
 
 
 def test_budgets_follow_the_context_up_to_the_remote_defaults():
@@ -87,8 +106,22 @@ def test_llama_server_binary_gets_the_same_model_context_threads_and_alias(tmp_p
 def test_server_choice_auto_python_and_missing_binary(tmp_path, monkeypatch):
     monkeypatch.setattr(llm_local.sys, "executable", str(tmp_path / "python"))
     auto = Settings(openai_base_url=None, llm_server="auto")
-    assert llm_local.server_binary(auto) is None  # no llama-server beside this Python
-    assert llm_local.status(auto)["server"] == "llama_cpp.server"
+    has_xllama = importlib.util.find_spec("xllamacpp") is not None
+    # no llama-server beside this Python: the prebuilt xllamacpp server when installed
+    assert llm_local.server_binary(auto) == (llm_local.XLLAMA if has_xllama else None)
+    assert llm_local.status(auto)["server"] == ("xllamacpp" if has_xllama
+                                                else "llama_cpp.server")
+    if has_xllama:
+        cmd = llm_local.command(Settings(openai_base_url=None, llm_server="xllamacpp",
+                                         llm_ctx=4096, llm_port=8099, llm_model="smollm2"))
+        assert cmd[1:3] == ["-m", "neo4j_retag.server.xllama"]
+        assert cmd[cmd.index("--ctx") + 1] == "4096" and cmd[cmd.index("--port") + 1] == "8099"
+        assert cmd[cmd.index("--alias") + 1] == "smollm2"
+    monkeypatch.setattr(llm_local.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match="xllamacpp wheel is missing"):
+        llm_local.server_binary(Settings(openai_base_url=None, llm_server="xllamacpp"))
+    monkeypatch.undo()
+    monkeypatch.setattr(llm_local.sys, "executable", str(tmp_path / "python"))
     with pytest.raises(ConfigError, match="setup.sh"):
         llm_local.server_binary(Settings(openai_base_url=None, llm_server="llama-server"))
     with pytest.raises(ConfigError, match="LLM_SERVER"):
