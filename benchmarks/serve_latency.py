@@ -169,9 +169,12 @@ at once."""
                 "samples": len(times), "p50_ms": _pct(times, 0.5), "p99_ms": _pct(times, 0.99),
                 "max_ms": round(max(times) * 1000, 1), "statuses": sorted(set(states)),
                 "ingest_job": job.status_code, "ingest_status": job_state,
-                "asks_ok": sum(r.status_code == 200 for r in questions)},
+                "asks_ok": sum(r.status_code == 200 for r in questions),
+                "asks_failed": [f"{r.status_code}: {r.text[:200]}" for r in questions
+                                if r.status_code != 200]},
             f"burst_{asks}_asks": {"seconds": round(wall, 2), "answered": len(ok),
-                                   "refused": [r.status_code for r in rs if r.status_code != 200],
+                                   "failed": [f"{r.status_code}: {r.text[:200]}" for r in rs
+                                              if r.status_code != 200],
                                    "answers_per_s": round(len(ok) / wall, 2),
                                    "llm_calls": calls,
                                    "llm_calls_per_s": round(calls / wall, 2)}}

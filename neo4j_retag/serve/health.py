@@ -10,12 +10,22 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import openai
 
-if TYPE_CHECKING:
-    from .service import Service
+from ..config import Settings
+from ..db import Graph
+from .gate import Gate
+
+
+class Served(Protocol):
+    """What health reads of the service (serve.service.Service)."""
+
+    settings: Settings
+    graph: Graph | None
+    gate: Gate
+    allow_writes: bool
 
 TIMEOUT = 1.5  # seconds each check may take before it counts as a failure
 FRESH = 2.0  # seconds a result is reused as it is
@@ -23,7 +33,7 @@ STALE = 5.0  # seconds a result may be answered with while a new check runs
 
 
 class Health:
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: Served) -> None:
         self.service = service
         # its own thread: a Neo4j that hangs holds this one, never the database calls' pool
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="retag-health")

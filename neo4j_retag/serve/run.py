@@ -8,16 +8,18 @@ import logging
 
 from ..config import Settings
 from ..errors import ConfigError
-from .security import check_bind
+from .security import LOCAL_HOSTS, check_bind
 from .service import Service
 
 log = logging.getLogger(__name__)
 
 
 def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
-          mcp_stdio: bool = False, allow_writes: bool = False) -> None:
+          mcp_stdio: bool = False, allow_writes: bool = False,
+          ssl: tuple[str, str] | None = None) -> None:
     """Run until interrupted. Raises ConfigError for a non-local host without
-    SERVE_API_KEY (before anything starts), or when the serve extra is not installed."""
+    SERVE_API_KEY (before anything starts), or when the serve extra is not installed.
+    ``ssl``: (certificate file, key file) for HTTPS (uvicorn's TLS)."""
     if not mcp_stdio:
         check_bind(host, settings.api)
     try:
@@ -32,9 +34,14 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
         asyncio.run(_stdio(service))
         return
     app = with_guard(create_app(service, host), service, host, port)
-    log.warning("serving on http://%s:%d (MCP on /mcp, API docs on /docs)%s", host, port,
-                ", writes allowed" if allow_writes else "")
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    log.warning("serving on %s://%s:%d (MCP on /mcp, API docs on /docs)%s",
+                "https" if ssl else "http", host, port, ", writes allowed" if allow_writes else "")
+    if host not in LOCAL_HOSTS and not settings.api.allowed_hosts:
+        log.warning("only the loopback names are allowed as Host: set SERVE_ALLOWED_HOSTS to "
+                    "the name clients use (else 421)")
+    tls = {"ssl_certfile": ssl[0], "ssl_keyfile": ssl[1]} if ssl else {}
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
+                **tls)
 
 
 async def _stdio(service: Service) -> None:

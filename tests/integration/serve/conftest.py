@@ -34,17 +34,18 @@ class Running:
     """``with Running(settings, port, ...) as r:`` - r.url, r.service."""
 
     def __init__(self, settings: Settings, port: int, *, allow_writes: bool = False,
-                 **api: Any) -> None:
+                 tls: tuple[Path, Path] | None = None, **api: Any) -> None:
         # api: serve's settings by their variables' names in lower case (serve_api_key=...),
         # validated (model_copy would keep a key as a plain str, not a SecretStr)
         group = ApiSettings(**{k.upper(): v for k, v in api.items()})
         self.service = Service(settings.model_copy(update={"api": group}),
                                allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service, "127.0.0.1", port)
+        ssl = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                                    log_level="warning"))
+                                                    log_level="warning", **ssl))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
 
     def __enter__(self) -> Running:
         self.thread.start()

@@ -6,6 +6,7 @@ job runs; the page's session cookie stands in for the key."""
 from __future__ import annotations
 
 import statistics
+import subprocess
 import time
 
 import httpx2 as httpx
@@ -82,3 +83,28 @@ def test_health_stays_fast_during_an_ingest_and_while_neo4j_is_stopped(indexed, 
             srv.service.graph.driver = live
     assert body["status"] == "degraded" and body["neo4j"] != "ok" and body["llm"] == "ok"
     assert max(times) < 2.5, sorted(times)[-5:]  # each check times out at 1.5 s
+
+
+def test_tls_and_the_page_session_cookie(indexed, tmp_path):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    with Running(indexed, BASE_PORT + 4, tls=(cert, key), serve_api_key="s3cret") as srv, \
+            httpx.Client(base_url=srv.url, verify=False, timeout=30) as c:
+        assert srv.url.startswith("https://")
+        assert c.get("/session").json() == {"key_required": True, "signed_in": False}
+        assert c.get("/documents").status_code == 401
+        assert c.post("/login", json={"key": "nope"}).status_code == 401
+        r = c.post("/login", json={"key": "s3cret"})
+        assert r.status_code == 200
+        set_cookie = r.headers["set-cookie"].lower()
+        for flag in ("httponly", "samesite=strict", "secure", "path=/"):
+            assert flag in set_cookie, set_cookie
+        assert "s3cret" not in set_cookie
+        assert c.get("/session").json()["signed_in"] is True
+        assert len(c.get("/documents").json()) == 4  # the cookie stands in for the key
+        # a foreign page cannot ride the session: its Origin is refused first
+        assert c.get("/documents", headers={"Origin": "https://evil.example"}).status_code == 403
+        c.post("/logout")
+        assert c.get("/documents").status_code == 401
