@@ -181,6 +181,9 @@ class ServeSettings(Group):
         "NEO4J_DATA", None, "local server data folder; unset = <home>/neo4j-data")
     neo4j_heap: str = env("NEO4J_HEAP", "2g")
     neo4j_pagecache: str = env("NEO4J_PAGECACHE", "1g")
+    neo4j_tx_memory: str | None = env(
+        "NEO4J_TX_MEMORY", None, "db.memory.transaction.max of the local server (a write "
+        "over it is split; unset = Neo4j's default)")
     llm_model_path: Path | None = env(
         "LLM_MODEL_PATH", None, "any GGUF for the local server (chat template read from the "
         "file); unset = the embedded SmolLM2-135M-Instruct; see `neo4j-retag llm fetch`")
