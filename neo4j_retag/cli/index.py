@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--glean", type=click.IntRange(0), default=None, help="gleaning rounds (default 1)")
+@click.option("--glean", type=click.IntRange(0), default=None,
+              help="gleaning rounds (default GLEAN, 0)")
 @click.option("--no-claims", is_flag=True, help="do not extract claims")
 @click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
               "concepts and their communities, no LLM call; reports are built when a query "
