@@ -7,6 +7,7 @@ counts the hits instead of guessing them."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..config import Settings
@@ -47,4 +48,10 @@ def cached_extractions(settings: Settings, texts: list[str]) -> int:
     cache (0 with LLM_CACHE off). No request is sent."""
     if not settings.llm.cache or not texts:
         return 0
-    return asyncio.run(_hits(settings, texts))
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_hits(settings, texts))
+    # `ingest` estimates inside its own event loop: this lookup runs in a loop of its own
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(_hits(settings, texts))).result()
