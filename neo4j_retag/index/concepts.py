@@ -13,8 +13,8 @@ names the story's people, places and organisations, and its recurring subjects:
   nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
 - **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
   candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words;
-  a longer run (a language whose stopwords the list does not hold) gives its words, kept when
-  they recur;
+  a run of over 6 words (a language whose stopwords the list does not hold) gives its words,
+  kept when they recur;
 - **any script** (issue 32): words are letters of any script, capitals of any cased script
   (Latin, Cyrillic, Greek ...) mark names, a table cell ("|") is a run of its own; a text
   mostly in capitals is read in lower case (one "name" per sentence otherwise); scripts
@@ -57,11 +57,14 @@ nine ten lot lots part including include includes according around expected set 
 comes look looked looking show shows showed believe believed believes tell telling asked
 monday tuesday wednesday thursday friday saturday sunday january february march april june
 july august september october november december
-der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
-le la les un une des du et ou au aux est sont pas dans pour sur el los las del y en por con
-il lo gli della che non
 """
 STOPWORDS = frozenset(_STOP_TEXT.split())
+# other languages' function words cut phrase runs only: as name parts they stay ("Des
+# Moines", "Los Angeles", "Le Mans" lost their first word when names read them too)
+PHRASE_STOPWORDS = STOPWORDS | frozenset("""
+der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
+le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
+il lo gli della che non""".split())
 JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
 MAX_NAME_WORDS = 6  # a longer capitalised run is a heading or a title-case line, not a name
 # scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): no word
@@ -138,13 +141,13 @@ def _phrases(sentence: list[str]) -> list[str]:
     for raw in [*sentence, ""]:
         word = _clean(raw).lower()
         content = (word and not _is_cap(_clean(raw)) and word.isalpha() and len(word) > 2
-                   and word not in STOPWORDS)
+                   and word not in PHRASE_STOPWORDS)
         if content:
             run.append(word)
             continue
         if run and len(run) <= MAX_PHRASE_WORDS:
             out.append(" ".join(run))
-        if len(run) > 1 and (len(run) > MAX_PHRASE_WORDS or run[0].upper() == run[0]):
+        if len(run) > 1 and (len(run) > 2 * MAX_PHRASE_WORDS or run[0].upper() == run[0]):
             # no stopword to cut the run (a language the list does not hold), or a script
             # with no capitals to mark a name (Arabic, Hebrew, Hangul ...): its words too
             out += run
