@@ -61,7 +61,12 @@ july august september october november december
 STOPWORDS = frozenset(_STOP_TEXT.split())
 # other languages' function words cut phrase runs only: as name parts they stay ("Des
 # Moines", "Los Angeles", "Le Mans" lost their first word when names read them too)
-PHRASE_STOPWORDS = STOPWORDS | frozenset(["der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "und", "oder", "von", "zu", "mit", "auf", "für", "ist", "sind", "nicht", "auch", "le", "la", "les", "un", "une", "du", "et", "ou", "au", "aux", "est", "sont", "pas", "dans", "pour", "sur", "el", "los", "las", "del", "y", "en", "por", "con", "il", "lo", "gli", "della", "che", "non"])
+_OTHER_TEXT = """
+der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
+le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
+il lo gli della che non
+"""
+PHRASE_STOPWORDS = STOPWORDS | frozenset(_OTHER_TEXT.split())
 JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
 MAX_NAME_WORDS = 6  # a longer capitalised run is a heading or a title-case line, not a name
 # scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): no word
