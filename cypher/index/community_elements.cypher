@@ -1,5 +1,6 @@
 // Communities' raw context: their entities, the relationships inside each (with the combined
-// degree of their endpoints, for ranking) and the claims about their entities.
+// degree of their endpoints and their weight, for ranking) and the claims about their entities
+// (with their evidence: the text units stating them).
 UNWIND $ids AS cid
 MATCH (c:Community {id: cid})
 CALL (c) {
@@ -12,11 +13,13 @@ CALL (c) {
   MATCH (c)<-[:IN_COMMUNITY]-(a:Entity)-[r:RELATED]->(b:Entity)
   WHERE EXISTS { (b)-[:IN_COMMUNITY]->(c) }
   RETURN collect({source_key: a.key, target_key: b.key, source: a.name, target: b.name,
-                  description: r.description, combined_degree: a.degree + b.degree}) AS relationships
+                  description: r.description, combined_degree: a.degree + b.degree,
+                  weight: r.weight}) AS relationships
 }
 CALL (c) {
   MATCH (c)<-[:IN_COMMUNITY]-(a:Entity)<-[:ABOUT]-(cl:Claim)
   RETURN collect({key: a.key, entity: a.name, type: cl.type, status: cl.status,
-                  description: cl.description}) AS claims
+                  description: cl.description,
+                  evidence: COUNT { (cl)<-[:HAS_CLAIM]-(:Chunk) }}) AS claims
 }
 RETURN c.id AS id, entities, relationships, claims

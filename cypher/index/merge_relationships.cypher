@@ -1,6 +1,8 @@
 // Relationships are stored once per unordered pair (source key < target key); each text unit
 // adds its evidence once: chunk id, description and strength, kept as parallel lists.
-// weight = number of supporting text units (Edge et al. 2024 §3.1.3).
+// weight = number of supporting text units (Edge et al. 2024 §3.1.3). The description texts
+// are bounded: past $max_descriptions non-empty ones a text unit adds '' (the lists stay
+// parallel for deletion; its id still counts in the weight) and descriptions_left_out counts it.
 // $units: [{chunk_id, relationships}] of many text units, merged in order in one transaction.
 UNWIND $units AS u
 UNWIND u.relationships AS r
@@ -11,7 +13,11 @@ ON CREATE SET x.chunk_ids = [], x.descriptions = [], x.strengths = []
 WITH x, r, u.chunk_id AS chunk_id
 WHERE NOT chunk_id IN x.chunk_ids
 SET x.chunk_ids = x.chunk_ids + chunk_id,
-    x.descriptions = x.descriptions + r.description,
+    x.descriptions = x.descriptions + CASE
+      WHEN size([d IN x.descriptions WHERE d <> '']) < $max_descriptions THEN r.description
+      ELSE '' END,
+    x.descriptions_left_out = coalesce(x.descriptions_left_out, 0) + CASE
+      WHEN size([d IN x.descriptions WHERE d <> '']) < $max_descriptions THEN 0 ELSE 1 END,
     x.strengths = x.strengths + r.strength,
     x.dirty = true
 SET x.weight = toFloat(size(x.chunk_ids))

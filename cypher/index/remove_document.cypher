@@ -9,8 +9,19 @@ SET r.descriptions = [k IN keep | r.descriptions[k]],
     r.chunk_ids = [k IN keep | r.chunk_ids[k]],
     r.weight = toFloat(size(keep)), r.dirty = true;
 MATCH ()-[r:RELATED]->() WHERE size(r.chunk_ids) = 0 DELETE r;
+// lazy index: co-occurrences lose the evidence of the old text units (as documents delete)
+MATCH (d:Document {id: $id})<-[:PART_OF]-(c:Chunk)
+WITH collect(c.id) AS gone
+MATCH (:Concept)-[r:CO_OCCURS]->(:Concept)
+WHERE any(i IN r.chunk_ids WHERE i IN gone)
+SET r.chunk_ids = [i IN r.chunk_ids WHERE NOT i IN gone]
+SET r.weight = toFloat(size(r.chunk_ids))
+WITH r WHERE size(r.chunk_ids) = 0
+DELETE r;
 MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:HAS_CLAIM]->(cl:Claim) DETACH DELETE cl;
 MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity) SET e.dirty = true;
 MATCH (d:Document {id: $id}) OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk) DETACH DELETE c, d;
 MATCH (e:Entity) WHERE NOT ()-[:MENTIONS]->(e) DETACH DELETE e;
+// lazy index: concepts no remaining text unit has
+MATCH (k:Concept) WHERE NOT EXISTS { (:Chunk)-[:HAS_CONCEPT]->(k) } DETACH DELETE k;
 MERGE (m:Meta {id: 'index'}) SET m.graph_dirty = true;

@@ -38,6 +38,7 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
             "profile_stages": est.as_dict(raw=True),
             "total": {"calls": total.calls, "prompt_tokens": total.prompt_tokens,
                       "completion_tokens": total.completion_tokens},
+            "cached_text_units": est.cached_units, "notes": est.notes,
             "price": price, "note": note or None}, indent=2))
         return
     table = Table(title=f"neo4j-retag ingest --estimate ({est.text_units} text units of "
@@ -61,5 +62,11 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
     console.print(f"ratios measured for a {est.profile} model (ESTIMATE_PROFILE; README: What a "
                   "user pays)" + ("; calibrated by the last ingest's actual figures"
                                   if est.calibrated else ""))
+    if est.cached_units:
+        console.print(f"response cache: {est.cached_units} of {est.text_units} text units' "
+                      "extraction replies are cached (free); the LLM stages are scaled to the "
+                      "rest")
+    for n in est.notes:
+        console.print(f"[yellow]note:[/yellow] {n}")
     if note:
         console.print(f"[yellow]{note}[/yellow]")

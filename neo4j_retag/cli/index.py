@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--glean", type=click.IntRange(0), default=None, help="gleaning rounds (default 1)")
+@click.option("--glean", type=click.IntRange(0), default=None,
+              help="gleaning rounds (default GLEAN, 0)")
 @click.option("--no-claims", is_flag=True, help="do not extract claims")
 @click.option("--lazy", is_flag=True, help="the lazy index (INDEX_METHOD=lazy): noun-phrase "
               "concepts and their communities, no LLM call; reports are built when a query "
@@ -155,6 +156,8 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
         ("report citations removed (ids not in the context)",
          s["reports"].get("invalid_citations", 0)),
+        ("composed reports: findings left out (over REPORT_MAX_TOKENS)",
+         s["reports"].get("left_out", 0)),
         ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
         ("embedded now: text units / entities / reports (failed)",
          f"{s['embeddings']['text_units']} / {s['embeddings']['entities']} / "

@@ -15,9 +15,11 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-def env(name: str, default: Any, description: str | None = None) -> Any:
-    """A field read from the environment variable ``name`` (given by that name too)."""
-    return Field(default, validation_alias=name, description=description)
+def env(name: str, default: Any, description: str | None = None, **bounds: Any) -> Any:
+    """A field read from the environment variable ``name`` (given by that name too);
+    ``bounds`` (``ge=1`` ...) hold it to what its flag accepts: a budget of 0 or -1 is an
+    error naming the variable, not a call spent (issue 32)."""
+    return Field(default, validation_alias=name, description=description, **bounds)
 
 
 class Group(BaseSettings):
@@ -54,7 +56,7 @@ class Neo4jSettings(Group):
     database: str = env("NEO4J_DATABASE", "neo4j")
     bolt_port: int = env("NEO4J_BOLT_PORT", 7687)
     http_port: int = env("NEO4J_HTTP_PORT", 7474)
-    write_batch_size: int = env("WRITE_BATCH_SIZE", 1000, "rows per UNWIND batch")
+    write_batch_size: int = env("WRITE_BATCH_SIZE", 1000, "rows per UNWIND batch", ge=1)
     retry_seconds: float = env(
         "NEO4J_RETRY_SECONDS", 30.0, "how long the Neo4j driver retries a transaction whose "
         "server went away (then the run stops with one line; a rerun resumes)")
@@ -103,9 +105,9 @@ class LLMSettings(Group):
         "LLM_CONCURRENCY", None, "parallel LLM calls; unset = 1 for the local server, 8 for a "
         "remote API")
     timeout: float = env("LLM_TIMEOUT", 600.0, "seconds per LLM call")
-    max_retries: int = env("LLM_MAX_RETRIES", 3)
+    max_retries: int = env("LLM_MAX_RETRIES", 3, ge=0)
     temperature: float = env("LLM_TEMPERATURE", 0.0)
-    max_tokens: int = env("LLM_MAX_TOKENS", 1024, "completion tokens per call")
+    max_tokens: int = env("LLM_MAX_TOKENS", 1024, "completion tokens per call", ge=1)
     json_mode: Literal["auto", "json_schema", "json_object", "off"] = env(
         "LLM_JSON_MODE", "auto", "structured output: OpenAI json_schema, llama.cpp-style "
         "json_object with a schema, or prompt-only; auto = json_object locally, json_schema "
@@ -185,12 +187,15 @@ class ServeSettings(Group):
         "LLM_MODEL", "qwen2.5-coder-1.5b", "the embedded model the local server runs: "
         "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, `neo4j-retag llm fetch`; setup.sh fetches "
         "it) or SmolLM2-135M-Instruct (the test suite's: fast, writes poor answers)")
+    neo4j_tx_memory: str | None = env(
+        "NEO4J_TX_MEMORY", None, "db.memory.transaction.max of the local server (a write "
+        "over it is split; unset = Neo4j's default)")
     llm_model_path: Path | None = env(
         "LLM_MODEL_PATH", None, "any GGUF for the local server (chat template read from the "
         "file), instead of LLM_MODEL")
     llm_ctx: int = env("LLM_CTX", 8192, "context window (tokens) of the local llama.cpp server;"
-                       " the local token budgets scale with it")
-    llm_threads: int = env("LLM_THREADS", 2, "CPU threads of the local llama.cpp server")
+                       " the local token budgets scale with it", ge=1)
+    llm_threads: int = env("LLM_THREADS", 2, "CPU threads of the local llama.cpp server", ge=1)
     llm_server: str = env(
         "LLM_SERVER", "auto", "which local server runs the model: xllamacpp = llama.cpp's own "
         "C++ server from the prebuilt xllamacpp wheel (what setup.sh installs); llama-server = "
@@ -202,10 +207,10 @@ class ServeSettings(Group):
 class IndexSettings(Group):
     """Indexing (Edge et al. 2024 §3.1)."""
 
-    chunk_size: int = env("CHUNK_SIZE", 600)
-    chunk_overlap: int = env("CHUNK_OVERLAP", 100)
+    chunk_size: int = env("CHUNK_SIZE", 600, ge=1)
+    chunk_overlap: int = env("CHUNK_OVERLAP", 100, ge=0)
     glean: int = env("GLEAN", 0, "extra gleaning rounds per text unit (README: What a user "
-                     "pays: none found anything new with the models measured)")
+                     "pays: none found anything new with the models measured)", ge=0)
     extract_claims: bool = env("EXTRACT_CLAIMS", True)
     claims_call: Literal["combined", "separate"] = env(
         "CLAIMS_CALL", "combined", "claims in the graph extraction call (its schema asks for at "
@@ -214,18 +219,18 @@ class IndexSettings(Group):
         "\"claims\": [] in the combined call")
     entity_types: list[str] = env("ENTITY_TYPES", ["organization", "person", "geo", "event"])
     summary_max_tokens: int = env("SUMMARY_MAX_TOKENS", 500,
-                                  "token limit of merged descriptions")
+                                  "token limit of merged descriptions", ge=1)
     summary_min_descriptions: int = env(
         "SUMMARY_MIN_DESCRIPTIONS", 8, "an element's descriptions get an LLM summary from this "
-        "many on (or when joined they exceed SUMMARY_MAX_TOKENS); fewer are joined, no call")
-    max_cluster_size: int = env("MAX_CLUSTER_SIZE", 10)
+        "many on (or when joined they exceed SUMMARY_MAX_TOKENS); fewer are joined, no call", ge=1)
+    max_cluster_size: int = env("MAX_CLUSTER_SIZE", 10, ge=1)
     leiden_seed: int = env("LEIDEN_SEED", 42)
-    report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000)
-    report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500)
+    report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000, ge=1)
+    report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500, ge=1)
     report_compose_max_entities: int = env(
         "REPORT_COMPOSE_MAX_ENTITIES", 3, "communities of at most this many entities get a "
         "report composed from their descriptions, without an LLM call (README: what a model's "
-        "report adds there)")
+        "report adds there)", ge=0)
     topic_assign_batch: int = Field(
         1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
         "their topics per LLM call (README: What a user pays)")
@@ -246,16 +251,16 @@ class IndexSettings(Group):
 class QuerySettings(Group):
     """Querying (Edge et al. §3.1.6, ReTAG §3.2-3.4)."""
 
-    map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000)
-    reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000)
-    top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)")
-    level: int = env("QUERY_LEVEL", 1)
+    map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, ge=1)
+    reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, ge=1)
+    top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)", ge=1)
+    level: int = env("QUERY_LEVEL", 1, ge=0)
     shuffle_seed: int = env("SHUFFLE_SEED", 7)
     dynamic_threshold: float = env(
         "DYNAMIC_THRESHOLD", 1, "dynamic community selection: a report rated at least this "
         "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
     lazy_budget: int = env(
-        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)")
+        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)", ge=1)
     retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
         "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
         "(embeddings), or both fused by reciprocal rank; auto = hybrid when the reports have "
@@ -264,14 +269,14 @@ class QuerySettings(Group):
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")
     local_top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "local search: entities "
-                                    "seeded (by embedding; string match without)")
+                                    "seeded (by embedding; string match without)", ge=1)
     local_top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10,
-                                         "local search: relationships per seeded entity")
+                                         "local search: relationships per seeded entity", ge=1)
     local_text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "local search: share of "
                                       "the context for text units")
     local_community_prop: float = env("LOCAL_COMMUNITY_PROP", 0.15, "local search: share of "
                                       "the context for reports (the rest: entities)")
-    drift_n_depth: int = env("DRIFT_N_DEPTH", 3, "DRIFT: rounds of follow-ups")
+    drift_n_depth: int = env("DRIFT_N_DEPTH", 3, "DRIFT: rounds of follow-ups", ge=1)
     drift_k_followups: int = Field(20, ge=1, validation_alias="DRIFT_K_FOLLOWUPS",
                                    description="DRIFT: primer reports; follow-ups per round")
     drift_primer_folds: int = Field(5, ge=1, validation_alias="DRIFT_PRIMER_FOLDS",

@@ -37,15 +37,30 @@ from neo4j.exceptions import (  # noqa: E402
     AuthError,
     ClientError,
     DatabaseUnavailable,
+    Neo4jError,
     ServiceUnavailable,
     SessionExpired,
 )
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, DatabaseUnreachable  # noqa: E402
+from ..errors import ConfigError, DatabaseUnreachable, RetagError  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
+MEMORY_CAP = "db.memory.transaction.max"
+
+
+class TransactionTooLarge(RetagError):
+    """A write over Neo4j's transaction memory (``MemoryPoolOutOfMemoryError``). Raised from
+    inside the transaction function so that the driver does not retry it as a transient
+    error: a smaller write is the only way on (``Graph.write`` splits its rows)."""
+
+
+def _too_large(err: Neo4jError, what: str) -> TransactionTooLarge | None:
+    if "MemoryPoolOutOfMemoryError" not in f"{err.code} {err}":
+        return None
+    return TransactionTooLarge(f"{what} is over Neo4j's transaction memory ({MEMORY_CAP}): "
+                               "raise it in neo4j.conf")
 
 
 class _TransientRetries(logging.Filter):
@@ -182,21 +197,50 @@ class Graph:
         return totals
 
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
-        """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written."""
+        """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written. A batch
+        over Neo4j's transaction memory is split in halves and written again (logged);
+        raises TransactionTooLarge (one line) when one row alone is over it."""
         n = 0
         for batch in _batches(rows, self.settings.neo4j.write_batch_size):
-            self.run(name, rows=batch, **params)
-            n += len(batch)
+            n += self._write_split(name, batch, params)
         return n
 
-    def write_tx(self, parts: list[tuple[str, Record]]) -> None:
-        """Several named statements in one transaction: all or nothing (crash-safe merges)."""
+    def _write_split(self, name: str, rows: list[Record], params: Record) -> int:
+        try:
+            self.write_tx([(name, {**params, "rows": rows})],
+                          f"one row of {name}" if len(rows) == 1 else "")
+        except TransactionTooLarge:
+            if len(rows) == 1:
+                raise
+            log.warning("%s: %d rows over Neo4j's transaction memory (%s): written in halves",
+                        name, len(rows), MEMORY_CAP)
+            half = len(rows) // 2
+            return (self._write_split(name, rows[:half], params)
+                    + self._write_split(name, rows[half:], params))
+        return len(rows)
+
+    def write_tx(self, parts: list[tuple[str, Record]], what: str = "") -> None:
+        """Several named statements in one transaction: all or nothing (crash-safe merges).
+        Raises TransactionTooLarge (``what`` names the write) over the transaction memory."""
+        what = what or f"a write of {parts[0][0]}"
+
         def work(tx: Any) -> None:
             for name, params in parts:
                 tx.run(self.cypher(name), params).consume()
 
+        # first try unmanaged: the memory error (raised by a statement or at commit) is a
+        # transient error the driver would retry for NEO4J retry seconds, to no avail
         with self._reachable(), self.driver.session(database=self.database) as session:
-            session.execute_write(work)
+            try:
+                with session.begin_transaction() as tx:
+                    work(tx)
+                    tx.commit()
+            except Neo4jError as err:
+                if (big := _too_large(err, what)) is not None:
+                    raise big from err
+                if not err.is_retryable():
+                    raise
+                session.execute_write(work)  # a deadlock, a leader switch: the driver retries
 
     def ensure_schema(self) -> None:
         """Constraints and indexes (idempotent); waits for indexes to come online. One query
@@ -232,4 +276,4 @@ def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-__all__ = ["Graph", "Record", "statements"]
+__all__ = ["Graph", "Record", "TransactionTooLarge", "statements"]

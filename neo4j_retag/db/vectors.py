@@ -41,10 +41,14 @@ def mismatch(st: Record, model: str, dimensions: int | None) -> str | None:
         return None
     if st["model"] == model and dimensions in (None, st["dimensions"]):
         return None
+    made = f"the graph's vectors were made by {st['model']} ({st['dimensions']} dimensions)"
+    back = f"set EMBEDDING_MODEL / EMBEDDING_DIMENSIONS back, or run {REEMBED}"
+    if st["model"] == model:  # the same model, shortened otherwise (EMBEDDING_DIMENSIONS)
+        return (f"{made} but it gives {dimensions} now (EMBEDDING_DIMENSIONS): vectors of "
+                f"two lengths cannot be compared; {back}")
     gives = f" ({dimensions} dimensions)" if dimensions else ""
-    return (f"the graph's vectors were made by {st['model']} ({st['dimensions']} dimensions) "
-            f"but EMBEDDING_MODEL is {model}{gives}: vectors of two models cannot be "
-            f"compared; set EMBEDDING_MODEL / EMBEDDING_DIMENSIONS back, or run {REEMBED}")
+    return (f"{made} but EMBEDDING_MODEL is {model}{gives}: vectors of two models cannot "
+            f"be compared; {back}")
 
 
 def ensure(graph: Graph, model: str, dimensions: int) -> None:

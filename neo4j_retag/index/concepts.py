@@ -12,7 +12,15 @@ names the story's people, places and organisations, and its recurring subjects:
   that is capitalised elsewhere or followed by a capitalised word (so "Sales rose" gives
   nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
 - **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
-  candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words.
+  candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words;
+  a run of over 6 words (a language whose stopwords the list does not hold) gives its words,
+  kept when they recur;
+- **any script** (issue 32): words are letters of any script, capitals of any cased script
+  (Latin, Cyrillic, Greek ...) mark names, a table cell ("|") is a run of its own; a text
+  mostly in capitals is read in lower case (one "name" per sentence otherwise); scripts
+  written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) give character bigrams kept
+  when they recur in the text unit - the n-gram fallback of Lucene's CJK analyzer, with no
+  segmenter's dictionary to ship (README, "Lazy mode", says what it gives).
 
 Concepts are ranked names first, then by frequency and length; at most MAX_CONCEPTS per text
 unit. ``benchmarks/lazy.py --concepts`` measures them on BBC (README, "Lazy mode").
@@ -51,10 +59,24 @@ monday tuesday wednesday thursday friday saturday sunday january february march 
 july august september october november december
 """
 STOPWORDS = frozenset(_STOP_TEXT.split())
+# other languages' function words cut phrase runs only: as name parts they stay ("Des
+# Moines", "Los Angeles", "Le Mans" lost their first word when names read them too)
+_OTHER_TEXT = """
+der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
+le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
+il lo gli della che non
+"""
+PHRASE_STOPWORDS = STOPWORDS | frozenset(_OTHER_TEXT.split())
 JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
-# words, and the punctuation that ends a name or phrase run (a list "Chelsea, Celtic")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’&.\-]*[A-Za-z0-9]|[A-Za-z]|&|[,()\"“”—–/]")
-_SENTENCE = re.compile(r"(?<=[.!?:;\"”])\s+|\n+")
+MAX_NAME_WORDS = 6  # a longer capitalised run is a heading or a title-case line, not a name
+# scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): no word
+# to find, so their runs give character bigrams (the n-gram fallback of Lucene's CJK analyzer)
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
+                       "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# words (letters of any script: [^\W\d_]), and the punctuation that ends a name or phrase run
+# (a list "Chelsea, Celtic", guillemets, a table cell's "|")
+_TOKEN = re.compile(r"[^\W\d_][\w'’&.\-]*\w|[^\W\d_]|&|[,()\"“”«»„‘—–/|·]")
+_SENTENCE = re.compile(r"(?<=[.!?:;\"”»])\s+|(?<=[。！？])|\n+|\|")  # "|": a table cell
 
 
 @dataclass(frozen=True)
@@ -86,7 +108,7 @@ def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str]) -> li
             run.pop()
         while run and run[0].lower() in {"the", *JOINERS}:
             run.pop(0)
-        if run:
+        if run and len(run) <= MAX_NAME_WORDS:
             out.append(" ".join(run))
         run.clear()
 
@@ -121,18 +143,39 @@ def _phrases(sentence: list[str]) -> list[str]:
     for raw in [*sentence, ""]:
         word = _clean(raw).lower()
         content = (word and not _is_cap(_clean(raw)) and word.isalpha() and len(word) > 2
-                   and word not in STOPWORDS)
+                   and word not in PHRASE_STOPWORDS)
         if content:
             run.append(word)
             continue
         if run and len(run) <= MAX_PHRASE_WORDS:
             out.append(" ".join(run))
+        if len(run) > 1 and (len(run) > 2 * MAX_PHRASE_WORDS or run[0].upper() == run[0]):
+            # no stopword to cut the run (a language the list does not hold), or a script
+            # with no capitals to mark a name (Arabic, Hebrew, Hangul ...): its words too
+            out += run
         run = []
     return out
 
 
+def _mostly_capitals(text: str) -> bool:
+    """True when most cased words are ALL CAPS: capitals then mark no name."""
+    cased = [w for w in re.findall(r"[^\W\d_]{2,}", text) if w.upper() != w.lower()]
+    return len(cased) >= 5 and sum(w.isupper() for w in cased) > len(cased) / 2
+
+
+def _bigrams(text: str) -> Counter[str]:
+    return Counter(run[i:i + 2] for run in _UNSPACED.findall(text)
+                   for i in range(len(run) - 1))
+
+
 def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:
-    """The text unit's concepts, best first (names, then recurring or multi-word phrases)."""
+    """The text unit's concepts, best first (names, then recurring or multi-word phrases,
+    and character bigrams of unspaced scripts that recur). Letters of any script count;
+    a text mostly in capitals is read in lower case (phrases only: no name stands out)."""
+    bigrams = _bigrams(text)
+    text = _UNSPACED.sub(" | ", text)
+    if _mostly_capitals(text):
+        text = text.lower()
     sentences = [_TOKEN.findall(s) for s in _SENTENCE.split(text) if s.strip()]
     lower_words = {w for s in sentences for w in s if w.islower()}
     mid_caps = {_clean(w) for s in sentences for w in s[1:] if _is_cap(w)}
@@ -147,6 +190,7 @@ def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:
                 shown.setdefault(key, n)
         for p in _phrases(words):
             phrases[p] += 1
+    phrases.update(bigrams)
     ranked = [Concept(k, shown[k], "name", c) for k, c in names.items()]
     ranked.sort(key=lambda c: (-c.count, -len(c.key.split()), c.key))
     common = [Concept(p, p, "phrase", c) for p, c in phrases.items()

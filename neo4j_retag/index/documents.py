@@ -42,7 +42,9 @@ RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
 SUFFIXES = TEXT_SUFFIXES | RECORD_SUFFIXES | BINARY_SUFFIXES | HTML_SUFFIXES
 TEXT_FIELDS = ("body", "text", "content")
 META_FIELDS = ("title", "source", "published_at", "category")
-_PUNCT = "\u2018\u2019\u201c\u201d\u2013\u2014\u20ac"  # cp1252's quotes, dashes, euro
+WESTERN = "cp1252"  # the tie-break among code pages the detector cannot tell apart
+CHAOS_TIE = 0.2  # chaos ratios this close are a tie (charset-normalizer gave French in
+# cp1252 0.15 where cp1257 scored 0; Polish, Czech or Russian in cp1252 score 0.5 and more)
 
 
 @dataclass
@@ -94,17 +96,23 @@ def decode(raw: bytes) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    # charset-normalizer guesses poorly between single-byte Latin code pages on short text;
-    # Western European text (the common legacy case) decodes to Latin-1 letters under cp1252
-    try:
-        western = raw.decode("cp1252")
-        if all(c.isascii() or ("\u00c0" <= c <= "\u00ff" and c.isalpha()) or c in _PUNCT
-               for c in western):
-            return western
-    except UnicodeDecodeError:
-        pass
-    best = from_bytes(raw).best()
-    return None if best is None else str(best)
+    # charset-normalizer's evidence: each candidate's chaos (mess ratio) and coherence
+    # (language fit). On short single-byte text several code pages tie, or nearly (cp1250
+    # reads "Señora" as "Seńora" as cleanly as cp1252 reads it right; cp775 beat cp1252 on
+    # "Café “quoted”" by 0.09); among the candidates as coherent and within CHAOS_TIE of the
+    # cleanest, the one that could be cp1252, the most common legacy code page, is taken
+    results = from_bytes(raw)
+    best = results.best()
+    if best is None:
+        return None
+    tied = [m for m in results
+            if m.coherence >= best.coherence and m.chaos <= best.chaos + CHAOS_TIE]
+    if any(WESTERN in m.could_be_from_charset for m in tied):
+        try:
+            return raw.decode(WESTERN)
+        except UnicodeDecodeError:  # a byte cp1252 leaves undefined: not cp1252 after all
+            pass
+    return str(best)
 
 
 def _doc(text: str, path: str, title: str, metadata: dict[str, str]) -> Document:

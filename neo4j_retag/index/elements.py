@@ -14,7 +14,7 @@ from collections import Counter
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph, Record
+from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
 from ..errors import LLMError
 from ..llm import LLM
 from ..model import Failure, Progress, no_progress
@@ -29,20 +29,39 @@ WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token
 
 
 MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its size)
+# description texts kept on one relationship (a hub pair's evidence reached 400): past it a
+# text unit adds its id and strength only, counted in descriptions_left_out
+MAX_EVIDENCE_DESCRIPTIONS = 50
 
 
 def write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
     """MERGE many text units' entities, relationships and claims, in order, and mark them
-    extracted, all in one transaction: a crash leaves each text unit either whole or absent."""
+    extracted, all in one transaction: a crash leaves each text unit either whole or absent.
+    A batch over Neo4j's transaction memory is written in halves; raises TransactionTooLarge
+    (one line naming the text unit) when one text unit alone is over it."""
     if not batch:
         return
+    try:
+        _write_extractions(graph, batch)
+    except TransactionTooLarge as err:
+        if len(batch) == 1:
+            raise TransactionTooLarge(f"the extraction of text unit {batch[0].text_unit_id} is "
+                                      f"over Neo4j's transaction memory ({MEMORY_CAP}): raise "
+                                      "it in neo4j.conf") from err
+        log.warning("%d text units' extractions over Neo4j's transaction memory: written in "
+                    "halves", len(batch))
+        write_extractions(graph, batch[:len(batch) // 2])
+        write_extractions(graph, batch[len(batch) // 2:])
+
+
+def _write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
     graph.write_tx([
         ("index/merge_entities",
          {"units": [{"chunk_id": ex.text_unit_id, "entities": ex.entities}
                     for ex in batch]}),
         ("index/merge_relationships",
          {"units": [{"chunk_id": ex.text_unit_id, "relationships": ex.relationships}
-                    for ex in batch]}),
+                    for ex in batch], "max_descriptions": MAX_EVIDENCE_DESCRIPTIONS}),
         ("index/merge_claims",
          {"units": [{"chunk_id": ex.text_unit_id, "claims": ex.claims} for ex in batch]}),
         ("index/mark_chunks_extracted",
@@ -127,6 +146,29 @@ def joined_descriptions(settings: Settings, descriptions: list[str]) -> str | No
     return text if fits else None
 
 
+def ranked_listing(name: str, descriptions: list[str], max_tokens: int, enc: str) -> str:
+    """The distinct descriptions as a ``- `` list within ``max_tokens``: the ones given by
+    most text units first (their evidence; ties alphabetical), whole; a last line counts
+    the ones left out (logged too), never cut silently."""
+    evidence = Counter(d.strip() for d in descriptions if d.strip())
+    lines: list[str] = []
+    used = 0
+    for d in sorted(evidence, key=lambda d: (-evidence[d], d)):
+        n = tokens.count(f"- {d}\n", enc)
+        if used + n > max_tokens:
+            if not lines:  # one description over the whole budget: itself, cut
+                lines.append(truncate(f"- {d}", max_tokens, enc))
+            break
+        lines.append(f"- {d}")
+        used += n
+    left = len(evidence) - len(lines)
+    if left:
+        log.info("summary of %r: %d of %d descriptions left out (the listing's budget)",
+                 name, left, len(evidence))
+        lines.append(f"- ({left} more descriptions, each given by fewer text units, left out)")
+    return "\n".join(lines)
+
+
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
                           descriptions: list[str], failures: list[Failure] | None = None,
                           chatter: Counter[str] | None = None,
@@ -143,9 +185,9 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
         if changed and chatter is not None:
             chatter["description"] += 1
         return text
-    listing = truncate("\n".join(f"- {d}" for d in sorted(unique)),
-                       settings.index.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
-                       settings.encoding)
+    listing = ranked_listing(name, descriptions,
+                             settings.index.summary_max_tokens * LISTING_TOKENS_PER_SUMMARY_TOKEN,
+                             settings.encoding)
     msgs = render("index/summarize_descriptions", name=name,
                   descriptions=listing,
                   max_words=int(settings.index.summary_max_tokens * WORDS_PER_TOKEN))

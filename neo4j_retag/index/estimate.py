@@ -14,6 +14,7 @@ the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment per new tex
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +24,13 @@ from ..db import Graph
 from ..llm import StageUsage, Usage
 from ..prompts import render
 from .documents import Document, check_inputs, read_path
+from .estimate_cache import cached_extractions
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
 from .lazy import planned_method
+
+# OpenAI's reasoning families (a provider prefix allowed: "openai/o3-mini")
+REASONING = re.compile(r"^(?:[\w.-]+/)?(?:o1|o3|o4|gpt-5)(?:\b|[-_.])", re.I)
 
 
 @dataclass
@@ -38,6 +43,8 @@ class Estimate:
     model: str = ""
     calibrated: bool = False  # LLM stages scaled by the last ingest's actual / estimate
     upgrade: bool = False  # --full on a lazy index: its text units are extracted now
+    cached_units: int = 0  # new text units whose extraction reply the response cache holds
+    notes: list[str] = field(default_factory=list)  # what the figures leave out
     stages: dict[str, StageUsage] = field(default_factory=dict)
     raw: dict[str, StageUsage] = field(default_factory=dict)  # the profile's figures alone
 
@@ -97,12 +104,14 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     cap = settings.llm.max_tokens * p.completion_cap
     ext_prompt = ext_completion = glean_prompt = 0.0
     glean_tpl = tokens.count(render("index/extract_glean")[0]["content"], enc)
+    texts: list[str] = []
     for doc in docs:
         if doc.id in known:
             continue
         for text in tokens.split(doc.text, settings.index.chunk_size,
                                  settings.index.chunk_overlap, enc):
             n = tokens.count(text, enc)
+            texts.append(text)
             est.text_units += 1
             est.text_unit_tokens += n
             prompt = p.prompt_token_factor * sum(tokens.count(m["content"], enc) + 4
@@ -142,7 +151,25 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
     est.calibrated = any(k in est.raw and k != "embed" for k in factors)
     est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}
+    _cache_and_reasoning(est, settings, texts)
     return est
+
+
+def _cache_and_reasoning(est: Estimate, settings: Settings, texts: list[str]) -> None:
+    """The LLM stages scaled to the text units the response cache does not answer (the
+    later stages assumed cached in the same share: a rerun's are), and a note for a
+    reasoning model, whose hidden reasoning tokens are billed beyond the figures."""
+    est.cached_units = cached_extractions(settings, texts)
+    if est.cached_units:
+        paid = 1 - est.cached_units / len(texts)
+        est.stages = {k: v if k == "embed" else _stage(
+            v.calls * paid, v.prompt_tokens * paid, v.completion_tokens * paid)
+            for k, v in est.stages.items()}
+    if REASONING.match(settings.llm.model):
+        est.notes.append(
+            f"OPENAI_MODEL {settings.llm.model} is a reasoning model: it bills hidden "
+            "reasoning tokens as completion tokens beyond the ones counted here (often "
+            "several times more); the figures and the price are a lower bound")
 
 
 def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = False) -> None:

@@ -21,7 +21,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ..keys import MAX_KEY_CHARS, entity_key
 from ..model import clamped
-from .tuples import from_text, from_tuple
+from .tuples import REPAIR, from_text, from_tuple
 
 
 def _coerce_item(v: Any, field: str) -> Any:
@@ -156,6 +156,10 @@ class GraphExtraction(BaseModel):
                 items = []
             keep = []
             for item in items:
+                if isinstance(item, dict) and REPAIR in item:  # a tuple repaired: counted
+                    how = item[REPAIR]
+                    item = {k: v for k, v in item.items() if k != REPAIR}
+                    dropped[how] = dropped.get(how, 0) + 1
                 reason = _check(item, kind)
                 if reason is None:
                     try:

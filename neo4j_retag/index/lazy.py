@@ -11,6 +11,7 @@ written in one transaction; ``graph_dirty`` stays set until the communities are 
 from __future__ import annotations
 
 import itertools
+import logging
 from typing import Any
 
 from ..config import Settings
@@ -22,6 +23,7 @@ from .concepts import extract_concepts
 from .gds import Gds, unique_name
 
 UNITS_PER_WRITE = 200  # text units merged per transaction (group commit)
+log = logging.getLogger(__name__)
 
 
 def index_method(graph: Graph) -> str | None:
@@ -71,14 +73,20 @@ def concept_rows(rows: list[Record]) -> list[Record]:
     return out
 
 
-def extract_pending_concepts(graph: Graph, progress: Progress) -> int:
-    """Concepts of every text unit without them; returns the number of text units done."""
+def extract_pending_concepts(graph: Graph, progress: Progress,
+                             empty: list[str] | None = None) -> int:
+    """Concepts of every text unit without them; returns the number of text units done. The
+    ids of those that gave no concept (no word of any script recurs or stands out) are
+    appended to ``empty``."""
     pending = graph.run("index/lazy_pending_chunks")
     task = "text units (concepts)"
     progress(task, 0, len(pending))
     for start in range(0, len(pending), UNITS_PER_WRITE):
         batch = pending[start:start + UNITS_PER_WRITE]
-        graph.run("index/merge_concepts", rows=concept_rows(batch))
+        rows = concept_rows(batch)
+        if empty is not None:
+            empty += [r["chunk_id"] for r in rows if not r["concepts"]]
+        graph.run("index/merge_concepts", rows=rows)
         progress(task, len(batch), None)
     return len(pending)
 
@@ -153,7 +161,13 @@ def build_lazy(graph: Graph, settings: Settings, progress: Progress,
                outcomes: list[str]) -> tuple[int, bool]:
     """Concepts of the pending text units, then the concept communities when the graph
     changed. Returns (text units given concepts now, communities rebuilt)."""
-    done = extract_pending_concepts(graph, progress)
+    empty: list[str] = []
+    done = extract_pending_concepts(graph, progress, empty)
+    if empty:
+        outcomes.append(f"{len(empty)} of {done} text units gave no concept (no name, no "
+                        f"recurring word or phrase): {', '.join(empty[:5])}"
+                        + (f" and {len(empty) - 5} more" if len(empty) > 5 else ""))
+        log.warning("%d text units gave no concept: %s", len(empty), ", ".join(empty[:20]))
     counts = graph.run("index/concept_counts")[0]
     outcomes.append(f"lazy index: {counts['nodes']} concepts, {counts['relationships']} "
                     "co-occurrences; no LLM call (community reports are built when a query "

@@ -22,6 +22,7 @@ import hashlib
 import json
 from typing import Any
 
+from .. import tokens
 from ..db import Graph, Record
 from ..model import report_markdown
 
@@ -48,33 +49,69 @@ def report_key(elements: Record, how: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def composed_props(elements: Record) -> Record:
-    """A report composed from the descriptions, no LLM call: the entities (by degree) and
-    their descriptions as the summary, one finding per relationship and per claim."""
+COMPOSED_FINDING_CHARS = 600  # one finding's explanation in a composed report, at most
+
+
+def _cut(text: str, chars: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " ..."
+
+
+def _described(entity: Record) -> str:
+    return (entity["description"] or "").strip() or "no description"
+
+
+def composed_props(elements: Record, max_tokens: int = 1500,
+                   enc: str = "cl100k_base") -> Record:
+    """A report composed from the descriptions, no LLM call, never over ``max_tokens``
+    (REPORT_MAX_TOKENS: the size a model's report may have): the entities (by degree) and
+    their descriptions as the summary, one finding per relationship and per claim, the ones
+    with most evidence first (a relationship's weight, the text units stating a claim;
+    repeated claims once), each explanation within ``COMPOSED_FINDING_CHARS``. What does not
+    fit is left out and counted: a last finding says how many, and ``report_left_out``."""
     ents = sorted(elements["entities"], key=lambda e: (-(e["degree"] or 0), e["key"]))
     names = [e["name"] for e in ents]
     title = names[0] if len(names) == 1 else (
         ", ".join(names[:-1]) + " and " + names[-1] if len(names) <= 3
         else f"{', '.join(names[:3])} and {len(names) - 3} more")
-    summary = " ".join(f"{e['name']}: {(e['description'] or '').strip() or 'no description'}"
-                       .rstrip(".") + "." for e in ents)
-    findings = [{"summary": f"{r['source']} and {r['target']}",
-                 "explanation": (r["description"] or "").strip()}
-                for r in sorted(elements["relationships"],
-                                key=lambda r: (-(r["combined_degree"] or 0), r["source_key"],
-                                               r["target_key"]))]
-    findings += [{"summary": f"{c['entity']}: {c['type'] or 'claim'} ({c['status']})",
-                  "explanation": (c["description"] or "").strip()}
-                 for c in sorted(elements["claims"],  # the same text whatever the read order
-                                 key=lambda c: (c["entity"], c["type"] or "", c["status"] or "",
-                                                c["description"] or ""))]
+    share = max(200, 4 * max_tokens // (2 * max(1, len(ents))))  # chars: half the budget
+    summary = " ".join(
+        _cut(f"{e['name']}: {_described(e)}".rstrip("."), share) + "." for e in ents)
+    rels = sorted(elements["relationships"],
+                  key=lambda r: (-(r.get("weight") or 0), -(r["combined_degree"] or 0),
+                                 r["source_key"], r["target_key"]))
+    ranked = [{"summary": f"{r['source']} and {r['target']}",
+               "explanation": _cut(r["description"] or "", COMPOSED_FINDING_CHARS)}
+              for r in rels]
+    claims: dict[tuple[str, str, str, str], int] = {}
+    for c in elements["claims"]:  # the same text whatever the read order; repeats summed
+        k = (c["entity"], c["type"] or "claim", c["status"] or "", (c["description"] or "")
+             .strip())
+        claims[k] = claims.get(k, 0) + (c.get("evidence") or 1)
+    ranked += [{"summary": f"{k[0]}: {k[1]} ({k[2]})",
+                "explanation": _cut(k[3], COMPOSED_FINDING_CHARS)}
+               for k in sorted(claims, key=lambda k: (-claims[k], k))]
     explanation = (f"composed from the descriptions of {len(ents)} "
                    f"entit{'y' if len(ents) == 1 else 'ies'}; not rated by a model")
     rating = 1.0
+    findings: list[dict[str, str]] = []
+    used = tokens.count(report_markdown(title, summary, rating, explanation, []), enc)
+    for f in ranked:
+        n = tokens.count(f"## {f['summary']}\n\n{f['explanation']}\n\n", enc)
+        if used + n > max_tokens - 40:  # room for the line saying what was left out
+            break
+        findings.append(f)
+        used += n
+    left = len(ranked) - len(findings)
+    if left:
+        findings.append({"summary": "Not shown", "explanation": (
+            f"{left} more relationships and claims, with less evidence, left out: the report "
+            f"is held to REPORT_MAX_TOKENS ({max_tokens})")})
     return {"title": title, "summary": summary, "rating": rating, "rank": rating,
             "rating_explanation": explanation, "findings": json.dumps(findings),
             "full_content": report_markdown(title, summary, rating, explanation, findings),
-            "report_status": "ok", "report_error": None, "report_source": "composed"}
+            "report_status": "ok", "report_error": None, "report_source": "composed",
+            "report_left_out": left}
 
 
 def reusable(graph: Graph, keys: list[str]) -> dict[str, list[Record]]:

@@ -254,7 +254,9 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         if len(elements["entities"]) <= settings.index.report_compose_max_entities:
             done.composed += 1
             progress(task, 1, None)
-            return {"id": cid, "props": {**composed_props(elements), "reused_from": None,
+            composed = composed_props(elements, settings.index.report_max_tokens, enc)
+            done.left_out += composed["report_left_out"]
+            return {"id": cid, "props": {**composed, "reused_from": None,
                                          "report_key": report_key(elements, "composed")}}
         if any(c["status"] != "ok" for c in children):
             # recorded, not left blank: every community has a report or a reason it has none
@@ -280,16 +282,14 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         return {"id": cid, "props": props}
 
     for level in levels:
-        # two queries per batch of communities, not per community: the Neo4j round trips stay
-        # few; not per level either: at 16x the BBC sample that query outgrew Neo4j's
-        # transaction memory (and a batch's reports are stored as soon as it is done)
+        # two queries per batch of communities (few round trips), not per level: at 16x the
+        # BBC sample that outgrew Neo4j's transaction memory; each batch stored when done
         for ids in _batches([r for r in pending if r["level"] == level]):
             elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
             children: dict[int, list[Record]] = {i: [] for i in ids}
             for row in graph.run("index/community_children", ids=ids):
                 children[row["parent"]].append(row)
-            # reports are looked up after the deeper levels were stored: a community that
-            # Leiden did not split reuses its child's report
+            # after the deeper levels were stored: an unsplit community reuses its child's
             keys = {i: report_key(elements[i], settings.llm.model) for i in ids}
             found = reusable(graph, sorted(set(keys.values())))
             rows = await asyncio.gather(*(one(i, elements[i], children[i], keys[i],

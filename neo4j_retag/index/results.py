@@ -24,6 +24,8 @@ class ReportCounts(BaseModel):
     composed: int = 0
     waiting: int = 0
     invalid_citations: int = 0  # [Data: ...] ids in report text not in its context (removed)
+    # relationships and claims left out of composed reports (held to REPORT_MAX_TOKENS)
+    left_out: int = 0
     failures: list[Failure] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]

@@ -2,17 +2,20 @@
 them) may answer ``("entity"<|>NAME<|>TYPE<|>DESCRIPTION)##("relationship"<|>SOURCE<|>TARGET
 <|>DESCRIPTION<|>STRENGTH)<|COMPLETE|>`` instead of the JSON we asked for - as a whole reply or
 as strings inside our JSON lists. Each tuple becomes the record it stands for; nothing else in
-the text is read."""
+the text is read. A tuple missing its ``)`` ends where the next begins (read alone, counted);
+a separator inside a description keeps the description whole (counted)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-TUPLE = re.compile(r"\(\s*[\"']?(entity|relationship|claim)[\"']?\s*(?:<\|>|\|)(.*?)\)\s*"
-                   r"(?=##|\n|<\|COMPLETE\|>|\(\s*[\"']?(?:entity|relationship|claim)|$)",
-                   re.I | re.S)
+START = re.compile(r"\(\s*[\"']?(entity|relationship|claim)[\"']?\s*(?:<\|>|\|)", re.I)
 KIND = {"entity": "entities", "relationship": "relationships", "claim": "claims"}
+REPAIR = "_repair"  # a record's key naming how it was repaired (counted, then removed)
+UNCLOSED = "tuple record without its ')' (kept, read alone)"
+JOINED = "tuple description holding the field separator (kept whole)"
+FIELDS = {"entity": 3, "relationship": 4, "claim": 8}  # fields after the record type
 
 
 def _fields(body: str) -> list[str]:
@@ -20,43 +23,86 @@ def _fields(body: str) -> list[str]:
     return [f.strip().strip("\"'").strip() for f in body.split(sep)]
 
 
+def _fit(kind: str, f: list[str]) -> tuple[list[str], bool]:
+    """Fields with the extra ones a separator inside the description made joined back into
+    the description; and whether that happened."""
+    n = FIELDS[kind]
+    if len(f) <= n:
+        return f, False
+    desc = {"entity": 2, "relationship": 2, "claim": 6}[kind]
+    tail = n - desc - 1  # fields after the description (strength; source quote)
+    if kind == "relationship":
+        try:
+            float(f[-1])
+        except ValueError:
+            tail = 0  # no strength at the end: the extras belong to the description
+    end = len(f) - tail
+    return [*f[:desc], " <|> ".join(f[desc:end]), *f[end:]], True
+
+
 def record(kind: str, fields: list[str]) -> dict[str, Any] | None:
-    """The JSON record of one tuple's fields (after its record type), or None when too short."""
+    """The JSON record of one tuple's fields (after its record type), or None when too short.
+    A description holding the separator is kept whole (marked ``REPAIR``: ``JOINED``)."""
+    fields, joined = _fit(kind, fields)
     f = fields + [""] * 9
+    rec: dict[str, Any] | None = None
     if kind == "entity" and f[0]:
-        return {"name": f[0], "type": f[1] or "unknown", "description": f[2]}
-    if kind == "relationship" and f[0] and f[1]:
+        rec = {"name": f[0], "type": f[1] or "unknown", "description": f[2]}
+    elif kind == "relationship" and f[0] and f[1]:
         try:
             strength = float(f[3]) if f[3] else 5.0
         except ValueError:
             strength = 5.0
-        return {"source": f[0], "target": f[1], "description": f[2], "strength": strength}
-    if kind == "claim" and f[0]:
-        return {"subject": f[0], "object": f[1], "type": f[2], "status": f[3] or "SUSPECTED",
-                "start_date": f[4] or None, "end_date": f[5] or None, "description": f[6],
-                "source_quote": f[7]}
-    return None
+        rec = {"source": f[0], "target": f[1], "description": f[2], "strength": strength}
+    elif kind == "claim" and f[0]:
+        rec = {"subject": f[0], "object": f[1], "type": f[2], "status": f[3] or "SUSPECTED",
+               "start_date": f[4] or None, "end_date": f[5] or None, "description": f[6],
+               "source_quote": f[7]}
+    if rec is not None and joined:
+        rec[REPAIR] = JOINED
+    return rec
+
+
+def _tuples(text: str) -> list[tuple[str, str, bool]]:
+    """(record type, body, closed) of each tuple: a tuple runs from its opening to the next
+    one's (or a ``##`` / ``<|COMPLETE|>``), so one missing its ``)`` never takes in the next."""
+    starts = list(START.finditer(text))
+    out = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
+        chunk = re.split(r"##|<\|COMPLETE\|>", text[m.end():end], maxsplit=1)[0]
+        close = chunk.rfind(")")
+        out.append((m.group(1).lower(), chunk[:close] if close >= 0 else chunk.rstrip(),
+                    close >= 0))
+    return out
+
+
+def _record_of(kind: str, body: str, closed: bool) -> dict[str, Any] | None:
+    rec = record(kind, _fields(body))
+    if rec is not None and not closed:
+        rec[REPAIR] = UNCLOSED
+    return rec
 
 
 def from_tuple(item: Any) -> tuple[str, dict[str, Any]] | None:
     """(list name, record) for a string holding exactly one tuple, else None."""
     if not isinstance(item, str):
         return None
-    m = TUPLE.search(item)
-    if m is None:
+    found = _tuples(item)
+    if not found:
         return None
-    rec = record(m.group(1).lower(), _fields(m.group(2)))
-    return (KIND[m.group(1).lower()], rec) if rec else None
+    kind, body, closed = found[0]
+    rec = _record_of(kind, body, closed)
+    return (KIND[kind], rec) if rec else None
 
 
 def from_text(text: str) -> dict[str, list[dict[str, Any]]] | None:
     """Every tuple record of a whole reply by list name, or None when it holds none (or looks
-    like JSON: the JSON parser reads that)."""
+    like JSON: the JSON parser reads that). Records repaired carry ``REPAIR``."""
     if text.lstrip()[:1] in "{[" or "entity" not in text.lower():
         return None
     out: dict[str, list[dict[str, Any]]] = {"entities": [], "relationships": [], "claims": []}
-    for m in TUPLE.finditer(text):
-        rec = record(m.group(1).lower(), _fields(m.group(2)))
-        if rec:
-            out[KIND[m.group(1).lower()]].append(rec)
+    for kind, body, closed in _tuples(text):
+        if rec := _record_of(kind, body, closed):
+            out[KIND[kind]].append(rec)
     return out if any(out.values()) else None

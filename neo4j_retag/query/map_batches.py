@@ -33,8 +33,8 @@ def report_table(reports: list[ReportRow]) -> str:
 
 def batches(reports: list[ReportRow], max_tokens: int, seed: int,
             enc: str) -> list[list[ReportRow]]:
-    """Shuffled reports packed into batches whose table fits ``max_tokens`` (one oversized
-    report is truncated to fit alone)."""
+    """Shuffled reports packed into batches whose table fits ``max_tokens`` (a report over
+    it alone is cut to half of it, wherever it falls in the shuffle)."""
     items = list(reports)
     random.Random(seed).shuffle(items)
     out: list[list[ReportRow]] = []
@@ -43,7 +43,7 @@ def batches(reports: list[ReportRow], max_tokens: int, seed: int,
     used = empty
     for r in items:
         n = count(report_table([r]), enc) - empty
-        if n > max_tokens - used and not cur:
+        if n > max_tokens - empty:  # over the budget alone (after a batch too): cut
             r = r.model_copy(update={"full_content": truncate(r.full_content, max_tokens // 2,
                                                               enc)})
             n = count(report_table([r]), enc)

@@ -94,6 +94,8 @@ def write_conf(settings: Settings) -> Path:
         # validation rejects it); restricting remote content to localhost is the closest.
         "browser.remote_content_hostname_whitelist": "localhost",
     }
+    if settings.serve.neo4j_tx_memory:
+        conf["db.memory.transaction.max"] = settings.serve.neo4j_tx_memory
     path = _conf_dir(settings) / "neo4j.conf"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("# written by neo4j_retag.server.neo4j_local; edits are overwritten\n"

@@ -110,7 +110,7 @@ def test_another_dimension_is_a_one_line_error_before_any_llm_call(settings, gra
     line = str(err.value)
     assert "\n" not in line and f"({EMBED_DIM} dimensions)" in line and "gives 8" in line
     assert "neo4j-retag ingest --reembed" in line
-    assert double.count() == calls + 1  # the probe only: no extraction was paid for
+    assert double.count() == calls + 2  # the two probes only: no extraction was paid for
     # --reembed: every vector again, of the new dimension
     from neo4j_retag.index.pipeline import run_ingest
     from neo4j_retag.llm import run_with_llm

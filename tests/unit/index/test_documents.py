@@ -64,3 +64,19 @@ def test_nothing_to_ingest_is_a_user_error(tmp_path):
     (tmp_path / "empty" / "notes.md").write_text("The harbour plan.")
     check_inputs([pdf, tmp_path / "empty"])  # one readable file: the pdf is skipped as before
     check_inputs([])  # no paths: finish what earlier runs left
+
+
+@pytest.mark.parametrize(("text", "enc"), [
+    ("La Señora dijo «adiós» y pagó £5… a 20°C.", "cp1252"),
+    ("Der Bürgermeister sagt: «Die Straße ist 5° kälter» …", "cp1252"),
+    ("Ça coûte 3 £ et il fait 12° à Noël… «Très bien»", "cp1252"),
+    ("Mañana", "cp1252"), ("Café “quoted” – dash €5", "cp1252"),
+    ("Café crème à la française, déjà vu. " * 20, "cp1252"),
+    ("Привет, как дела? Москва — столица.", "cp1251"),
+    ("Zażółć gęślą jaźń. Łódź i Kraków.", "cp1250"),
+    ("Příliš žluťoučký kůň úpěl ďábelské ódy.", "cp1250"),
+    ("Καλημέρα, η Αθήνα είναι μεγάλη πόλη.", "cp1253"),
+])
+def test_legacy_code_pages_decode_by_the_detectors_evidence(text, enc):
+    # issue 32: «», £, ° and … in cp1252 were read as cp1250 ("Seńora")
+    assert decode(text.encode(enc)) == text

@@ -155,3 +155,21 @@ def test_a_list_field_given_as_prose_is_one_dropped_record():
                                         "relationships": "none found in this text"})
     assert len(g.entities) == 1 and g.relationships == []
     assert g.dropped == {"not a record": 1}
+
+
+def test_tuple_salvage_keeps_a_separator_in_a_description_and_counts_an_unclosed_record():
+    # issue 32: a `<|>` inside a description cut it silently; a record missing its `)`
+    # swallowed the next one uncounted
+    from neo4j_retag.index.extract_records import GraphExtraction
+    from neo4j_retag.index.tuples import JOINED, UNCLOSED
+    text = ('("entity"<|>HARBOUR BOARD<|>ORGANIZATION<|>Runs the port <|> and the quay)##'
+            '("entity"<|>ANNA<|>PERSON<|>The harbour master##'
+            '("entity"<|>OTTO<|>PERSON<|>A pilot)##'
+            '("relationship"<|>ANNA<|>OTTO<|>Work together <|> daily<|>7)<|COMPLETE|>')
+    ex = GraphExtraction.model_validate(GraphExtraction.from_text(text))
+    by_name = {e.name: e.description for e in ex.entities}
+    assert by_name["HARBOUR BOARD"] == "Runs the port <|> and the quay"
+    assert by_name["ANNA"] == "The harbour master" and by_name["OTTO"] == "A pilot"
+    rel = ex.relationships[0]
+    assert rel.description == "Work together <|> daily" and rel.strength == 7
+    assert ex.dropped[JOINED] == 2 and ex.dropped[UNCLOSED] == 1

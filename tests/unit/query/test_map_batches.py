@@ -96,3 +96,13 @@ def test_a_batch_that_cannot_fit_is_a_listed_failure(tmp_path, double):
     with pytest.raises(MapFailedError):  # every batch refused: an error, not a no-answer
         _ask(s, _reports(2))
     assert issubclass(MapFailedError, LLMError)
+
+
+def test_an_oversized_report_after_a_batch_is_cut_too():
+    from neo4j_retag.query.map_batches import batches, report_table
+    small = [ReportRow(id=i, title=f"R{i}", full_content="word " * 100) for i in range(6)]
+    huge = ReportRow(id=99, title="Hub", full_content="claim text " * 20000)
+    for seed in range(5):  # wherever the shuffle puts it
+        groups = batches([*small, huge], 2000, seed, "cl100k_base")
+        assert all(count(report_table(g)) <= 2000 for g in groups)
+        assert sorted(r.id for g in groups for r in g) == [0, 1, 2, 3, 4, 5, 99]
