@@ -192,7 +192,9 @@ class LLM:
         retry = Retry(messages, params, self.caps, self.settings, prose)
         attempts = attempts or self.settings.llm.max_retries + 1
         last: ReplyFault | None = None
-        for tries in range(1, attempts + 1):
+        tries = 0
+        for _ in range(attempts):
+            tries += 1
             try:
                 reply = await self._call(stage, retry.msgs, retry.params)
                 if validate is None:
