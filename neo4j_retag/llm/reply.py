@@ -186,7 +186,7 @@ def not_prose(text: str, prompt: str) -> str | None:
     # after the lead-in is gone ("Answer: {...}"), and JSON with a harmless defect (a
     # trailing comma) still JSON
     body = _FENCE.sub("", strip_chatter(text).text.strip()).strip()
-    if body[:1] in "{[" and body[-1:] in "}]":
+    if body and body[0] in "{[" and body[-1] in "}]":
         try:
             value = json.loads(body)
         except ValueError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -22,6 +23,8 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
+from ..llm.degenerate import degenerate
+from ..llm.reply import not_prose
 from ..model import Citation, Failure, ReportRow, Trace, clamped
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
@@ -130,7 +133,8 @@ async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list
     msgs = render("query/drift_primer", reports=table, question=question, followups=k)
     try:
         reply = await llm.structured(msgs, reply_model("intermediate_answer"),
-                                     stage="drift_primer")
+                                     stage="drift_primer",
+                                     accept=prose_answer("intermediate_answer", msgs))
     except LLMError as err:
         return _failed(action, f"drift primer fold {n}", err, trace)
     valid = {f"Reports:{r.id}": Citation(kind="report", id=r.id, title=r.title, level=r.level)
@@ -159,10 +163,22 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
     msgs = render("query/drift_local", context=ctx.text, question=action.query,
                   global_query=global_query, followups=k)
     try:
-        reply = await llm.structured(msgs, reply_model("response"), stage="drift_local")
+        reply = await llm.structured(msgs, reply_model("response"), stage="drift_local",
+                                     accept=prose_answer("response", msgs))
     except LLMError as err:
         return _failed(action, f"drift follow-up {n}", err, trace)
     return _answered(action, reply, reply.model_dump()["response"], ctx.valid, k, trace)
+
+
+def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], str | None]:
+    """Why a reply's answer ``field`` is no answer, or None: JSON or the prompt echoed
+    (``not_prose``: a document's template), or repeating itself. Such a reply is asked again,
+    then the step fails - never scored (a JSON object was once scored 100). Grounding is the
+    reduce step's check: "the data does not say" is a fair intermediate answer (score 0)."""
+    def accept(reply: Reply) -> str | None:
+        text = str(reply.model_dump()[field])
+        return not_prose(text, msgs[0]["content"]) or degenerate(strip_chatter(text)[0])
+    return accept
 
 
 def _failed(action: Action, item: str, err: LLMError, trace: Trace) -> Action:

@@ -225,3 +225,18 @@ def test_vectors_of_another_model_stop_the_question_with_one_line(dsettings, dou
         run_with_llm(dsettings, lambda llm: ask_local(StoryGraph(model="other-model"), llm,
                                                       dsettings, Query(question="Who?")))
     assert double.count("answer") == 0
+
+
+def test_an_intermediate_answer_that_is_json_is_never_scored(dsettings, double):
+    # issue 32 item 5: a document's template made the primer answer with a JSON object,
+    # which was scored 100 and reduced into the answer
+    double.script["drift_primer"] = lambda b: json.dumps({
+        "intermediate_answer": '{"status": "REDACTED",}', "score": 100,
+        "follow_up_queries": []})
+    a = drift(dsettings, StoryGraph())
+    primer = [s for s in a.trace.drift.steps if s.depth == 0]
+    assert primer and all(s.failed and s.score is None for s in primer)
+    assert double.count("drift_primer") == 2 * len(primer)  # each fold asked again, failed
+    assert [f.reason for f in a.trace.failures] == ["degenerate"] * len(primer)
+    reduce_prompt = next(b for k, b in double.calls if k == "drift_reduce")
+    assert "REDACTED" not in json.dumps(reduce_prompt) and "REDACTED" not in a.answer
