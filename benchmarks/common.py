@@ -39,6 +39,9 @@ def fakellm(*options: str, port: int | None = None) -> Iterator[str]:
     """fakellm (../shared/tools/fakellm) on ``port`` (default a free one), with its
     ``options`` (e.g. "--delay-ms", "500"); yields its base URL."""
     port = port or free_port()
+    # its canned answers are about nothing: the answer check (llm.degenerate) would refuse
+    # them; settings and the CLI processes a benchmark starts read this
+    os.environ["LLM_ANSWER_CHECK"] = "false"
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
                              str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
     _fakellm_pid[0] = proc.pid

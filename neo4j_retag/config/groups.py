@@ -118,6 +118,11 @@ class LLMSettings(Group):
     schema_max_chars: int = env(
         "LLM_SCHEMA_MAX_CHARS", 1000, "maxLength added to strings of grammar-enforced schemas: "
         "a small model under a grammar loops until max_tokens without them")
+    answer_check: bool = env(
+        "LLM_ANSWER_CHECK", True, "free-text answers, map points and DRIFT steps that answer "
+        "nothing (repeated lines, a looping phrase, the question echoed, nothing of their "
+        "context: llm.degenerate) are asked again, then no answer; off only for a canned test "
+        "server such as fakellm")
     cache: bool = env("LLM_CACHE", True, "disk cache of LLM responses")
     cache_dir: Path | None = env("LLM_CACHE_DIR", None, "unset = <home>/llm-cache")
     price_input: float | None = env(

@@ -186,7 +186,8 @@ class LLM:
             params["response_format"] = response_format
         key = self._key(messages, params)
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
-                prose and validate is None and degenerate(strip_chatter(hit).text, subject)):
+                prose and validate is None and self.settings.llm.answer_check
+                and degenerate(strip_chatter(hit).text, subject)):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         retry = Retry(messages, params, self.caps, self.settings, prose)
@@ -199,7 +200,8 @@ class LLM:
                 reply = await self._call(stage, retry.msgs, retry.params)
                 if validate is None:
                     text = free_text(reply, stage=stage, system=messages[0]["content"],
-                                     prose=prose, subject=subject, truncation_ok=truncation_ok)
+                                     prose=prose, subject=subject, truncation_ok=truncation_ok,
+                                     check=self.settings.llm.answer_check)
                     result: Any = text
                 else:
                     if reply.finish_reason == "length" and not truncation_ok:
@@ -251,9 +253,10 @@ class LLM:
             sent = small if self.json_mode == "json_object" else schema
             fmt = response_format(self.json_mode, model.__name__, sent)
             try:
+                check = accept if self.settings.llm.answer_check else None
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
                                            validate=accepted(validator(model, stage, sent),
-                                                             accept, stage),
+                                                             check, stage),
                                            response_format=fmt, attempts=attempts)
             except LLMError as err:
                 nxt = FALLBACK.get(self.json_mode)

@@ -161,15 +161,16 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
 
 _KEY = re.compile(r'"\s*:')  # a JSON key, what an object with a defect still has
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
-              subject: Subject | None = None, truncation_ok: bool = False) -> str:
+              subject: Subject | None = None, truncation_ok: bool = False,
+              check: bool = True) -> str:
     """The text of a free-text reply (``check_text``); with ``prose`` (an answer) also
     ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) and
     ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
-    its chatter). Raises ReplyFault."""
+    its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
     if prose and (why := not_prose(text, system)):
         raise ReplyFault(INVALID, f"{stage}: {why}", text)
-    if prose and (why := degenerate(strip_chatter(text).text, subject)):
+    if prose and check and (why := degenerate(strip_chatter(text).text, subject)):
         raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
     return text
 

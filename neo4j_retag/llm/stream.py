@@ -39,7 +39,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                               "max_tokens": llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
     if llm.cache is not None and (hit := llm.cache.get(key)) is not None and not (
-            prose and degenerate(strip_chatter(str(hit)).text, subject)):
+            prose and llm.settings.llm.answer_check
+            and degenerate(strip_chatter(str(hit)).text, subject)):
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)
@@ -76,7 +77,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
         text = free_text(reply, stage=stage, system=messages[0]["content"], prose=prose,
-                         subject=subject)
+                         subject=subject, check=llm.settings.llm.answer_check)
     except (openai.OpenAIError, LLMParseError) as err:
         # the stream as a first attempt only: the client's own retries take it from here
         log.warning("%s: the streamed reply is unusable (%s): asked again without streaming",

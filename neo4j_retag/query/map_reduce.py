@@ -96,7 +96,8 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
     def accept(result: MapResult) -> str | None:
         # a batch whose every point answers nothing is asked again (with a repetition
         # penalty), then fails; single degenerate points are dropped below
-        whys = [degenerate(p.description, subject) for p in result.points]
+        # score-0 points are "I don't know": dropped anyway, never judged
+        whys = [degenerate(p.description, subject) for p in result.points if p.score > 0]
         if whys and all(whys):
             return f"every map point is degenerate (first: {whys[0]})"
         return None
@@ -122,7 +123,7 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         p.description, changed = strip_chatter(p.description)
         trace.chatter_stripped += changed
-        if degenerate(p.description, subject):
+        if p.score > 0 and settings.llm.answer_check and degenerate(p.description, subject):
             trace.points_degenerate += 1
             continue
         # a model made to give several points may repeat one: the best-scored copy stays
@@ -258,7 +259,11 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
         events.emit("reduce", points=len(used_points))
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
-        subject = Subject(question, "\n".join(p.description for p in used_points))
+        # the points, and the reports they rest on: a faithful answer uses their words
+        behind = dict.fromkeys(i for p in used_points for i in p.reports if i in by_id)
+        subject = Subject(question, "\n".join(
+            [p.description for p in used_points]
+            + [f"{by_id[i].title}\n{by_id[i].full_content}" for i in behind]))
         text = await complete_or_note(llm, msgs, "reduce", trace, subject=subject)
     if not text:
         text = "\n\n".join(p.description for p in used_points)

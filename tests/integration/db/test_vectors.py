@@ -44,7 +44,7 @@ def test_another_dimension_or_model_is_a_one_line_error_naming_the_fix(graph):
             vectors.ensure(graph, model, dims)
         line = str(err.value)
         assert "\n" not in line and "--reembed" in line and "EMBEDDING_MODEL" in line
-        assert "m1's (3 dimensions)" in line
+        assert "made by m1 (3 dimensions)" in line
     with pytest.raises(ConfigError, match="3 dimensions"):
         vectors.nearest(graph, "Chunk", [1.0, 0.0, 0.0, 0.0], 1)
     # nothing changed: the old vectors and indexes are still there

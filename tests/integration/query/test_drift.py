@@ -183,7 +183,8 @@ def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph,
     d = drift.trace.drift
     assert d.primer_by == "hyde" and d.primer_reports >= 1 and drift.answer.strip()
     assert [st.depth for st in d.steps] in ([0], [0, 1])
-    assert set(d.phases) == {"primer", "local", "reduce"} and d.phases["reduce"].calls == 1
+    # a degenerate reduce (the 135M model) is asked once more, with a repetition penalty
+    assert set(d.phases) == {"primer", "local", "reduce"} and d.phases["reduce"].calls in (1, 2)
     cited_exist(graph, drift, 0)
     rag = run(s, lambda llm: ask_rag(graph, llm, s, Query(question=MEANING,
                                                           retrieval="vector")))
