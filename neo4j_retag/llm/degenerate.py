@@ -43,7 +43,7 @@ their theirs them themselves then there therefore these they this those though t
 under until upon very were what when where whether which while whom whose will with within
 without would your yours also based context corpus document documents question questions
 report reports source sources text texts theme themes topic topics overall various include
-includes including key important information provided mentioned discussed
+includes including key important information provided mentioned discussed said says
 """
 _STOP = frozenset(_STOP_TEXT.split())
 

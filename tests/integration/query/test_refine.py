@@ -7,6 +7,7 @@ import pytest
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
+from tests.llm_double import names_in
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +36,14 @@ def test_refinement_retrieves_more_and_stops(indexed, graph, double):
     assert cited < {c.id for c in a.sources}
     # the draft's own markers stay valid in the refined text (they were dropped as invalid)
     old = sorted(cited)[0]
-    double.script["reduce"] = lambda b: f"As the draft said [Data: Reports ({old})]."
+    # grounded in the reports it was given (an answer about nothing there is refused)
+    prompt_words = {"Analyst", "Importance", "Score", "Question", "Data", "Reports", "Report",
+                    "Point", "Draft"}
+
+    def names(b):
+        return " and ".join(n for n in names_in(b["messages"][-1]["content"], 9)
+                            if n not in prompt_words)
+    double.script["reduce"] = lambda b: f"As the draft said, {names(b)} [Data: Reports ({old})]."
     c = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
             Query(question="Who else met Scrooge?", level=0, top_p=1), refine_rounds=1))
     assert c.trace.method == "retag+refine" and c.answer.endswith(f"Reports ({old})].")
