@@ -23,8 +23,7 @@ from pydantic import BaseModel
 
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
-from ..text import strip_chatter
-from .degenerate import Subject, degenerate
+from .degenerate import Subject
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (
@@ -33,6 +32,7 @@ from .reply import (
     TRUNCATED,
     Reply,
     ReplyFault,
+    answers_nothing,
     free_text,
     parse_json,
     read_envelope,
@@ -187,7 +187,7 @@ class LLM:
         key = self._key(messages, params)
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
                 prose and validate is None and self.settings.llm.answer_check
-                and degenerate(strip_chatter(hit).text, subject)):
+                and answers_nothing(hit, subject)):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         retry = Retry(messages, params, self.caps, self.settings, prose)

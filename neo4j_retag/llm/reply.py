@@ -160,6 +160,12 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
 
 
 _KEY = re.compile(r'"\s*:')  # a JSON key, what an object with a defect still has
+def answers_nothing(text: str, subject: Subject | None = None) -> str | None:
+    """Why ``text`` answers nothing (``degenerate.degenerate`` on it without its chatter), or
+    None: the check of a fresh reply and of a cached one alike."""
+    return degenerate(strip_chatter(text).text, subject)
+
+
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
               subject: Subject | None = None, truncation_ok: bool = False,
               check: bool = True) -> str:
@@ -170,7 +176,7 @@ def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
     text = check_text(reply, truncation_ok=truncation_ok)
     if prose and (why := not_prose(text, system)):
         raise ReplyFault(INVALID, f"{stage}: {why}", text)
-    if prose and check and (why := degenerate(strip_chatter(text).text, subject)):
+    if prose and check and (why := answers_nothing(text, subject)):
         raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
     return text
 

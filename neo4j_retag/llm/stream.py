@@ -18,9 +18,15 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from ..errors import LLMParseError
-from ..text import strip_chatter
-from .degenerate import Subject, degenerate
-from .reply import CONTENT_FILTER, TRUNCATED, ReplyFault, free_text, read_envelope
+from .degenerate import Subject
+from .reply import (
+    CONTENT_FILTER,
+    TRUNCATED,
+    ReplyFault,
+    answers_nothing,
+    free_text,
+    read_envelope,
+)
 from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:
@@ -40,7 +46,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
     key = llm._key(messages, params)
     if llm.cache is not None and (hit := llm.cache.get(key)) is not None and not (
             prose and llm.settings.llm.answer_check
-            and degenerate(strip_chatter(str(hit)).text, subject)):
+            and answers_nothing(str(hit), subject)):
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)

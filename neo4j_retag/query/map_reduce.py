@@ -260,10 +260,10 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         # the points, and the reports they rest on: a faithful answer uses their words
-        behind = dict.fromkeys(i for p in used_points for i in p.reports if i in by_id)
+        support = dict.fromkeys(i for p in used_points for i in p.reports)
         subject = Subject(question, "\n".join(
             [p.description for p in used_points]
-            + [f"{by_id[i].title}\n{by_id[i].full_content}" for i in behind]))
+            + [f"{by_id[i].title}\n{by_id[i].full_content}" for i in support]))
         text = await complete_or_note(llm, msgs, "reduce", trace, subject=subject)
     if not text:
         text = "\n\n".join(p.description for p in used_points)
@@ -273,7 +273,6 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
     # reduce step was given (or ``citable``): a retrieved report no point rests on was never
     # shown to it, so such an id is copied from the prompt's example or made up. Sources: the
     # reports behind those points, never added to the text
-    support = dict.fromkeys(i for p in used_points for i in p.reports)
     text, cited = keep_valid_reports(text, {*support, *(r.id for r in citable)}, trace)
     attributed: set[int] = set()
     if not cited and support and trace.no_answer is None:
