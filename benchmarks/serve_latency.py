@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx
 from cli_latency import INDEX, cli_cmd, run_env
@@ -228,14 +229,7 @@ def main() -> None:
     with process(fake):
         url = f"http://127.0.0.1:{args.fakellm_port}"
         wait_for(f"{url}/health")
-        settings = bench_settings(f"{url}/v1")
-        env = run_env(settings)
-        with Graph(settings) as graph:
-            wipe(graph)
-        imported = subprocess.run([*cli_cmd(), "import", "graphrag", str(INDEX), "--json"],
-                                  env=env, capture_output=True, text=True)
-        if imported.returncode:
-            raise SystemExit(f"import failed: {imported.stderr}")
+        settings, env = imported_index(url)
         cli = [cli_run(env, args.method) for _ in range(args.runs)]
         base = f"http://127.0.0.1:{args.serve_port}"
         with process([*cli_cmd(), "serve", "--port", str(args.serve_port)], env) as srv:
@@ -263,20 +257,27 @@ def main() -> None:
     (RESULTS / "serve-latency.json").write_text(json.dumps(out, indent=2))
 
 
+def imported_index(url: str) -> tuple[Any, dict[str, str]]:
+    """The bench Neo4j emptied and the GPT-4o Christmas Carol index imported into it, with
+    the LLM at ``url``: (settings, the environment of a CLI run)."""
+    settings = bench_settings(f"{url}/v1")
+    env = run_env(settings)
+    with Graph(settings) as graph:
+        wipe(graph)
+    imported = subprocess.run([*cli_cmd(), "import", "graphrag", str(INDEX), "--json"],
+                              env=env, capture_output=True, text=True)
+    if imported.returncode:
+        raise SystemExit(f"import failed: {imported.stderr}")
+    return settings, env
+
+
 def load_only(args: argparse.Namespace) -> None:
     fake = [sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
             str(args.fakellm_port), "--quiet"]
     with process(fake):
         url = f"http://127.0.0.1:{args.fakellm_port}"
         wait_for(f"{url}/health")
-        settings = bench_settings(f"{url}/v1")
-        env = run_env(settings)
-        with Graph(settings) as graph:
-            wipe(graph)
-        imported = subprocess.run([*cli_cmd(), "import", "graphrag", str(INDEX), "--json"],
-                                  env=env, capture_output=True, text=True)
-        if imported.returncode:
-            raise SystemExit(f"import failed: {imported.stderr}")
+        settings, env = imported_index(url)
     out = {"index": str(INDEX), **load_phase(args, settings, env)}
     print(json.dumps(out, indent=2))
     RESULTS.mkdir(exist_ok=True)
