@@ -32,10 +32,10 @@ from common import RESULTS, bench_settings, fakellm, machine, with_llm
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
-from neo4j_retag.eval.nugget_scores import nugget_markdown
+from neo4j_retag.eval.nugget_scores import nugget_markdown, nugget_summary
 from neo4j_retag.eval.nuggets import NuggetSet, find, read_nuggets
-from neo4j_retag.eval.questions import EvalQuestion
-from neo4j_retag.eval.report import write_folder
+from neo4j_retag.eval.records import AnswerRecord
+from neo4j_retag.eval.report import scores, write_folder
 from neo4j_retag.eval.run import evaluate, method_spec
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage
@@ -78,14 +78,33 @@ def prepare(settings: Settings, graph: Graph, corpus: Path | None, methods: list
     return notes
 
 
+def _resumed(path: Path, methods: list[str]) -> list[AnswerRecord]:
+    """The answers a stopped run of the same methods saved in ``path`` (none otherwise)."""
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text())
+    if data.get("methods") != methods:
+        print(f"{path}: other methods, not resumed", file=sys.stderr)
+        return []
+    return [AnswerRecord.model_validate(a) for a in data["answers"]]
+
+
 def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
+    """Question by question (each question's answers by every method, then their claims),
+    each question's records saved to bench-results/nuggets-NAME.partial.json as it ends, so
+    an hours-long run on a slow local model can stop anywhere and ``--resume`` finishes it
+    without asking a question twice."""
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         method_spec(m)  # an unknown method fails before any answer
-    questions = [EvalQuestion(question=q.question) for q in nuggets.questions]
+    questions = [q.question for q in nuggets.questions]
     if args.questions:
         questions = questions[:args.questions]
     out = RESULTS / f"nuggets-{args.name}"
+    RESULTS.mkdir(exist_ok=True)
+    partial = RESULTS / f"nuggets-{args.name}.partial.json"
+    answers = _resumed(partial, methods) if args.resume else []
+    done = {a.question for a in answers}
     neo4j_local.start(settings)
     with Graph(settings) as graph:
         notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
@@ -96,24 +115,36 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
             if total is not None:
                 print(f"{stage}: {total}", file=sys.stderr, flush=True)
 
-        result, answers, judgements = with_llm(settings, Usage(), lambda llm: evaluate(
-            graph, llm, settings, [q.question for q in questions], methods, level, progress,
-            judged=False, nuggets=nuggets.by_question()))
+        for i, q in enumerate(questions, 1):
+            if q in done:
+                continue
+            print(f"question {i}/{len(questions)}: {q}", file=sys.stderr, flush=True)
+            _, got, _ = with_llm(settings, Usage(), lambda llm, q=q: evaluate(
+                graph, llm, settings, [q], methods, level, progress, judged=False,
+                nuggets=nuggets.by_question()))
+            answers += got
+            partial.write_text(json.dumps({"methods": methods, "answers": [
+                a.model_dump(mode="json") for a in answers]}, ensure_ascii=False) + "\n")
         seconds = round(time.perf_counter() - t0, 1)
-    files = write_folder(out, result, answers, judgements)
+    asked = [q for q in questions if any(a.question == q for a in answers)]
+    failures = ([a.error for a in answers if a.error]
+                + [a.claims_error for a in answers if a.claims_error])
+    result = scores(methods, [], level, asked, answers, [], failures)
+    result.nuggets = nugget_summary(answers, methods)
+    files = write_folder(out, result, answers, [])
     table = nugget_markdown(result.nuggets or {}, result.cost, answers, methods)
     (out / "nuggets.md").write_text(table)
-    RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"nuggets-{args.name}.md").write_text(table)
     data = {"name": args.name, "nuggets_file": str(args.nuggets), "note": nuggets.note,
             "endpoint": settings.llm.base_url, "model": settings.llm.model,
             "fakellm": args.fakellm, "level": level, "methods": methods, "notes": notes,
-            "seconds_total": seconds, "machine": machine(),
+            "seconds_total": seconds, "resumed": sorted(done), "machine": machine(),
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
             "answers": [a.model_dump(mode="json") for a in answers]}
     path = RESULTS / f"nuggets-{args.name}.json"
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    partial.unlink(missing_ok=True)
     print(table)
     print(f"written: {path}, {path.with_suffix('.md')}, {out}/")
     for f in result.failures:
@@ -128,6 +159,8 @@ def main() -> None:
     ap.add_argument("--methods", default=METHODS, help=f"comma-separated (default {METHODS})")
     ap.add_argument("--level", type=int, default=None, help="community level (QUERY_LEVEL)")
     ap.add_argument("--questions", type=int, default=None, help="only the first N questions")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the answers a stopped run saved (nuggets-NAME.partial.json)")
     ap.add_argument("--fakellm", action="store_true",
                     help="fakellm on --fakellm-port and the benchmark Neo4j "
                     "(RETAG_BENCH_BOLT_PORT / RETAG_BENCH_HTTP_PORT); else the environment's "
