@@ -90,10 +90,10 @@ def _resumed(path: Path, methods: list[str]) -> list[AnswerRecord]:
 
 
 def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
-    """Question by question (each question's answers by every method, then their claims),
-    each question's records saved to bench-results/nuggets-NAME.partial.json as it ends, so
-    an hours-long run on a slow local model can stop anywhere and ``--resume`` finishes it
-    without asking a question twice."""
+    """Answer by answer (a question by every method in turn, each answer's claims right
+    after it), each record saved to bench-results/nuggets-NAME.partial.json as it ends, so an
+    hours-long run on a slow local model can stop anywhere and ``--resume`` finishes it
+    without asking anything twice."""
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         method_spec(m)  # an unknown method fails before any answer
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     RESULTS.mkdir(exist_ok=True)
     partial = RESULTS / f"nuggets-{args.name}.partial.json"
     answers = _resumed(partial, methods) if args.resume else []
-    done = {a.question for a in answers}
+    done = {(a.question, a.method) for a in answers}
     neo4j_local.start(settings)
     with Graph(settings) as graph:
         notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
@@ -112,19 +112,24 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
         t0 = time.perf_counter()
 
         def progress(stage: str, n: int, total: int | None = None) -> None:
-            if total is not None:
-                print(f"{stage}: {total}", file=sys.stderr, flush=True)
+            pass  # one line per answer below instead
 
         for i, q in enumerate(questions, 1):
-            if q in done:
-                continue
             print(f"question {i}/{len(questions)}: {q}", file=sys.stderr, flush=True)
-            _, got, _ = with_llm(settings, Usage(), lambda llm, q=q: evaluate(
-                graph, llm, settings, [q], methods, level, progress, judged=False,
-                nuggets=nuggets.by_question()))
-            answers += got
-            partial.write_text(json.dumps({"methods": methods, "answers": [
-                a.model_dump(mode="json") for a in answers]}, ensure_ascii=False) + "\n")
+            for m in methods:
+                if (q, m) in done:
+                    continue
+                _, got, _ = with_llm(settings, Usage(), lambda llm, q=q, m=m: evaluate(
+                    graph, llm, settings, [q], [m], level, progress, judged=False,
+                    nuggets=nuggets.by_question()))
+                answers += got
+                a = got[0]
+                print(f"  {m}: {a.seconds:.0f} s, {a.llm.calls} calls, "
+                      f"{a.nuggets.matched if a.nuggets else '-'} nuggets"
+                      f"{', failed: ' + a.error.line() if a.error else ''}",
+                      file=sys.stderr, flush=True)
+                partial.write_text(json.dumps({"methods": methods, "answers": [
+                    a.model_dump(mode="json") for a in answers]}, ensure_ascii=False) + "\n")
         seconds = round(time.perf_counter() - t0, 1)
     asked = [q for q in questions if any(a.question == q for a in answers)]
     failures = ([a.error for a in answers if a.error]
@@ -138,7 +143,8 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     data = {"name": args.name, "nuggets_file": str(args.nuggets), "note": nuggets.note,
             "endpoint": settings.llm.base_url, "model": settings.llm.model,
             "fakellm": args.fakellm, "level": level, "methods": methods, "notes": notes,
-            "seconds_total": seconds, "resumed": sorted(done), "machine": machine(),
+            "seconds_total": seconds, "machine": machine(),
+            "resumed": sorted(f"{m}: {q}" for q, m in done),
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
             "answers": [a.model_dump(mode="json") for a in answers]}
