@@ -34,8 +34,7 @@ import diskcache
 
 from .. import tokens
 from ..config import Settings
-from ..errors import ConfigError, LLMError
-from ..model import Failure
+from ..errors import ConfigError, Failure, LLMError
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault

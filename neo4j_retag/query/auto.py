@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 from .. import events
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..model import Answer, Failure, Query, Routing, Trace, timed
+from ..model import Answer, Query, Routing, Trace, timed
 from ..prompts import render
 
 GLOBAL, SPECIFIC = "global", "specific"

@@ -21,11 +21,11 @@ from pydantic import BaseModel, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
-from ..model import Citation, Failure, ReportRow, Trace, clamped
+from ..model import Citation, ReportRow, Trace, clamped
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate

@@ -24,10 +24,10 @@ from typing import Literal
 from ..config import Settings
 from ..db import Graph, Record
 from ..db import vectors as db_vectors
-from ..errors import ConfigError, LLMError
+from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
 from ..llm.embeddings import EMBED_QUERY, Embedder, Vector
-from ..model import Failure, Trace
+from ..model import Trace
 
 What = Literal["entities", "reports", "text_units"]
 LABELS: dict[str, str] = {"entities": "Entity", "reports": "Community", "text_units": "Chunk"}

@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LevelError, LLMError, RetagError
+from ..errors import Failure, LevelError, LLMError, RetagError
 from ..llm import LLM, Subject
-from ..model import Answer, Citation, Failure, LazySearch, Query, Trace, timed
+from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources

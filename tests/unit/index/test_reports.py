@@ -1,6 +1,7 @@
 """Report contexts (Edge et al. appendix: ranked by combined degree, sub-reports substituted)."""
 
-from neo4j_retag.index.reports import CommunityReport, local_context, mixed_context
+from neo4j_retag.community_report import CommunityReport
+from neo4j_retag.index.reports import local_context, mixed_context
 from neo4j_retag.tokens import count
 
 

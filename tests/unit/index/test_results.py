@@ -3,12 +3,12 @@ derived from the lists, and topic mining reading a failed reduce from a typed tr
 
 import asyncio
 
-from neo4j_retag.errors import LLMError
+from neo4j_retag.community_report import ReportCounts
+from neo4j_retag.errors import Failure, LLMError, error_text
 from neo4j_retag.index import topics
-from neo4j_retag.index.elements import error_text
-from neo4j_retag.index.results import IngestResult, ReportCounts
+from neo4j_retag.index.results import IngestResult
 from neo4j_retag.llm.reply import ReplyFault
-from neo4j_retag.model import Answer, Failure, Trace
+from neo4j_retag.model import Answer, Trace
 
 
 def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
