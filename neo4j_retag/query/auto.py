@@ -70,7 +70,7 @@ def auto_method(methods: Mapping[str, Ask]) -> Ask:
         method = method_for(kind, bool(topics))
         events.emit("classified", kind=kind, method=method, reason=reason)
         answer = await methods[method](graph, llm, settings, query)
-        if method == "local" and answer.trace.reports_retrieved == 0:
+        if method == "local" and answer.trace.seeding is None:
             fallback = method_for(GLOBAL, bool(topics))
             trace.note(f"auto: no entity matches the question: answered by {fallback} instead")
             events.emit("classified", kind=kind, method=fallback, reason="no entity matches")

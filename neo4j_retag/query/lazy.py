@@ -224,7 +224,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
             f"no text unit was relevant to the question in {found.spent} relevance tests "
             f"(budget {budget}): no answer; a larger --budget tests more")
     relevant = [texts.rows[u] for u in sorted(found.relevant, key=ranked.index)]
-    trace.reports_retrieved = len(relevant)
+    trace.text_units_retrieved = len(relevant)
     with timed(trace.seconds, "claims"):
         claims = await extract_claims(llm, settings, question, relevant, trace)
         ranked_claims = rank_claims(claims, words(" ".join([question, *subs])))
