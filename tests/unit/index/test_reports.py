@@ -40,13 +40,6 @@ def test_parent_substitutes_sub_reports_biggest_first():
     assert count(ctx) <= 900
 
 
-def test_report_json_is_lenient_and_renders_markdown():
-    r = CommunityReport.model_validate({"title": "T", "rating": "11", "findings": ["a", {
-        "summary": "b", "explanation": "c"}]})
-    assert r.rating == 10.0 and [f.summary for f in r.findings] == ["a", "b"]
-    assert r.markdown().startswith("# T") and "## b" in r.markdown()
-
-
 def test_report_batches_bound_communities_and_entities(monkeypatch):
     from neo4j_retag.index import reports
     monkeypatch.setattr(reports, "REPORT_BATCH", 3)
