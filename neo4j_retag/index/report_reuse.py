@@ -26,7 +26,7 @@ from .. import tokens
 from ..community_report import report_markdown
 from ..db import Graph, Record
 
-# the report fields copied when a report is reused (index/reports.report_props writes them)
+# the report fields copied when a report is reused (community_report.report_props writes them)
 REPORT_FIELDS = ("title", "summary", "rating", "rank", "rating_explanation", "findings",
                  "full_content", "report_status", "report_error", "report_source")
 

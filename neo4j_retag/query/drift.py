@@ -15,7 +15,7 @@ depth. Our own implementation over Neo4j; its steps are in ``query/drift_steps.p
    merged into the answer by one call.
 
 Citations are report ids and text units, checked at every step against what that step was
-shown. A failed primer fold or follow-up fails that item (`model.Failure` in
+shown. A failed primer fold or follow-up fails that item (`errors.Failure` in
 ``trace.failures``), never the run; when the primer gives nothing the question itself is
 searched locally. Nothing found is the honest no-answer with a note; every step failing is an
 error, not a no-answer. ``trace.drift`` (`model.DriftSearch`) has the steps and the LLM cost

@@ -11,7 +11,7 @@ are as incomparable as vectors of two lengths. ``embed_question`` then checks wh
 
 Where vectors only help (local search's seeding, DRIFT's primer, RETRIEVAL=auto), embeddings
 being off, missing or the call failing is a fallback, said once in a trace note and the log,
-a failed call also a ``model.Failure``; where the user asked for vectors (``required``), an
+a failed call also a ``errors.Failure``; where the user asked for vectors (``required``), an
 error.
 """
 

@@ -9,7 +9,7 @@ claims ranked by BM25 in memory (rank-bm25) against the question and sub-queries
 the reduce budget -> the answer (stage ``lazy_answer``), citing TEXT UNITS.
 
 Faults: a failed test or claim call fails that item, counted in ``trace.lazy_search`` and
-recorded in ``trace.failures`` (a `model.Failure` each); every
+recorded in ``trace.failures`` (an `errors.Failure` each); every
 test failing, or every claim group failing, raises (exit 1); a budget spent without any
 relevant text unit raises NothingRelevantError (exit 1): there is no answer, and the canned
 no-answer sentence would hide that the search found nothing.
