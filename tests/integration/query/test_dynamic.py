@@ -71,7 +71,7 @@ def test_only_the_relevant_branch_is_mapped(settings, graph, double):
     assert all(c.rating == 4 for c in tr.context)
     assert tr.selection.rated == 6 and tr.selection.relevant == 2
     assert tr.selection.cost.calls == 6 == usage.stages["rate"].calls
-    assert tr.selection.prompt_tokens == usage.stages["rate"].prompt_tokens > 0
+    assert tr.selection.cost.prompt_tokens == usage.stages["rate"].prompt_tokens > 0
     assert "map" in usage.stages and usage.stages["map"].calls >= 1  # counted apart
     assert any(c.cited for c in tr.context)  # the double's reduce cites what it was given
 
