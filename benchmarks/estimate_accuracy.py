@@ -76,7 +76,7 @@ def run(settings: Settings, corpus: Path) -> dict[str, Any]:
     return {"seconds": round(seconds, 1), "profile": est.profile, "model": est.model,
             "calibrated": est.calibrated, "text_units": est.text_units,
             "text_unit_tokens": est.text_unit_tokens, **out,
-            "usage_by_call_stage": {k: vars(v) for k, v in sorted(usage.stages.items())},
+            "usage_by_call_stage": usage.as_dict(),
             "failed_items": result.failed_items,
             "reports": result.reports.model_dump(mode="json"),
             "topics_mined": result.topics.mined if result.topics else None,

@@ -37,7 +37,8 @@ from neo4j_retag.db import Graph
 from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import mining_level
-from neo4j_retag.llm import StageUsage, Usage
+from neo4j_retag.llm import Usage
+from neo4j_retag.model import LLMCost
 from neo4j_retag.ops.stats import collect, record_usage
 
 # GraphRAG 3.3.0 measured for issue 18 on this machine (run.sh, 600/100, fakellm), quoted
@@ -133,7 +134,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
     emb = stages.get("embed", {"calls": 0, "prompt_tokens": 0})
     chat_prompt = total.prompt_tokens - emb["prompt_tokens"]
     topic_prompt = sum(stages.get(k, {}).get("prompt_tokens", 0) for k in TOPIC_STAGES)
-    est_emb = estimate.stages.get("embed") or StageUsage()
+    est_emb = estimate.stages.get("embed") or LLMCost()
     stats = collect(graph)
     sizes = graph.run("index/level_report_sizes")
     return {

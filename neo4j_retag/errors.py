@@ -1,10 +1,14 @@
-"""The one exception family of neo4j-retag: everything the CLI reports as a one-line error.
+"""The one exception family of neo4j-retag: everything the CLI reports as a one-line error;
+and an error recorded, not raised: `Failure` (an item that failed, retried by the next run)
+and `error_text` (what a failed item keeps in the graph).
 
 Anything else that escapes (``TypeError``, ``KeyError`` ...) is a programming error and keeps
 its traceback.
 """
 
 from __future__ import annotations
+
+from pydantic import BaseModel
 
 
 class RetagError(Exception):
@@ -53,3 +57,44 @@ class LLMParseError(LLMError):
     def __init__(self, message: str, raw: str, reason: str = "unparseable") -> None:
         super().__init__(message, reason)
         self.raw = raw
+
+
+class Failure(BaseModel):
+    """One item that failed, in every stage alike (a text unit, an element summary, a community
+    report, a topic item, an eval answer or verdict): the next run retries it.
+
+    ``item`` names it (a text unit id, ``"report 12"``, ``"topic reduce"`` ...), ``reason`` is a
+    short code (an `LLMError` reason such as ``truncated`` or ``timeout``, ``llm_error``,
+    ``incomplete``, or the exception's class name for anything else), ``error`` the message,
+    cut to 300 characters.
+    """
+
+    item: str
+    reason: str = "llm_error"
+    error: str = ""
+
+    @classmethod
+    def of(cls, item: object, err: BaseException | str, reason: str | None = None) -> Failure:
+        """The failure of ``item`` by ``err``: the reason is ``reason``, else the error's own
+        ``reason`` field (`LLMError`), else ``incomplete`` for a message, else its class."""
+        if reason is None:
+            if isinstance(err, str):
+                reason = "incomplete"
+            elif isinstance(err, LLMError):
+                reason = err.reason
+            else:
+                reason = "llm_error" if isinstance(err, RetagError) else type(err).__name__
+        return cls(item=str(item), reason=reason, error=str(err)[:300])
+
+    def line(self) -> str:
+        """The one line a user reads: ``item (reason): error``."""
+        msg = self.error.removeprefix(f"{self.reason}: ")
+        return f"{self.item} ({self.reason}): {msg}"
+
+
+def error_text(err: BaseException) -> str:
+    """What a failed item keeps in the graph (a text unit's ``error``, a community's
+    ``report_error``): the error's message starting with its `Failure` reason, at most 2,000
+    characters."""
+    reason, msg = Failure.of("", err).reason, str(err)
+    return (msg if msg.startswith(reason) else f"{reason}: {msg}")[:2000]

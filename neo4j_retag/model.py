@@ -1,5 +1,6 @@
-"""The shared vocabulary: the general scope, typed query results, stage timing (entity keys:
-`keys`).
+"""The shared vocabulary: the general scope, typed query results and their trace (what a
+search did and what its LLM calls cost), stage timing (entity keys: `keys`; a failed item:
+`errors.Failure`).
 
 Everything here is plain data: no I/O, no imports from the rest of the package except errors.
 """
@@ -7,22 +8,14 @@ Everything here is plain data: no I/O, no imports from the rest of the package e
 from __future__ import annotations
 
 import logging
-import re
 import time
-import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from .errors import LLMError, RetagError
-
-# re-exported: the trace's parts of local search and DRIFT (one vocabulary, `model`)
-from .search_trace import DriftSearch as DriftSearch
-from .search_trace import DriftStep as DriftStep
-from .search_trace import PhaseCost as PhaseCost
-from .search_trace import Seeding as Seeding
+from .errors import Failure
 
 log = logging.getLogger("neo4j_retag")
 
@@ -35,17 +28,6 @@ Progress = Callable[[str, int, "int | None"], None]
 
 def no_progress(task: str, n: int, total: int | None = None) -> None:
     """A progress callback that reports nothing."""
-
-
-# C0/C1 controls except tab, newline, carriage return; plus lone surrogates
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def clean(text: str) -> str:
-    """NFC, no control characters or lone surrogates, normalised line ends: every text that
-    reaches Neo4j (documents, imported tables) passes through here."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", unicodedata.normalize("NFC", text))
 
 
 def clamped(lo: float, hi: float, default: float) -> BeforeValidator:
@@ -61,18 +43,6 @@ def clamped(lo: float, hi: float, default: float) -> BeforeValidator:
     return BeforeValidator(coerce)
 
 
-def report_markdown(title: str, summary: str, rating: float | None, explanation: str,
-                    findings: list[dict[str, str]]) -> str:
-    """A community report's ``full_content``: GraphRAG's markdown layout (title, summary,
-    rating line when rated, one section per finding)."""
-    parts = [f"# {title}", summary]
-    if rating is not None:
-        parts.append(f"Rating: {rating:g} - {explanation}".rstrip(" -"))
-    for f in findings:
-        parts += [f"## {f['summary']}", f["explanation"]]
-    return "\n\n".join(p for p in parts if p and p.strip())
-
-
 @contextmanager
 def timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
     """Add the wall-clock seconds of the ``with`` body to ``seconds[stage]`` (rounded to ms)."""
@@ -81,39 +51,6 @@ def timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
         yield
     finally:
         seconds[stage] = round(seconds.get(stage, 0) + time.perf_counter() - t0, 3)
-
-
-class Failure(BaseModel):
-    """One item that failed, in every stage alike (a text unit, an element summary, a community
-    report, a topic item, an eval answer or verdict): the next run retries it.
-
-    ``item`` names it (a text unit id, ``"report 12"``, ``"topic reduce"`` ...), ``reason`` is a
-    short code (an `LLMError` reason such as ``truncated`` or ``timeout``, ``llm_error``,
-    ``incomplete``, or the exception's class name for anything else), ``error`` the message,
-    cut to 300 characters.
-    """
-
-    item: str
-    reason: str = "llm_error"
-    error: str = ""
-
-    @classmethod
-    def of(cls, item: object, err: BaseException | str, reason: str | None = None) -> Failure:
-        """The failure of ``item`` by ``err``: the reason is ``reason``, else the error's own
-        ``reason`` field (`LLMError`), else ``incomplete`` for a message, else its class."""
-        if reason is None:
-            if isinstance(err, str):
-                reason = "incomplete"
-            elif isinstance(err, LLMError):
-                reason = err.reason
-            else:
-                reason = "llm_error" if isinstance(err, RetagError) else type(err).__name__
-        return cls(item=str(item), reason=reason, error=str(err)[:300])
-
-    def line(self) -> str:
-        """The one line a user reads: ``item (reason): error``."""
-        msg = self.error.removeprefix(f"{self.reason}: ")
-        return f"{self.item} ({self.reason}): {msg}"
 
 
 class TextUnit(BaseModel):
@@ -178,6 +115,33 @@ class Query(BaseModel):
     response_type: str = "multiple paragraphs"
 
 
+class LLMCost(BaseModel):
+    """What LLM calls cost, in the one shape every cost is recorded in: per stage
+    (`llm.Usage`), per search phase (``DriftSearch.phases``), for dynamic selection's ratings
+    (``Selection.cost``) and per answer (``Trace.llm``, eval records). ``calls`` were answered
+    by the endpoint, ``cached`` by the response cache (no tokens spent), ``failed`` attempts
+    failed (each retry counts); tokens as the endpoint counted them; ``seconds`` spent inside
+    the calls (concurrent calls each add theirs)."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: LLMCost) -> LLMCost:
+        return self._with(other, 1)
+
+    def __sub__(self, other: LLMCost) -> LLMCost:
+        """What was spent since ``other`` was read off the same counters."""
+        return self._with(other, -1)
+
+    def _with(self, other: LLMCost, sign: int) -> LLMCost:
+        f = {k: getattr(self, k) + sign * getattr(other, k) for k in LLMCost.model_fields}
+        return LLMCost(**f | {"seconds": round(f["seconds"], 3)})
+
+
 class RefinementRound(BaseModel):
     """One KGiRAG-style refinement round: what the LLM found missing, its keywords, and how
     many new reports BM25 brought."""
@@ -209,9 +173,7 @@ class Selection(BaseModel):
     rated: int = 0
     relevant: int = 0
     failures: int = 0
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    cost: LLMCost = Field(default_factory=LLMCost)
 
 
 class LazySearch(BaseModel):
@@ -241,6 +203,52 @@ class Routing(BaseModel):
     topics: int = 0
 
 
+class Seeding(BaseModel):
+    """How local search found its entities: ``embedding`` (nearest entity descriptions to the
+    question's embedding, GraphRAG's way) or ``full_text`` (string match, the fallback
+    without embeddings); the entities seeded, best first, with their scores."""
+
+    by: Literal["embedding", "full_text"]
+    entities: list[str] = Field(default_factory=list)
+    scores: list[float] = Field(default_factory=list)
+
+
+class DriftStep(BaseModel):
+    """One DRIFT action (query/drift.py): a primer fold (depth 0) or a follow-up question
+    answered by local search (depth: the round it was answered in, 1 to DRIFT_N_DEPTH); its
+    intermediate ``answer`` and what that ``cited``, the 0-100 ``score`` the model gave it,
+    ``parent`` the index of the step whose answer asked it, the ``follow_ups`` its answer
+    asked. A follow-up waiting for its round has neither answer nor score."""
+
+    query: str
+    depth: int = 0
+    parent: int | None = None
+    answer: str = ""
+    cited: list[Citation] = Field(default_factory=list)
+    score: float | None = None
+    follow_ups: list[str] = Field(default_factory=list)
+    failed: bool = False
+    seeded_by: Literal["embedding", "full_text"] | None = None  # follow-ups: Seeding.by
+    in_reduce: bool = False
+
+
+class DriftSearch(BaseModel):
+    """``--method drift``'s search (query/drift.py): its limits, how the primer's reports were
+    found (``hyde``: the embedding of a hypothetical answer; ``question``: the question's own
+    embedding when the hypothetical answer failed; ``bm25``: no embeddings), the steps taken,
+    the follow-ups left unanswered at the depth limit, and the LLM cost of each phase
+    (``primer``, ``local``, ``reduce``)."""
+
+    n_depth: int
+    k_followups: int
+    primer_folds: int
+    primer_by: Literal["hyde", "question", "bm25"] = "hyde"
+    primer_reports: int = 0
+    steps: list[DriftStep] = Field(default_factory=list)
+    followups_left: int = 0
+    phases: dict[str, LLMCost] = Field(default_factory=dict)
+
+
 class Trace(BaseModel):
     """What happened, for `ask` output and benchmarks (ReTAG Tables 5-7 measure these)."""
 
@@ -250,7 +258,9 @@ class Trace(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     retrieval: str = ""  # ReTAG's report retrieval: bm25, vector or hybrid (RETRIEVAL)
     level: int = 0
-    reports_retrieved: int = 0
+    reports_retrieved: int = 0  # community reports (local: those in its context)
+    # text units answered from: rag's retrieved, lazy's found relevant, local's in its context
+    text_units_retrieved: int = 0
     map_batches: int = 0
     map_parse_failures: int = 0
     map_failures: int = 0
@@ -276,7 +286,8 @@ class Trace(BaseModel):
     # set, the answer is no answer and `ask` exits non-zero
     no_answer: str | None = None
     seconds: dict[str, float] = Field(default_factory=dict)
-    llm: dict[str, Any] = Field(default_factory=dict)
+    llm: LLMCost = Field(default_factory=LLMCost)  # the answer's, every stage together
+    llm_stages: dict[str, LLMCost] = Field(default_factory=dict)  # ... and by LLM stage
 
     def note(self, text: str, level: int = logging.INFO) -> None:
         """Record a fallback or an outcome worth knowing, in the trace and the log."""

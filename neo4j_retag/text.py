@@ -8,13 +8,26 @@ description or printed as an answer they read as if they were data. Every free-t
 the index and the query side (description summaries, community report fields, map points,
 reduce and RAG answers) passes through :func:`strip_chatter`; callers count the outputs that
 changed (``Trace.chatter_stripped``, the ingest result's ``chatter_stripped``).
-Plain string work, no I/O: it sits beside ``model.py`` so both sides can use it.
+Also :func:`clean`, the hygiene every text that reaches Neo4j gets (documents, imported
+tables). Plain string work, no I/O: it sits beside ``model.py`` so both sides can use it.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import NamedTuple
+
+# C0/C1 controls except tab, newline, carriage return; plus lone surrogates
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def clean(text: str) -> str:
+    """NFC, no control characters or lone surrogates, normalised line ends: every text that
+    reaches Neo4j (documents, imported tables) passes through here."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", unicodedata.normalize("NFC", text))
+
 
 # an opening interjection: "Sure!", "Certainly.", "Of course,"
 _INTERJECTION = re.compile(

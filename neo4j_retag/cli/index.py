@@ -118,7 +118,7 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     summary = {
         **result.model_dump(mode="json"),
         "graph": graph_stats, "llm": usage.as_dict(),
-        "llm_total": vars(usage.total), "seconds_total": round(seconds["total"], 2),
+        "llm_total": usage.total.model_dump(), "seconds_total": round(seconds["total"], 2),
         "topics": result.topics.model_dump(mode="json")["topics"] if result.topics else None,
         "llm_faults": dict(sorted(usage.faults.items())), "failed_items": result.failed_items,
     }

@@ -125,7 +125,9 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
                       f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}"
                       + (f" | retrieval {tr.retrieval}" if tr.retrieval else "") + "[/dim]")
-        console.print(f"[dim]reports retrieved {tr.reports_retrieved} | map batches "
+        units = (f" | text units {tr.text_units_retrieved}" if tr.text_units_retrieved
+                 else "")
+        console.print(f"[dim]reports retrieved {tr.reports_retrieved}{units} | map batches "
                       f"{tr.map_batches} (parse failures {tr.map_parse_failures}) | points "
                       f"{tr.points_total}, zero {tr.points_zero}, in reduce "
                       f"{tr.points_in_reduce} | cited {[c.id for c in answer.citations]} | "
@@ -153,11 +155,12 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         sel = tr.selection
         console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "
                       f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
-                      f"{sel.calls}, prompt tokens {sel.prompt_tokens}[/dim]")
+                      f"{sel.cost.calls} (+{sel.cost.cached} cached), prompt tokens "
+                      f"{sel.cost.prompt_tokens}[/dim]")
     if tr.drift:
         d = tr.drift
-        cost = " | ".join(f"{k} {v.calls} calls, {v.prompt_tokens} prompt tokens"
-                          for k, v in d.phases.items())
+        cost = " | ".join(f"{k} {v.calls} calls (+{v.cached} cached), {v.prompt_tokens} "
+                          "prompt tokens" for k, v in d.phases.items())
         console.print(f"[dim]drift: primer by {d.primer_by} over {d.primer_reports} reports, "
                       f"{len(d.steps)} steps ({sum(s.failed for s in d.steps)} failed), "
                       f"{d.followups_left} follow-ups left | {cost}[/dim]")

@@ -11,9 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_validator
 
 from ..config import Settings
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..model import Failure
 from ..prompts import entries, render
 
 log = logging.getLogger(__name__)

@@ -15,9 +15,8 @@ from typing import Any
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from ..config import Settings
-from ..errors import InputError, LLMError
+from ..errors import Failure, InputError, LLMError
 from ..llm import LLM
-from ..model import Failure
 from ..prompts import render
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..llm import Usage
-from ..model import Citation, Failure, Trace
+from ..errors import Failure
+from ..model import Citation, LLMCost, Trace
 
 
 class Metrics(BaseModel):
@@ -14,21 +14,6 @@ class Metrics(BaseModel):
 
     claims: int
     clusters: dict[str, int]
-
-
-class LLMCost(BaseModel):
-    """The LLM calls one answer took, in total and by stage."""
-
-    calls: int = 0
-    cached: int = 0
-    failed: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    stages: dict[str, dict[str, float]] = Field(default_factory=dict)
-
-    @classmethod
-    def of(cls, usage: Usage) -> LLMCost:
-        return cls(stages=usage.as_dict(), **vars(usage.total))
 
 
 class NuggetHit(BaseModel):
@@ -66,7 +51,8 @@ class AnswerRecord(BaseModel):
     answer: str | None = None
     error: Failure | None = None
     seconds: float = 0
-    llm: LLMCost = Field(default_factory=LLMCost)
+    llm: LLMCost = Field(default_factory=LLMCost)  # spent on the answer, failed or not
+    llm_stages: dict[str, LLMCost] = Field(default_factory=dict)  # ... by LLM stage
     citations: list[Citation] = Field(default_factory=list)
     trace: Trace | None = None
     claims: list[str] | None = None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..model import Failure
+from ..errors import Failure
 from .claims import TAUS, agreement
 from .records import (
     Agreement,

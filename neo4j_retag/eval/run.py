@@ -20,9 +20,9 @@ from pathlib import Path
 
 from ..config import Settings
 from ..db import Graph
-from ..errors import InputError, LLMError, RetagError
+from ..errors import Failure, InputError, LLMError, RetagError
 from ..llm import LLM, Usage
-from ..model import Failure, Progress, Query, no_progress
+from ..model import Progress, Query, no_progress
 from ..query import METHODS, answer
 from ..query.common import no_answer
 from ..query.retrieval import query_level
@@ -32,7 +32,7 @@ from .judge import criteria, judge
 from .nugget_scores import nugget_markdown, nugget_summary, score_answers
 from .nuggets import Nugget
 from .questions import EvalQuestion, generate_questions, write_questions
-from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, LLMCost, Scores
+from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, Scores
 from .report import scores, write_folder
 
 __all__ = ["criteria", "judge", "method_spec", "run_eval"]
@@ -62,14 +62,14 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
         async with LLM(settings, inner) as sub_llm:
             a = await answer(name, graph, sub_llm, settings,
                              Query(question=q, level=level, budget=budget))
-        a.trace.llm = LLMCost.of(inner).model_dump()
+        a.trace.llm, a.trace.llm_stages = inner.total, inner.by_stage()
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
     except RetagError as err:
         # a LevelError or InputError is no LLM failure: its class is the reason
         rec.error = Failure.of(f"answer by {method} to {q!r}", err,
                                None if isinstance(err, LLMError) else type(err).__name__)
     rec.seconds = round(time.perf_counter() - t0, 3)
-    rec.llm = LLMCost.of(inner)
+    rec.llm, rec.llm_stages = inner.total, inner.by_stage()
     return rec
 
 

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
-from ..errors import InputError
-from ..model import Failure, Progress, clean, no_progress
+from ..errors import Failure, InputError
+from ..model import Progress, no_progress
+from ..text import clean
 from .formats import (
     BINARY_SUFFIXES,
     EXTRA_HINT,

@@ -15,9 +15,9 @@ from collections import Counter
 from .. import tokens
 from ..config import Settings
 from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
-from ..errors import LLMError
+from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..model import Failure, Progress, no_progress
+from ..model import Progress, no_progress
 from ..prompts import render
 from ..text import strip_chatter
 from ..tokens import truncate
@@ -111,13 +111,6 @@ class ExtractionWriter:
                         if not fut.done():
                             fut.cancel()
         await done
-
-
-def error_text(err: BaseException) -> str:
-    """What a failed item keeps in the graph (a text unit's ``error``, a community's
-    ``report_error``): the error's message starting with its `Failure` reason."""
-    reason, msg = Failure.of("", err).reason, str(err)
-    return (msg if msg.startswith(reason) else f"{reason}: {msg}")[:2000]
 
 
 def mark_failed(graph: Graph, unit_id: str, err: BaseException) -> None:

@@ -21,10 +21,10 @@ from typing import Any
 
 from ..config import Settings
 from ..db import Graph, Record, vectors
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.embeddings import EMBED, Embedder
-from ..model import Failure, Progress, no_progress
+from ..model import Progress, no_progress
 from .results import EmbedCounts
 
 log = logging.getLogger(__name__)

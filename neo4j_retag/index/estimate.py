@@ -21,7 +21,8 @@ from pathlib import Path
 from .. import tokens
 from ..config import Settings
 from ..db import Graph
-from ..llm import StageUsage, Usage
+from ..llm import Usage
+from ..model import LLMCost
 from ..prompts import render
 from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
@@ -45,11 +46,11 @@ class Estimate:
     upgrade: bool = False  # --full on a lazy index: its text units are extracted now
     cached_units: int = 0  # new text units whose extraction reply the response cache holds
     notes: list[str] = field(default_factory=list)  # what the figures leave out
-    stages: dict[str, StageUsage] = field(default_factory=dict)
-    raw: dict[str, StageUsage] = field(default_factory=dict)  # the profile's figures alone
+    stages: dict[str, LLMCost] = field(default_factory=dict)
+    raw: dict[str, LLMCost] = field(default_factory=dict)  # the profile's figures alone
 
     @property
-    def total(self) -> StageUsage:
+    def total(self) -> LLMCost:
         return Usage(stages=self.stages).total
 
     def as_dict(self, raw: bool = False) -> dict[str, dict[str, int]]:
@@ -66,8 +67,8 @@ class Estimate:
         return (t.prompt_tokens * per_m_input + t.completion_tokens * per_m_output) / 1e6
 
 
-def _stage(calls: float, prompt: float, completion: float) -> StageUsage:
-    return StageUsage(calls=round(calls), prompt_tokens=round(prompt),
+def _stage(calls: float, prompt: float, completion: float) -> LLMCost:
+    return LLMCost(calls=round(calls), prompt_tokens=round(prompt),
                       completion_tokens=round(completion))
 
 
@@ -193,7 +194,7 @@ def _overhead(settings: Settings, name: str, **values: str) -> int:
 
 
 def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
-            indexed: int) -> StageUsage:
+            indexed: int) -> LLMCost:
     """Topic mining (when the new text units exceed TOPIC_REMINE_SHARE of all: index/
     topic_basis.py) and assignment (every text unit after mining, else the new ones)."""
     from ..prompts import fragment
@@ -223,7 +224,7 @@ def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
     return _stage(calls * retry, prompt * retry, completion * retry)
 
 
-def _scaled(s: StageUsage, f: dict[str, float]) -> StageUsage:
+def _scaled(s: LLMCost, f: dict[str, float]) -> LLMCost:
     return _stage(*(getattr(s, k) * f.get(k, 1.0) for k in FIGURES))
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from .. import tokens
 from ..config import Settings
 from ..db import Graph, vectors
-from ..errors import ConfigError, DatabaseUnreachable, RetagError
+from ..errors import ConfigError, DatabaseUnreachable, Failure, RetagError
 from ..llm import LLM
-from ..model import GENERAL, Failure, Progress, TextUnit, no_progress, timed
+from ..model import GENERAL, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
 from .documents import Document, check_inputs, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions

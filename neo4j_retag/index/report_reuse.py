@@ -23,10 +23,10 @@ import json
 from typing import Any
 
 from .. import tokens
+from ..community_report import report_markdown
 from ..db import Graph, Record
-from ..model import report_markdown
 
-# the report fields copied when a report is reused (index/reports.report_props writes them)
+# the report fields copied when a report is reused (community_report.report_props writes them)
 REPORT_FIELDS = ("title", "summary", "rating", "rank", "rating_explanation", "findings",
                  "full_content", "report_status", "report_error", "report_source")
 

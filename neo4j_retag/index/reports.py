@@ -9,24 +9,18 @@ overflows substitutes its sub-communities' reports, biggest first, until it fits
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, field_validator
-
-from ..citations import check, table_ids
+from ..community_report import CommunityReport, ReportCounts, report_props
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError
+from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..model import Failure, Progress, clamped, no_progress, report_markdown
+from ..model import Progress, no_progress
 from ..prompts import csv_line, csv_table, render
-from ..text import strip_chatter
 from ..tokens import count, truncate
-from .elements import error_text
 from .report_reuse import composed_props, report_key, reusable, reuse_props
-from .results import ReportCounts
 
 # communities whose contexts are read (and reports stored) together: at most this many, and
 # together at most this many member entities (their relationships and claims come along)
@@ -45,68 +39,6 @@ def _batches(rows: list[Record]) -> list[list[int]]:
         out[-1].append(r["id"])
         entities += r["size"] or 0
     return [b for b in out if b]
-
-
-class Finding(BaseModel):
-    summary: str = ""
-    explanation: str = ""
-
-
-class CommunityReport(BaseModel):
-    """The JSON a report prompt returns (GraphRAG's community report shape)."""
-
-    title: str
-    summary: str = ""
-    rating: Annotated[float, clamped(0, 10, 0.0)] = 0.0
-    rating_explanation: str = ""
-    findings: list[Finding] = []
-
-    @field_validator("findings", mode="before")
-    @classmethod
-    def _findings(cls, v: Any) -> Any:
-        if not isinstance(v, list):
-            return []
-        return [{"summary": f} if isinstance(f, str) else f for f in v]
-
-    def without_chatter(self) -> tuple[CommunityReport, bool]:
-        """The report with the model's lead-ins and wrappers stripped from every text field
-        ("Summary: ...", quotes, fences); and whether any field changed."""
-        changed = False
-
-        def clean(value: str) -> str:
-            nonlocal changed
-            text, ch = strip_chatter(value)
-            changed |= ch
-            return text
-
-        findings = [Finding(summary=clean(f.summary), explanation=clean(f.explanation))
-                    for f in self.findings]
-        report = self.model_copy(update={
-            "title": clean(self.title), "summary": clean(self.summary),
-            "rating_explanation": clean(self.rating_explanation), "findings": findings})
-        return report, changed
-
-    def checked_citations(self, context: str) -> tuple[CommunityReport, list[str]]:
-        """The report with every ``[Data: ...]`` marker of its text fields held to the ids of
-        ``context`` (its Entities, Relationships, Claims and sub-community Reports tables);
-        returns it and the invalid ids removed (``"Entities 42"``)."""
-        valid = table_ids(context)
-        invalid: list[str] = []
-
-        def fix(value: str) -> str:
-            checked = check(value, valid)
-            invalid.extend(checked.invalid)
-            return checked.text
-
-        update = {"summary": fix(self.summary),
-                  "rating_explanation": fix(self.rating_explanation)}
-        update["findings"] = [Finding(summary=fix(f.summary), explanation=fix(f.explanation))
-                              for f in self.findings]
-        return self.model_copy(update=update), invalid
-
-    def markdown(self) -> str:
-        return report_markdown(self.title, self.summary, self.rating, self.rating_explanation,
-                               [f.model_dump() for f in self.findings])
 
 
 ENTITY_HEADER = ["id", "entity", "description", "degree"]
@@ -209,14 +141,6 @@ async def write_report(llm: LLM, settings: Settings, context: str) -> CommunityR
     msgs = render("index/community_report", context=context)
     return await llm.structured(msgs, CommunityReport, stage="report",
                                 max_tokens=settings.index.report_max_tokens)
-
-
-def report_props(report: CommunityReport) -> Record:
-    return {"title": report.title, "summary": report.summary, "rating": report.rating,
-            "rank": report.rating, "rating_explanation": report.rating_explanation,
-            "findings": json.dumps([f.model_dump() for f in report.findings]),
-            "full_content": report.markdown(), "report_status": "ok", "report_error": None,
-            "report_source": "llm", "reused_from": None}
 
 
 async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,

@@ -1,37 +1,16 @@
 """What the indexing stages return: typed results (a field typo fails at once, not silently),
-each failed item a `model.Failure`. `neo4j-retag ingest --json` and `topics build --json`
+each failed item an `errors.Failure`. `neo4j-retag ingest --json` and `topics build --json`
 print them (``model_dump``)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field
 
-from ..model import Failure
+from ..community_report import ReportCounts
+from ..errors import Failure
 from .topic_names import Topic
-
-
-class ReportCounts(BaseModel):
-    """`build_reports` for one scope: LLM reports (``ok``), reports ``reused`` from a community
-    with the same members and descriptions (another level or scope, an earlier hierarchy),
-    reports ``composed`` from a tiny community's descriptions (no LLM call; issue 18),
-    communities ``waiting`` for a sub-community's failed report, ``invalid_citations``
-    removed from report text, and the ``failures`` (item ``report <id>``)."""
-
-    ok: int = 0
-    reused: int = 0
-    composed: int = 0
-    waiting: int = 0
-    invalid_citations: int = 0  # [Data: ...] ids in report text not in its context (removed)
-    # relationships and claims left out of composed reports (held to REPORT_MAX_TOKENS)
-    left_out: int = 0
-    failures: list[Failure] = Field(default_factory=list)
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def failed(self) -> int:
-        return len(self.failures)
 
 
 class TopicCount(BaseModel):

@@ -20,9 +20,9 @@ from pydantic import BaseModel, create_model
 
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..model import Failure, Progress, TextUnit
+from ..model import Progress, TextUnit
 from ..prompts import render
 from .topic_names import Topic
 

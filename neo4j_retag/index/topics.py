@@ -20,10 +20,10 @@ import logging
 from ..citations import without_references
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import InputError, LevelError, LLMError
+from ..errors import Failure, InputError, LevelError, LLMError
 from ..keys import entity_key
 from ..llm import LLM
-from ..model import GENERAL, Failure, Progress, TextUnit, no_progress
+from ..model import GENERAL, Progress, TextUnit, no_progress
 from ..prompts import fragment, render
 
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search

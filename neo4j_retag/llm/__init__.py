@@ -41,9 +41,9 @@ from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
 from .structured import accepted, validator
 from .transport import send
-from .usage import StageUsage, Usage
+from .usage import Usage
 
-__all__ = ["LLM", "Usage", "StageUsage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
+__all__ = ["LLM", "Usage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
            "bound_schema"]
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)

@@ -6,7 +6,7 @@ By the chat client's rules: transport faults retried (``transport.request``: 429
 Retry-After, 5xx, timeouts), an unusable reply (no data, a wrong count, non-numbers, another
 dimension than the others) retried up to ``LLM_MAX_RETRIES`` times, then the items fail one by
 one (a failed batch is retried item by item, so one bad input fails only itself, as a
-``model.Failure``); a vector of zeros, NaN or another length is an unusable reply, never
+``errors.Failure``); a vector of zeros, NaN or another length is an unusable reply, never
 stored. An input the endpoint refuses as longer than the model's window is truncated to the
 window its message names (else three quarters of the input, until it fits), the window
 remembered for the run's other inputs, each truncation counted (``embed_truncated``) and
@@ -34,8 +34,7 @@ import diskcache
 
 from .. import tokens
 from ..config import Settings
-from ..errors import ConfigError, LLMError
-from ..model import Failure
+from ..errors import ConfigError, Failure, LLMError
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault

@@ -16,8 +16,8 @@ import json_repair
 
 from .. import tokens
 from ..errors import LLMParseError
-from ..model import JSON, clean
-from ..text import strip_chatter
+from ..model import JSON
+from ..text import clean, strip_chatter
 from .degenerate import Subject, degenerate
 
 # reasons a reply is unusable (retried, then the item fails with the last one)

@@ -5,22 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-
-@dataclass
-class StageUsage:
-    calls: int = 0
-    cached: int = 0
-    failed: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
+from ..model import LLMCost
 
 
 @dataclass
 class Usage:
-    """LLM calls and tokens per pipeline stage (extract, glean, summarize, report, map ...)."""
+    """The LLM cost per pipeline stage (extract, glean, summarize, report, map ...): one
+    `model.LLMCost` each, counted by the client as calls go."""
 
-    stages: dict[str, StageUsage] = field(default_factory=dict)
+    stages: dict[str, LLMCost] = field(default_factory=dict)
     # faults met, by reason: transport (http429, http5xx, timeout, connection), unusable
     # replies (llm.reply reasons) and repaired defects (think, fence, prose, nousage ...)
     faults: Counter[str] = field(default_factory=Counter)
@@ -28,16 +21,18 @@ class Usage:
     def fault(self, reason: str) -> None:
         self.faults[reason] += 1
 
-    def stage(self, name: str) -> StageUsage:
-        return self.stages.setdefault(name, StageUsage())
+    def stage(self, name: str) -> LLMCost:
+        return self.stages.setdefault(name, LLMCost())
 
     @property
-    def total(self) -> StageUsage:
-        t = StageUsage()
-        for s in self.stages.values():
-            for k in vars(t):
-                setattr(t, k, getattr(t, k) + getattr(s, k))
-        return t
+    def total(self) -> LLMCost:
+        """Every stage together (a new value: later calls do not change it)."""
+        return sum(self.stages.values(), LLMCost())
+
+    def by_stage(self) -> dict[str, LLMCost]:
+        """A copy of the cost per stage, by stage name (what a trace or a record keeps)."""
+        return {k: v.model_copy() for k, v in sorted(self.stages.items())}
 
     def as_dict(self) -> dict[str, dict[str, float]]:
-        return {k: dict(vars(v)) for k, v in sorted(self.stages.items())}
+        """The cost per stage as JSON: ``{stage: LLMCost fields}``, stages sorted."""
+        return {k: v.model_dump() for k, v in self.by_stage().items()}

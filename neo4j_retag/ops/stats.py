@@ -10,8 +10,7 @@ from ..model import GENERAL
 
 def record_usage(graph: Graph, usage: Usage) -> None:
     """Add this command's LLM usage to the cumulative counters in the graph."""
-    rows = [{"stage": k, **{f: int(v) for f, v in vars(s).items() if f != "seconds"}}
-            for k, s in usage.stages.items()]
+    rows = [{"stage": k, **s.model_dump(exclude={"seconds"})} for k, s in usage.stages.items()]
     if rows:
         graph.run("ops/add_usage", rows=rows)
 

@@ -30,7 +30,7 @@ from .drift import ask_drift
 from .dynamic import ask_global_dynamic
 from .global_search import ask_global
 from .lazy import ask_lazy
-from .lazy_reports import ensure_reports, is_lazy, needed_levels, note_all
+from .lazy_reports import ensure_reports, is_lazy, needed_levels, note_built
 from .local import ask_local
 from .refine import refine
 from .retag import ask_retag
@@ -81,12 +81,12 @@ async def run_method(method: str, graph: Graph, llm: LLM, settings: Settings,
                      query: Query) -> Answer:
     """One registered method; on a lazy index the reports it reads are built first (on
     demand, query/lazy_reports.py) and said in its trace."""
-    notes: list[str] = []
-    if METHODS[method].needs_reports and is_lazy(graph):
-        await ensure_reports(graph, llm, settings,
-                             needed_levels(graph, settings, method, query.level), notes)
+    if not (METHODS[method].needs_reports and is_lazy(graph)):
+        return await METHODS[method](graph, llm, settings, query)
+    levels = needed_levels(graph, settings, method, query.level)
+    built = await ensure_reports(graph, llm, settings, levels)
     got = await METHODS[method](graph, llm, settings, query)
-    note_all(got.trace, notes)
+    note_built(got.trace, built, levels)
     return got
 
 

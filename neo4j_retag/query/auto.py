@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 from .. import events
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..model import Answer, Failure, Query, Routing, Trace, timed
+from ..model import Answer, Query, Routing, Trace, timed
 from ..prompts import render
 
 GLOBAL, SPECIFIC = "global", "specific"
@@ -70,7 +70,7 @@ def auto_method(methods: Mapping[str, Ask]) -> Ask:
         method = method_for(kind, bool(topics))
         events.emit("classified", kind=kind, method=method, reason=reason)
         answer = await methods[method](graph, llm, settings, query)
-        if method == "local" and answer.trace.reports_retrieved == 0:
+        if method == "local" and answer.trace.seeding is None:
             fallback = method_for(GLOBAL, bool(topics))
             trace.note(f"auto: no entity matches the question: answered by {fallback} instead")
             events.emit("classified", kind=kind, method=fallback, reason="no entity matches")

@@ -49,7 +49,7 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         hits = await text_units(graph, llm, settings, query.question, retrieval, trace)
         rows = fit([[i, h["title"], h["text"]] for i, h in enumerate(hits)],
                    settings.query.reduce_context_tokens, settings.encoding)
-    trace.reports_retrieved = len(rows)
+    trace.text_units_retrieved = len(rows)
     events.emit("retrieved", text_units=len(rows), method="rag", level=-1)
     if not rows:
         return Answer(answer=no_answer_for(settings, trace, f"{retrieval} retrieved no text "

@@ -12,10 +12,10 @@ from typing import Any
 from .. import events
 from ..config import Settings
 from ..db import Graph
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
 from ..llm.stream import complete_streaming
-from ..model import Failure, Query, ReportRow, Trace, timed
+from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..text import strip_chatter
 from ..tokens import count

@@ -15,11 +15,11 @@ depth. Our own implementation over Neo4j; its steps are in ``query/drift_steps.p
    merged into the answer by one call.
 
 Citations are report ids and text units, checked at every step against what that step was
-shown. A failed primer fold or follow-up fails that item (`model.Failure` in
+shown. A failed primer fold or follow-up fails that item (`errors.Failure` in
 ``trace.failures``), never the run; when the primer gives nothing the question itself is
 searched locally. Nothing found is the honest no-answer with a note; every step failing is an
-error, not a no-answer. ``trace.drift`` (`model.DriftSearch`) has the steps and the calls and
-tokens of each phase (primer, local, reduce).
+error, not a no-answer. ``trace.drift`` (`model.DriftSearch`) has the steps and the LLM cost
+of each phase (primer, local, reduce).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ..model import (
     ContextReport,
     DriftSearch,
     DriftStep,
-    PhaseCost,
+    LLMCost,
     Query,
     ReportRow,
     Trace,
@@ -48,7 +48,6 @@ from ..prompts import render
 from .citations import cited_sources
 from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
 from .drift_steps import (
-    Action,
     folds,
     follow_up,
     hypothetical_answer,
@@ -62,21 +61,16 @@ from .vectors import has_embeddings, nearest_reports
 
 
 class Meter:
-    """The LLM calls and tokens spent since the last reading (all stages of ``usage``)."""
+    """The LLM cost spent since the last reading (all stages of ``usage``)."""
 
     def __init__(self, usage: Usage) -> None:
         self.usage = usage
-        self.last = self._now()
+        self.last = usage.total
 
-    def _now(self) -> tuple[int, int, int]:
-        t = self.usage.total
-        return t.calls + t.cached, t.prompt_tokens, t.completion_tokens
-
-    def take(self) -> PhaseCost:
-        now = self._now()
-        calls, prompt, completion = (a - b for a, b in zip(now, self.last, strict=True))
-        self.last = now
-        return PhaseCost(calls=calls, prompt_tokens=prompt, completion_tokens=completion)
+    def take(self) -> LLMCost:
+        now = self.usage.total
+        spent, self.last = now - self.last, now
+        return spent
 
 
 def _key(query: str) -> str:
@@ -123,35 +117,33 @@ async def ask_drift(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
                                        composed=r.composed) for r in reports]
         events.emit("retrieved", reports=len(reports), method="drift", level=level)
-        actions = list(await asyncio.gather(*(
+        steps = list(await asyncio.gather(*(
             primer_fold(llm, settings, question, f, i, trace)
             for i, f in enumerate(folds(reports, q.drift_primer_folds), 1))))
     drift.phases["primer"] = meter.take()
-    pending = [Action(query=f, depth=1, parent=i, priority=a.score or 0)
-               for i, a in enumerate(actions) for f in a.follow_ups]
-    if not any(a.answer for a in actions):
+    pending = [DriftStep(query=f, depth=1, parent=i)
+               for i, a in enumerate(steps) for f in a.follow_ups]
+    if not any(a.answer for a in steps):
         trace.note("the primer gave no intermediate answer" + (
             "" if reports else " (no report found)") + ": the question itself is searched "
             "locally")
-        pending = [Action(query=question, depth=1)]
+        pending = [DriftStep(query=question, depth=1)]
     with timed(trace.seconds, "local"):
-        pending = await _follow_ups(graph, llm, settings, question, level, ids, actions,
+        pending = await _follow_ups(graph, llm, settings, question, level, ids, steps,
                                     pending, trace)
     drift.followups_left = len(pending)
     drift.phases["local"] = meter.take()
     with timed(trace.seconds, "reduce"):
-        answer = await _reduce(llm, settings, query, actions, ids, trace)
+        answer = await _reduce(llm, settings, query, steps, ids, trace)
     drift.phases["reduce"] = meter.take()
-    drift.steps = [DriftStep(query=a.query, depth=a.depth, parent=a.parent, score=a.score,
-                             follow_ups=len(a.follow_ups), failed=a.failed,
-                             seeded_by=a.seeded_by, in_reduce=a.in_reduce) for a in actions]
+    drift.steps = steps
     return answer
 
 
 async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str, level: int,
-                      ids: SourceIds, actions: list[Action], pending: list[Action],
-                      trace: Trace) -> list[Action]:
-    """Rounds of follow-ups answered by local search (appended to ``actions``); the
+                      ids: SourceIds, steps: list[DriftStep], pending: list[DriftStep],
+                      trace: Trace) -> list[DriftStep]:
+    """Rounds of follow-ups answered by local search (appended to ``steps``); the
     questions left unanswered."""
     q = settings.query
     seen: set[str] = set()
@@ -161,7 +153,8 @@ async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str,
     for depth in range(1, q.drift_n_depth + 1):
         if not pending:
             break
-        pending.sort(key=lambda a: -a.priority)  # stable: ties keep the order asked
+        # by the score of the answer that asked them; stable: ties keep the order asked
+        pending.sort(key=lambda a: -(steps[a.parent].score or 0) if a.parent is not None else 0)
         batch, pending = pending[:q.drift_k_followups], pending[q.drift_k_followups:]
         vectors = await embed_question(graph, llm, settings, [a.query for a in batch], trace)
         done = await asyncio.gather(*(
@@ -171,25 +164,24 @@ async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str,
         n += len(batch)
         for a in done:
             a.depth = depth
-            actions.append(a)
+            steps.append(a)
             for f in a.follow_ups:
                 if _key(f) not in seen:
                     seen.add(_key(f))
-                    pending.append(Action(query=f, depth=depth + 1, parent=len(actions) - 1,
-                                          priority=a.score or 0))
+                    pending.append(DriftStep(query=f, depth=depth + 1, parent=len(steps) - 1))
         events.emit("drift", depth=depth, answered=len(batch), pending=len(pending))
     return pending
 
 
-async def _reduce(llm: LLM, settings: Settings, query: Query, actions: list[Action],
+async def _reduce(llm: LLM, settings: Settings, query: Query, steps: list[DriftStep],
                   ids: SourceIds, trace: Trace) -> Answer:
     """The ranked reduce: the best intermediate answers merged into one, citing only what
     they cite; their citations are the answer's sources."""
-    context, used = reduce_context(settings, actions)
+    context, used = reduce_context(settings, steps)
     for a in used:
         a.in_reduce = True
     if not used:
-        tried = [a for a in actions if a.failed or a.score is not None]
+        tried = [a for a in steps if a.failed or a.score is not None]
         if tried and all(a.failed for a in tried):
             msg = f"{len(tried)} of {len(tried)} DRIFT steps failed"
             trace.note(msg)

@@ -14,18 +14,17 @@ import functools
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import BaseModel, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
-from ..model import Citation, Failure, ReportRow, Trace, clamped
+from ..model import Citation, DriftStep, ReportRow, Trace, clamped
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
@@ -63,24 +62,6 @@ def reply_model(answer_field: str) -> type[Reply]:
     fields: dict[str, Any] = {answer_field: (str, "")}
     return create_model(  # type: ignore[call-overload,no-any-return]
         "DriftReply", __base__=Reply, **fields)
-
-
-@dataclass
-class Action:
-    """A question DRIFT asks: a primer fold (depth 0) or a follow-up; ``priority`` ranks an
-    unanswered one (the score of the answer that asked it), ``cited`` what its answer cites."""
-
-    query: str
-    depth: int = 0
-    parent: int | None = None
-    priority: float = 0
-    answer: str = ""
-    score: float | None = None
-    follow_ups: list[str] = field(default_factory=list)
-    cited: list[Citation] = field(default_factory=list)
-    failed: bool = False
-    seeded_by: str | None = None
-    in_reduce: bool = False
 
 
 TEMPLATE_TOKENS = 300  # of the report whose shape the hypothetical answer copies
@@ -124,10 +105,10 @@ def _fold_table(reports: list[ReportRow], budget: int, enc: str) -> str:
 
 
 async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
-                      n: int, trace: Trace) -> Action:
+                      n: int, trace: Trace) -> DriftStep:
     """One primer call over a fold of the top reports: an intermediate answer citing them,
     its score and follow-up questions. A failure fails this fold only (``trace.failures``)."""
-    action = Action(query=question, depth=0)
+    step = DriftStep(query=question, depth=0)
     k = settings.query.drift_k_followups
     table = _fold_table(reports, settings.query.map_context_tokens, settings.encoding)
     msgs = render("query/drift_primer", reports=table, question=question, followups=k)
@@ -136,38 +117,38 @@ async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list
                                      stage="drift_primer",
                                      accept=prose_answer("intermediate_answer", msgs))
     except LLMError as err:
-        return _failed(action, f"drift primer fold {n}", err, trace)
+        return _failed(step, f"drift primer fold {n}", err, trace)
     valid = {f"Reports:{r.id}": Citation(kind="report", id=r.id, title=r.title, level=r.level)
              for r in reports}
-    return _answered(action, reply, reply.model_dump()["intermediate_answer"], valid, k, trace)
+    return _answered(step, reply, reply.model_dump()["intermediate_answer"], valid, k, trace)
 
 
 async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: str,
-                    action: Action, level: int, ids: SourceIds, vector: list[float] | None,
-                    trace: Trace, n: int, *, embed: bool = True) -> Action:
-    """``action``'s question answered by local search (its own seeding and context, DRIFT's
+                    step: DriftStep, level: int, ids: SourceIds, vector: list[float] | None,
+                    trace: Trace, n: int, *, embed: bool = True) -> DriftStep:
+    """``step``'s question answered by local search (its own seeding and context, DRIFT's
     shares of the budget), with a score against the overall question and more follow-ups;
     ``vector`` is the question's embedding (``embed``: else embed it here). Nothing seeded
     is an answer of nothing (score 0); a failed call fails this item only."""
     q = settings.query
-    seeding = await seed(graph, llm, settings, action.query, trace, vector, embed=embed)
-    action.seeded_by = seeding.by if seeding else None
+    seeding = await seed(graph, llm, settings, step.query, trace, vector, embed=embed)
+    step.seeded_by = seeding.by if seeding else None
     if seeding is None:
         note_once(trace, "a follow-up question matched no entity: it adds nothing")
-        action.score = 0
-        return action
-    ctx: LocalContext = build_context(graph, settings, action.query, seeding, level,
+        step.score = 0
+        return step
+    ctx: LocalContext = build_context(graph, settings, step.query, seeding, level,
                                       q.reduce_context_tokens, text_unit_prop=TEXT_UNIT_PROP,
                                       community_prop=COMMUNITY_PROP, ids=ids)
     k = q.drift_k_followups
-    msgs = render("query/drift_local", context=ctx.text, question=action.query,
+    msgs = render("query/drift_local", context=ctx.text, question=step.query,
                   global_query=global_query, followups=k)
     try:
         reply = await llm.structured(msgs, reply_model("response"), stage="drift_local",
                                      accept=prose_answer("response", msgs))
     except LLMError as err:
-        return _failed(action, f"drift follow-up {n}", err, trace)
-    return _answered(action, reply, reply.model_dump()["response"], ctx.valid, k, trace)
+        return _failed(step, f"drift follow-up {n}", err, trace)
+    return _answered(step, reply, reply.model_dump()["response"], ctx.valid, k, trace)
 
 
 def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], str | None]:
@@ -181,29 +162,29 @@ def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], st
     return accept
 
 
-def _failed(action: Action, item: str, err: LLMError, trace: Trace) -> Action:
+def _failed(step: DriftStep, item: str, err: LLMError, trace: Trace) -> DriftStep:
     trace.note(f"{item} failed ({err.reason}): the search goes on without it")
     trace.failures.append(Failure.of(item, err))
-    action.failed = True
-    return action
+    step.failed = True
+    return step
 
 
-def _answered(action: Action, reply: Reply, answer: str, valid: dict[str, Citation], k: int,
-              trace: Trace) -> Action:
+def _answered(step: DriftStep, reply: Reply, answer: str, valid: dict[str, Citation], k: int,
+              trace: Trace) -> DriftStep:
     text, changed = strip_chatter(answer)
     trace.chatter_stripped += changed
-    action.answer, action.cited = cited_sources(text, valid, trace)
-    action.score = reply.score
-    action.follow_ups = list(dict.fromkeys(reply.follow_up_queries))[:k]
-    return action
+    step.answer, step.cited = cited_sources(text, valid, trace)
+    step.score = reply.score
+    step.follow_ups = list(dict.fromkeys(reply.follow_up_queries))[:k]
+    return step
 
 
-def reduce_context(settings: Settings, actions: list[Action]) -> tuple[str, list[Action]]:
+def reduce_context(settings: Settings, steps: list[DriftStep]) -> tuple[str, list[DriftStep]]:
     """The intermediate answers, best score first (ties: the earlier), while they fit the
-    reduce budget: the context and the actions in it."""
-    ranked = sorted((a for a in actions if a.answer.strip()), key=lambda a: -(a.score or 0))
+    reduce budget: the context and the steps in it."""
+    ranked = sorted((a for a in steps if a.answer.strip()), key=lambda a: -(a.score or 0))
     parts: list[str] = []
-    used: list[Action] = []
+    used: list[DriftStep] = []
     for a in ranked:
         text = fragment("query/drift_answer", n=len(used) + 1, score=f"{a.score or 0:g}",
                         query=a.query, answer=a.answer) + "\n"

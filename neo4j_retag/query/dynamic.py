@@ -53,8 +53,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     """The relevant reports (rating >= DYNAMIC_THRESHOLD, children replacing parents) and the
     rating of every report rated. Sets ``trace.selection`` (`model.Selection`: the rating
     calls only). Raises LevelError when level 0 has no reports."""
-    stage = llm.usage.stage("rate")
-    before = (stage.calls + stage.cached, stage.prompt_tokens, stage.completion_tokens)
+    before = llm.usage.stage("rate").model_copy()
     threshold = settings.query.dynamic_threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
@@ -86,9 +85,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                 queue = reports_at_level(graph, scope, level)
     trace.selection = Selection(
         threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
-        calls=stage.calls + stage.cached - before[0],
-        prompt_tokens=stage.prompt_tokens - before[1],
-        completion_tokens=stage.completion_tokens - before[2])
+        cost=llm.usage.stage("rate") - before)
     return list(relevant.values()), ratings
 
 

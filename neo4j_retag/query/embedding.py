@@ -11,7 +11,7 @@ are as incomparable as vectors of two lengths. ``embed_question`` then checks wh
 
 Where vectors only help (local search's seeding, DRIFT's primer, RETRIEVAL=auto), embeddings
 being off, missing or the call failing is a fallback, said once in a trace note and the log,
-a failed call also a ``model.Failure``; where the user asked for vectors (``required``), an
+a failed call also a ``errors.Failure``; where the user asked for vectors (``required``), an
 error.
 """
 
@@ -24,10 +24,10 @@ from typing import Literal
 from ..config import Settings
 from ..db import Graph, Record
 from ..db import vectors as db_vectors
-from ..errors import ConfigError, LLMError
+from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
 from ..llm.embeddings import EMBED_QUERY, Embedder, Vector
-from ..model import Failure, Trace
+from ..model import Trace
 
 What = Literal["entities", "reports", "text_units"]
 LABELS: dict[str, str] = {"entities": "Entity", "reports": "Community", "text_units": "Chunk"}

@@ -9,7 +9,7 @@ claims ranked by BM25 in memory (rank-bm25) against the question and sub-queries
 the reduce budget -> the answer (stage ``lazy_answer``), citing TEXT UNITS.
 
 Faults: a failed test or claim call fails that item, counted in ``trace.lazy_search`` and
-recorded in ``trace.failures`` (a `model.Failure` each); every
+recorded in ``trace.failures`` (an `errors.Failure` each); every
 test failing, or every claim group failing, raises (exit 1); a budget spent without any
 relevant text unit raises NothingRelevantError (exit 1): there is no answer, and the canned
 no-answer sentence would hide that the search found nothing.
@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LevelError, LLMError, RetagError
+from ..errors import Failure, LevelError, LLMError, RetagError
 from ..llm import LLM, Subject
-from ..model import Answer, Citation, Failure, LazySearch, Query, Trace, timed
+from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources
@@ -224,7 +224,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
             f"no text unit was relevant to the question in {found.spent} relevance tests "
             f"(budget {budget}): no answer; a larger --budget tests more")
     relevant = [texts.rows[u] for u in sorted(found.relevant, key=ranked.index)]
-    trace.reports_retrieved = len(relevant)
+    trace.text_units_retrieved = len(relevant)
     with timed(trace.seconds, "claims"):
         claims = await extract_claims(llm, settings, question, relevant, trace)
         ranked_claims = rank_claims(claims, words(" ".join([question, *subs])))

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ..community_report import CommunityReport, ReportCounts, report_props
 from ..config import Settings
 from ..db import Graph, Record
-from ..errors import LLMError
-from ..index.reports import CommunityReport, report_props
+from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
 from ..model import Trace
 from ..prompts import csv_table, render
@@ -43,14 +43,15 @@ def is_lazy(graph: Graph) -> bool:
     return graph.run("query/lazy_index")[0]["lazy"]
 
 
-async def ensure_reports(graph: Graph, llm: LLM, settings: Settings, levels: list[int],
-                         trace_notes: list[str]) -> dict[str, int]:
-    """Build the missing reports of ``levels`` (lazy index only); returns ``{"built",
-    "failed"}``. A failed report is recorded (``report_status: 'failed'``) and retried by the
-    next query that needs it; the others are stored."""
+async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
+                         levels: list[int]) -> ReportCounts:
+    """Build the missing reports of ``levels`` (lazy index only): ``ok`` the reports built and
+    stored, ``failures`` those that failed (item ``report <id>``), recorded in the graph
+    (``report_status: 'failed'``, ``report_error``) and retried by the next query that needs
+    them."""
     pending = graph.run("query/lazy_pending_reports", levels=levels,
                         max_concepts=MAX_CONCEPTS, max_units=MAX_UNITS)
-    done = {"built": 0, "failed": 0}
+    done = ReportCounts()
 
     async def one(row: Record) -> Record:
         msgs = render("index/community_report",
@@ -59,17 +60,15 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings, levels: lis
             report = await llm.structured(msgs, CommunityReport, stage="lazy_report",
                                           max_tokens=settings.index.report_max_tokens)
         except LLMError as err:
-            done["failed"] += 1
+            done.failures.append(Failure.of(f"report {row['id']}", err))
             return {"id": row["id"], "props": {"report_status": "failed",
-                                               "report_error": f"{err.reason}: {err}"[:2000]}}
-        done["built"] += 1
+                                               "report_error": error_text(err)}}
+        done.ok += 1
         return {"id": row["id"], "props": report_props(report.without_chatter()[0])}
 
     if pending:
         graph.write("query/set_lazy_reports",
                     await asyncio.gather(*(one(r) for r in pending)))
-        trace_notes.append(f"lazy index: {done['built']} community reports built on demand at "
-                           f"level(s) {levels} and stored ({done['failed']} failed)")
     return done
 
 
@@ -85,6 +84,10 @@ def needed_levels(graph: Graph, settings: Settings, method: str, level: int | No
     return [min(wanted, max(have))]
 
 
-def note_all(trace: Trace, notes: list[str]) -> None:
-    for n in notes:
-        trace.note(n)
+def note_built(trace: Trace, built: ReportCounts, levels: list[int]) -> None:
+    """Say in ``trace`` what :func:`ensure_reports` did: a note when it built any, each
+    report that failed a failure (the answer read the level without it)."""
+    if built.ok or built.failures:
+        trace.note(f"lazy index: {built.ok} community reports built on demand at level(s) "
+                   f"{levels} and stored ({built.failed} failed)")
+    trace.failures[:0] = built.failures

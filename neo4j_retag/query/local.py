@@ -34,7 +34,7 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
                             q.reduce_context_tokens,
                             text_unit_prop=q.local_text_unit_prop,
                             community_prop=q.local_community_prop)
-    trace.reports_retrieved = ctx.reports
+    trace.reports_retrieved, trace.text_units_retrieved = ctx.reports, ctx.units
     events.emit("retrieved", entities=ctx.entities, reports=ctx.reports, text_units=ctx.units,
                 method="local", level=level)
     text = await answer_from(llm, settings, query, ctx.text, trace)

@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..config import Settings
-from ..errors import LLMError
+from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.endpoint import window_in
-from ..model import Failure, ReportRow, Trace
+from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
 

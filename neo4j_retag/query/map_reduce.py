@@ -20,10 +20,10 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from .. import events
 from ..citations import check
 from ..config import Settings
-from ..errors import LLMError, LLMParseError
+from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import degenerate
-from ..model import Answer, Citation, ContextReport, Failure, ReportRow, Trace, clamped, timed
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
 from ..prompts import fragment, render
 from ..text import strip_chatter
 from ..tokens import count

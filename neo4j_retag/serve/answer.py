@@ -3,7 +3,7 @@ the same fields (:class:`AskRequest`) and give the same JSON (``Answer.as_dict()
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -61,16 +61,14 @@ async def answer_question(graph: Graph, llm: LLM, settings: Settings,
     with timed(seconds, "total"):
         answer = await answer_by(request.method_name(), graph, llm, settings, request.query(),
                                  refine_rounds=request.refine)
-    usage = llm.usage
-    answer.trace.llm = {"stages": usage.as_dict(), **vars(usage.total)}
+    answer.trace.llm, answer.trace.llm_stages = llm.usage.total, llm.usage.by_stage()
     answer.trace.seconds["total"] = seconds["total"]
     return answer
 
 
-def cost_line(answer: Answer | dict[str, Any]) -> str:
+def cost_line(answer: Answer) -> str:
     """The trace's cost in one line: LLM calls, tokens, seconds."""
-    trace = answer.trace.as_dict() if isinstance(answer, Answer) else answer["trace"]
-    llm, secs = trace.get("llm") or {}, trace.get("seconds") or {}
-    return (f"{trace['method']}: {llm.get('calls', 0)} LLM calls (+{llm.get('cached', 0)} "
-            f"cached), {llm.get('prompt_tokens', 0)} prompt + {llm.get('completion_tokens', 0)}"
-            f" completion tokens, {secs.get('total', 0):.1f} s")
+    t, llm = answer.trace, answer.trace.llm
+    return (f"{t.method}: {llm.calls} LLM calls (+{llm.cached} cached), {llm.prompt_tokens} "
+            f"prompt + {llm.completion_tokens} completion tokens, "
+            f"{t.seconds.get('total', 0):.1f} s")

@@ -93,9 +93,7 @@ def build_mcp(service: Service) -> RetagMCP:
             return {"answer": a.answer, "method": trace.method, "routing": routing,
                     "citations": [c.model_dump(include={"kind", "id", "title", "level"})
                                   for c in a.citations],
-                    "cost": {"llm_calls": trace.llm.get("calls", 0),
-                             "prompt_tokens": trace.llm.get("prompt_tokens", 0),
-                             "completion_tokens": trace.llm.get("completion_tokens", 0),
+                    "cost": {"llm": trace.llm.model_dump(),
                              "seconds": trace.seconds.get("total", 0.0),
                              "line": cost_line(a)},
                     "notes": trace.notes,

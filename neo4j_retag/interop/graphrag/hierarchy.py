@@ -13,8 +13,9 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from ...community_report import report_markdown
 from ...errors import InputError
-from ...model import GENERAL, report_markdown
+from ...model import GENERAL
 from .repair import Repair, add_unclustered, carry_down, nest_and_partition, parent_of, repair
 from .tables import ORIGIN, Output, Row
 from .values import as_findings, as_float, as_int, as_list, as_str, set_props

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ... import tokens
 from ...keys import entity_key
-from ...model import clean
+from ...text import clean
 from .hierarchy import plan_communities
 from .repair import Repair
 from .tables import DOC_KEYS, ORIGIN, Output, Row

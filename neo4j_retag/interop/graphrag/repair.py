@@ -43,7 +43,8 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from ...model import GENERAL, report_markdown
+from ...community_report import report_markdown
+from ...model import GENERAL
 from .tables import ORIGIN, Row
 from .values import set_props
 

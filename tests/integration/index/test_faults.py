@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from neo4j_retag.community_report import ReportCounts
 from neo4j_retag.index.pipeline import run_ingest
-from neo4j_retag.index.results import ReportCounts
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.ops.stats import collect
 from tests.conftest import corpus, ingest

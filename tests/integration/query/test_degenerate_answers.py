@@ -52,7 +52,7 @@ def test_a_good_second_reply_is_the_answer(indexed, double):
     assert out.exit_code == 0, out.output
     answer = json.loads(out.stdout)
     assert answer["answer"].startswith("Scrooge meets") and answer["trace"]["no_answer"] is None
-    assert answer["trace"]["llm"]["stages"]["reduce"]["calls"] == 2
+    assert answer["trace"]["llm_stages"]["reduce"]["calls"] == 2
 
 
 def test_an_empty_retrieval_is_the_honest_no_answer_and_exit_1(indexed, double):

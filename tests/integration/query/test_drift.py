@@ -188,7 +188,7 @@ def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph,
     cited_exist(graph, drift, 0)
     rag = run(s, lambda llm: ask_rag(graph, llm, s, Query(question=MEANING,
                                                           retrieval="vector")))
-    assert rag.trace.retrieval == "vector" and rag.trace.reports_retrieved >= 1
+    assert rag.trace.retrieval == "vector" and rag.trace.text_units_retrieved >= 1
     assert {c.id for c in rag.citations} <= chunk_ids(graph)
     print(json.dumps({"local": local.answer, "local_cited": [c.id for c in local.citations],
                       "drift": drift.answer, "drift_cited": [c.id for c in drift.citations],

@@ -70,8 +70,8 @@ def test_only_the_relevant_branch_is_mapped(settings, graph, double):
     assert {c.id for c in tr.context} == {12, 111}
     assert all(c.rating == 4 for c in tr.context)
     assert tr.selection.rated == 6 and tr.selection.relevant == 2
-    assert tr.selection.calls == 6 == usage.stages["rate"].calls
-    assert tr.selection.prompt_tokens == usage.stages["rate"].prompt_tokens > 0
+    assert tr.selection.cost.calls == 6 == usage.stages["rate"].calls
+    assert tr.selection.cost.prompt_tokens == usage.stages["rate"].prompt_tokens > 0
     assert "map" in usage.stages and usage.stages["map"].calls >= 1  # counted apart
     assert any(c.cited for c in tr.context)  # the double's reduce cites what it was given
 
@@ -107,7 +107,7 @@ def test_ask_dynamic_cli_json_and_terminal(settings, graph, double):
     data = json.loads(out.stdout)
     assert data["trace"]["method"] == "global-dynamic"
     assert {c["id"] for c in data["trace"]["context"]} == {12, 111}
-    assert data["trace"]["llm"]["stages"]["rate"]["calls"] == 6
+    assert data["trace"]["llm_stages"]["rate"]["calls"] == 6
     out = CliRunner().invoke(main, ["ask", "What haunts Scrooge?", "--method", "global",
                                     "--dynamic"], env=env)
     assert out.exit_code == 0, out.output

@@ -51,7 +51,7 @@ def _check(got: dict) -> None:
     a = got["ask"]
     assert a["method"] == "local" and a["routing"]["kind"] == "specific"
     assert a["answer"] and a["citations"] and {"kind", "id", "title"} <= a["citations"][0].keys()
-    assert a["cost"]["llm_calls"] >= 2 and "LLM calls" in a["cost"]["line"]
+    assert a["cost"]["llm"]["calls"] >= 2 and "LLM calls" in a["cost"]["line"]
     hits = got["hits"]["reports"]
     assert len(hits) >= 1 and {"id", "title", "summary"} <= hits[0].keys()
     assert "note" not in got["hits"]

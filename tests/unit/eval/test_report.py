@@ -5,10 +5,11 @@ import json
 
 import pytest
 
+from neo4j_retag.errors import Failure
 from neo4j_retag.eval.charts import SIZES
-from neo4j_retag.eval.records import AnswerRecord, Judgement, LLMCost, Metrics, Tally
+from neo4j_retag.eval.records import AnswerRecord, Judgement, Metrics, Tally
 from neo4j_retag.eval.report import scores, stats, win_rates, write_folder
-from neo4j_retag.model import Failure
+from neo4j_retag.model import LLMCost
 
 METHODS = ["retag", "global", "rag"]
 CRITERIA = ["comprehensiveness", "diversity"]

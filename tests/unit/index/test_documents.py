@@ -2,8 +2,9 @@ import json
 
 import pytest
 
+from neo4j_retag.errors import Failure
 from neo4j_retag.index.documents import Document, decode, read_path
-from neo4j_retag.model import Failure, clean
+from neo4j_retag.text import clean
 
 
 def test_clean_nfc_and_controls():

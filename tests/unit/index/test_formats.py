@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
+from neo4j_retag.errors import Failure
 from neo4j_retag.index.documents import Document, read_path
 from neo4j_retag.index.formats import location
-from neo4j_retag.model import Failure
 from tests.document_files import (
     HTML,
     MARKDOWN,

@@ -1,6 +1,7 @@
 """Report contexts (Edge et al. appendix: ranked by combined degree, sub-reports substituted)."""
 
-from neo4j_retag.index.reports import CommunityReport, local_context, mixed_context
+from neo4j_retag.community_report import CommunityReport
+from neo4j_retag.index.reports import local_context, mixed_context
 from neo4j_retag.tokens import count
 
 
@@ -37,13 +38,6 @@ def test_parent_substitutes_sub_reports_biggest_first():
     ctx = mixed_context(el, children, 900, "cl100k_base")
     assert "-----Reports-----" in ctx and "big report" in ctx
     assert count(ctx) <= 900
-
-
-def test_report_json_is_lenient_and_renders_markdown():
-    r = CommunityReport.model_validate({"title": "T", "rating": "11", "findings": ["a", {
-        "summary": "b", "explanation": "c"}]})
-    assert r.rating == 10.0 and [f.summary for f in r.findings] == ["a", "b"]
-    assert r.markdown().startswith("# T") and "## b" in r.markdown()
 
 
 def test_report_batches_bound_communities_and_entities(monkeypatch):

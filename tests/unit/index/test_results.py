@@ -3,12 +3,12 @@ derived from the lists, and topic mining reading a failed reduce from a typed tr
 
 import asyncio
 
-from neo4j_retag.errors import LLMError
+from neo4j_retag.community_report import ReportCounts
+from neo4j_retag.errors import Failure, LLMError
 from neo4j_retag.index import topics
-from neo4j_retag.index.elements import error_text
-from neo4j_retag.index.results import IngestResult, ReportCounts
+from neo4j_retag.index.results import IngestResult
 from neo4j_retag.llm.reply import ReplyFault
-from neo4j_retag.model import Answer, Failure, Trace
+from neo4j_retag.model import Answer, Trace
 
 
 def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
@@ -25,13 +25,6 @@ def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
     assert data["skipped"] == [{"item": "a.bin", "reason": "binary", "error": "binary file"}]
     assert res.failed_items == 3  # skipped inputs are listed, not retried
     assert list(res.failures) == ["text unit", "summary", "community", "topic item", "embedding"]
-
-
-def test_error_text_starts_with_the_reason_once():
-    assert error_text(ReplyFault("loop", "repeats")) == "loop: repeats"
-    assert error_text(LLMError("map: LLM call failed", "http500")) == (
-        "http500: map: LLM call failed")
-    assert error_text(KeyError("k")) == "KeyError: 'k'"
 
 
 def test_topic_mining_fails_an_answer_whose_reduce_failed(monkeypatch):

@@ -2,8 +2,8 @@
 
 from collections import Counter
 
+from neo4j_retag.community_report import CommunityReport
 from neo4j_retag.index.elements import joined_descriptions, summarize_texts
-from neo4j_retag.index.reports import CommunityReport
 from neo4j_retag.llm import run_with_llm
 from tests.conftest import make_settings
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
+from neo4j_retag.community_report import CommunityReport
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.extract import extract_text_unit
 from neo4j_retag.index.extract_records import GraphClaimsExtraction, GraphExtraction
-from neo4j_retag.index.reports import CommunityReport
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.llm.schema import MAX_FIELD_CHARS, schema_of
 from neo4j_retag.model import TextUnit

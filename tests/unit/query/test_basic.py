@@ -61,7 +61,7 @@ def test_rag_retrieves_text_units_by_bm25_vector_or_both_fused(dsettings, double
     text = sources(double)
     assert [i for i in sorted(UNITS, key=lambda i: text.find(UNITS[i])) if UNITS[i] in text
             ] == order
-    assert a.trace.retrieval == how and a.trace.reports_retrieved == len(order)
+    assert a.trace.retrieval == how and a.trace.text_units_retrieved == len(order)
 
 
 def test_vector_rag_without_embeddings_is_a_one_line_error(dsettings, double):

@@ -9,11 +9,11 @@ import pytest
 from neo4j_retag.errors import ConfigError
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.llm.schema import bounded
-from neo4j_retag.model import Query, ReportRow
+from neo4j_retag.model import DriftStep, Query, ReportRow
 from neo4j_retag.query import METHODS
 from neo4j_retag.query.common import AnswerFailedError, no_answer
 from neo4j_retag.query.drift import ask_drift
-from neo4j_retag.query.drift_steps import Action, folds, reduce_context, reply_model
+from neo4j_retag.query.drift_steps import folds, reduce_context, reply_model
 from neo4j_retag.query.local import ask_local
 from neo4j_retag.query.vectors import fuse_hits
 from tests.conftest import make_settings
@@ -116,8 +116,8 @@ def test_the_reply_schema_names_its_answer_and_keeps_the_clients_bounds():
 
 
 def test_the_reduce_context_ranks_answers_by_score_within_its_budget(dsettings):
-    acts = [Action(query=f"q{i}", answer=f"answer {i} " * 20, score=s)
-            for i, s in enumerate([10, 90, 50, 0])] + [Action(query="empty", score=99)]
+    acts = [DriftStep(query=f"q{i}", answer=f"answer {i} " * 20, score=s)
+            for i, s in enumerate([10, 90, 50, 0])] + [DriftStep(query="empty", score=99)]
     ctx, used = reduce_context(dsettings, acts)
     assert [a.query for a in used] == ["q1", "q2", "q0", "q3"]
     assert ctx.index("q1") < ctx.index("q2")

@@ -52,9 +52,11 @@ def test_children_of_relevant_reports_are_rated_and_replace_their_parent(double,
     got, ratings, trace = select(double, tmp_path, lambda t: 4 if "Ghost" in t else 0)
     assert sorted(ratings) == [1, 2, 11, 12, 111]  # 21 is under an irrelevant root
     assert got == [111]  # 1 -> 11 -> 111; 12 is irrelevant
-    assert trace.selection.model_dump() | {"prompt_tokens": 0, "completion_tokens": 0} == {
-        "threshold": 1.0, "rated": 5, "relevant": 1, "failures": 0, "calls": 5,
-        "prompt_tokens": 0, "completion_tokens": 0}
+    sel = trace.selection
+    assert sel.model_dump(exclude={"cost"}) == {
+        "threshold": 1.0, "rated": 5, "relevant": 1, "failures": 0}
+    assert (sel.cost.calls, sel.cost.cached, sel.cost.failed) == (5, 0, 0)  # the rating calls
+    assert sel.cost.prompt_tokens > 0
 
 
 def test_nothing_above_the_threshold_rates_the_next_levels(double, tmp_path):

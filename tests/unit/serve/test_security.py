@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, InputError
+from neo4j_retag.model import Answer, LLMCost, Trace
 from neo4j_retag.serve.answer import AskRequest, cost_line
 from neo4j_retag.serve.gate import BusyError, Gate
 from neo4j_retag.serve.security import authorised, check_bind, inside_root
@@ -81,8 +82,8 @@ def test_ask_request():
     with pytest.raises(ValidationError, match="at least 1 character"):
         AskRequest(question="   \n")  # a blank question is no question (CLI exit 2, HTTP 422)
     assert AskRequest(question="  Who?  ").question == "Who?"
-    line = cost_line({"trace": {"method": "retag", "llm": {"calls": 3, "cached": 1,
-                     "prompt_tokens": 900, "completion_tokens": 80}, "seconds": {"total": 2.5}}})
+    line = cost_line(Answer(answer="a", trace=Trace(method="retag", seconds={"total": 2.5},
+                     llm=LLMCost(calls=3, cached=1, prompt_tokens=900, completion_tokens=80))))
     assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"
 
 
