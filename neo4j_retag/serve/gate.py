@@ -28,7 +28,7 @@ class Gate:
         self._sem = asyncio.Semaphore(limit)
         self.active = self.waiting = self.max_active = self.answered = self.refused = 0
         self._seconds = 0.0  # total seconds questions held a slot: Retry-After's estimate
-        # admitted on the server's loop, held on the questions' loop (another thread)
+        # counted from the server's loop; read by /stats and MCP from other threads
         self._lock = threading.Lock()
 
     def admit(self) -> None:
