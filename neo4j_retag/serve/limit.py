@@ -16,7 +16,8 @@ class SharedLimit:
 
     def __init__(self, n: int) -> None:
         self._lock = threading.Lock()
-        self._free = n
+        self.limit = self._free = n
+        self.peak = 0  # the most holders at once so far (/stats)
         self._waiting: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
 
     async def acquire(self) -> None:
@@ -24,6 +25,7 @@ class SharedLimit:
         with self._lock:
             if self._free > 0 and not self._waiting:
                 self._free -= 1
+                self.peak = max(self.peak, self.limit - self._free)
                 return
             fut: asyncio.Future[None] = loop.create_future()
             self._waiting.append((loop, fut))

@@ -37,6 +37,7 @@ from .origin import Sessions
 from .worker import Worker
 
 T = TypeVar("T")
+QUESTIONS_PER_CALL = 2  # question slots per LLM call slot
 log = logging.getLogger(__name__)
 
 
@@ -45,12 +46,16 @@ class Service:
 
     def __init__(self, settings: Settings, *, allow_writes: bool = False) -> None:
         self.settings, self.allow_writes = settings, allow_writes
-        self.gate = Gate(settings.llm.parallel, settings.api.queue_limit)
+        # more questions at once than LLM calls: a question spends part of its time between
+        # calls (queries, prompts), and LLM_CONCURRENCY questions would leave call slots idle;
+        # the calls themselves stay at LLM_CONCURRENCY (one limit shared by the loops)
+        slots = QUESTIONS_PER_CALL * settings.llm.parallel
+        self.calls = SharedLimit(settings.llm.parallel)
+        self.gate = Gate(slots, settings.api.queue_limit, self.calls)
         self.graph: Graph | None = None
         self.llms: list[LLM] = []  # one per question loop, the LLM call limit shared
-        # a question holds a slot while it runs: one loop per slot, so no question waits on
-        # another's blocking step (a Neo4j query)
-        self.worker = Worker(settings.llm.parallel)
+        # one loop per slot: no question waits on another's blocking step (a Neo4j query)
+        self.worker = Worker(slots)
         self.jobs: dict[str, dict[str, Any]] = {}
         self.sessions = Sessions()
         self.health = Health(self)
@@ -63,12 +68,11 @@ class Service:
     async def start(self) -> None:
         self.graph = await self.db(functools.partial(Graph, fail_fast=True), self.settings)
         await self.db(self.graph.ensure_schema)
-        calls = SharedLimit(self.settings.llm.parallel)
         embeds = SharedLimit(1 if self.settings.embedding.local(self.settings.llm)
                              else self.settings.llm.parallel)
         for _ in self.worker.loops:
             llm = LLM(self.settings)  # used on its question loop only (its connections)
-            llm.semaphore, llm.embedding.semaphore = calls, embeds  # type: ignore[assignment]
+            llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
             self.llms.append(llm)
         self.worker.start()
 

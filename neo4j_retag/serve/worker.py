@@ -3,7 +3,8 @@ blocking work between its LLM calls (synchronous Neo4j queries, prompt building,
 counts): on the loop that answers HTTP it would hold up every other client (/health, the
 page, MCP), and on one shared loop every other question - a Neo4j that stopped answering
 would stall them all for as long as one query waits. So there are as many loops as
-questions may run at once (LLM_CONCURRENCY), and a question goes to the least busy one."""
+questions may run at once (the service's question slots), and a question goes to the least
+busy one."""
 
 from __future__ import annotations
 
