@@ -1,5 +1,5 @@
 """What one `serve` process holds for its whole life: the settings, the Neo4j driver, the LLM
-client (one connection pool, one LLM call limit, one response cache), the question gate and
+clients (one per question loop, all under one LLM call limit), the question gate and
 the ingest jobs. Each question gets its own usage account, so its trace's cost is its own.
 
 Nothing slow runs on the event loop the server answers on: questions run on loops of their
