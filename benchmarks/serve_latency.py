@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -202,7 +203,8 @@ def load_phase(args: argparse.Namespace, settings, env: dict[str, str]) -> dict[
         wait_for(f"http://127.0.0.1:{args.fakellm_port + 2}/health")
         wait_for(f"{base}/health")
         out = asyncio.run(load_run(base, args.method))
-    return {"label": args.label, "code": args.code or "this checkout",
+    return {"command": " ".join(["python", *sys.argv]), "label": args.label,
+            "code": args.code or "this checkout",
             "llm_concurrency": args.concurrency, "fakellm_delay_ms": args.load_delay_ms,
             "llm_calls_per_s_ceiling": round(args.concurrency / (args.load_delay_ms / 1000), 1),
             "method": args.method, **out, "machine": machine()}
@@ -221,6 +223,10 @@ def main() -> None:
     ap.add_argument("--code", help="run serve from this checkout (the 'before' figures)")
     ap.add_argument("--label", default="after")
     args = ap.parse_args()
+    print("$", " ".join(["python", *sys.argv]), flush=True)  # what made these figures
+    # fakellm's canned answers are about nothing: the answer check would ask each reduce
+    # again (calls that measure the check, not the server); the CLI and serve runs inherit it
+    os.environ["LLM_ANSWER_CHECK"] = "false"
     if args.load_only:
         load_only(args)
         return

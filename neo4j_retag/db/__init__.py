@@ -6,7 +6,7 @@ import logging
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,18 +36,20 @@ from neo4j import Driver, GraphDatabase, Query  # noqa: E402
 from neo4j.exceptions import (  # noqa: E402
     AuthError,
     ClientError,
-    DatabaseUnavailable,
     Neo4jError,
     ServiceUnavailable,
-    SessionExpired,
 )
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, DatabaseUnreachable, RetagError  # noqa: E402
+from ..errors import ConfigError, RetagError  # noqa: E402
+from .breaker import Breaker, reachable  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
 MEMORY_CAP = "db.memory.transaction.max"
+# fail_fast (a server process): seconds to open a connection, to get one from the pool, to
+# retry a transaction whose server went away, and between tries while it stays away
+FAST_CONNECT, FAST_ACQUIRE, FAST_RETRY, FAST_HOLD = 2.0, 3.0, 2.0, 2.0
 
 
 class TransactionTooLarge(RetagError):
@@ -120,19 +122,28 @@ def statements(text: str) -> list[str]:
 class Graph:
     """A driver bound to one database, running named Cypher files.
 
+    ``fail_fast`` (for `serve`): short connect and retry times (at most FAST_RETRY s, not
+    NEO4J_RETRY_SECONDS) and a :class:`Breaker`, so that while the server is down each call
+    fails within seconds, then at once, and works again as soon as it is back.
+
     Raises ConfigError (naming NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD) when the server
     is unreachable or rejects the credentials.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, fail_fast: bool = False) -> None:
         self.settings = settings
         self.database = settings.neo4j.database
+        self.breaker = Breaker(FAST_HOLD) if fail_fast else None
+        retry = settings.neo4j.retry_seconds
+        timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
+                     FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
+                    if fail_fast else {"connection_acquisition_timeout": max(5.0, retry),
+                                       "max_transaction_retry_time": retry})
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
                 settings.neo4j.bolt_uri, auth=auth, notifications_min_severity="OFF",
-                max_transaction_retry_time=settings.neo4j.retry_seconds,
-                connection_acquisition_timeout=max(5.0, settings.neo4j.retry_seconds))
+                **timeouts)
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
@@ -146,15 +157,9 @@ class Graph:
     def close(self) -> None:
         self.driver.close()
 
-    @contextmanager
-    def _reachable(self) -> Iterator[None]:
+    def _reachable(self) -> AbstractContextManager[None]:
         # the server went away and the driver's retries are spent: one error a user reads
-        try:
-            yield
-        except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as err:
-            # DatabaseUnavailable: a server shutting down answers so until it is gone
-            raise DatabaseUnreachable(
-                f"Neo4j at {self.settings.neo4j.bolt_uri} unreachable") from err
+        return reachable(self.settings.neo4j.bolt_uri, self.breaker)
 
     def __enter__(self) -> Graph:
         return self

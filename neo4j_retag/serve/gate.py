@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from ..errors import RetagError
+from .limit import SharedLimit
 
 
 class BusyError(RetagError):
@@ -21,14 +22,15 @@ class BusyError(RetagError):
 
 
 class Gate:
-    """``limit`` questions at once (LLM_CONCURRENCY), ``queue_limit`` more waiting."""
+    """``limit`` questions at once, ``queue_limit`` more waiting; ``calls``: the LLM call
+    limit they share (its size and peak are shown beside the questions')."""
 
-    def __init__(self, limit: int, queue_limit: int) -> None:
-        self.limit, self.queue_limit = limit, queue_limit
+    def __init__(self, limit: int, queue_limit: int, calls: SharedLimit | None = None) -> None:
+        self.limit, self.queue_limit, self.calls = limit, queue_limit, calls
         self._sem = asyncio.Semaphore(limit)
         self.active = self.waiting = self.max_active = self.answered = self.refused = 0
         self._seconds = 0.0  # total seconds questions held a slot: Retry-After's estimate
-        # admitted on the server's loop, held on the questions' loop (another thread)
+        # counted from the server's loop; read by /stats and MCP from other threads
         self._lock = threading.Lock()
 
     def admit(self) -> None:
@@ -70,4 +72,6 @@ class Gate:
     def as_dict(self) -> dict[str, Any]:
         return {"limit": self.limit, "queue_limit": self.queue_limit, "active": self.active,
                 "waiting": self.waiting, "max_active": self.max_active,
-                "answered": self.answered, "refused": self.refused}
+                "answered": self.answered, "refused": self.refused,
+                **({"llm_calls_limit": self.calls.limit, "llm_calls_max": self.calls.peak}
+                   if self.calls else {})}

@@ -70,9 +70,13 @@ class Health:
             await asyncio.wait_for(loop.run_in_executor(
                 self._pool, graph.driver.verify_connectivity), TIMEOUT)
         except TimeoutError:
-            return f"no answer within {TIMEOUT} s"
+            return f"no answer within {TIMEOUT} s"  # slow is not down: the breaker stays
         except Exception as err:  # noqa: BLE001 - any failure is the reason shown
+            if graph.breaker is not None:  # questions fail at once until the next try
+                graph.breaker.trip(f"{type(err).__name__}: {str(err)[:120]}")
             return f"unreachable ({type(err).__name__})"
+        if graph.breaker is not None:
+            graph.breaker.close()  # back: questions need not wait for their own next try
         return "ok"
 
     async def _llm(self) -> str:

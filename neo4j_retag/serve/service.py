@@ -1,11 +1,13 @@
 """What one `serve` process holds for its whole life: the settings, the Neo4j driver, the LLM
-client (one connection pool, one LLM call limit, one response cache), the question gate and
+clients (one per question loop, all under one LLM call limit), the question gate and
 the ingest jobs. Each question gets its own usage account, so its trace's cost is its own.
 
-Nothing slow runs on the event loop the server answers on: questions run on a loop of their
-own (:mod:`.worker`), the routes' database calls go to a pool of worker threads
-(:meth:`Service.db`), an ingest job runs on a thread of its own with its own event loop and
-LLM client, and /health checks on its own thread (:mod:`.health`)."""
+Nothing slow runs on the event loop the server answers on: questions run on loops of their
+own, one per question slot (:mod:`.worker`), the routes' database calls go to a pool of worker
+threads (:meth:`Service.db`), an ingest job runs on a thread of its own with its own event
+loop, LLM client and driver, and /health checks on its own thread (:mod:`.health`). The
+driver fails fast (``Graph(fail_fast=True)``): while Neo4j is down a question fails within
+seconds with one line (503), and works again once it is back."""
 
 from __future__ import annotations
 
@@ -30,10 +32,12 @@ from ..ops.stats import record_usage
 from .answer import AskRequest, answer_question
 from .gate import Gate
 from .health import Health
+from .limit import SharedLimit
 from .origin import Sessions
 from .worker import Worker
 
 T = TypeVar("T")
+QUESTIONS_PER_CALL = 2  # question slots per LLM call slot
 log = logging.getLogger(__name__)
 
 
@@ -42,9 +46,16 @@ class Service:
 
     def __init__(self, settings: Settings, *, allow_writes: bool = False) -> None:
         self.settings, self.allow_writes = settings, allow_writes
-        self.gate = Gate(settings.llm.parallel, settings.api.queue_limit)
+        # more questions at once than LLM calls: a question spends part of its time between
+        # calls (queries, prompts), and LLM_CONCURRENCY questions would leave call slots idle;
+        # the calls themselves stay at LLM_CONCURRENCY (one limit shared by the loops)
+        slots = QUESTIONS_PER_CALL * settings.llm.parallel
+        self.calls = SharedLimit(settings.llm.parallel)
+        self.gate = Gate(slots, settings.api.queue_limit, self.calls)
         self.graph: Graph | None = None
-        self.llm: LLM | None = None
+        self.llms: list[LLM] = []  # one per question loop, the LLM call limit shared
+        # one loop per slot: no question waits on another's blocking step (a Neo4j query)
+        self.worker = Worker(slots)
         self.jobs: dict[str, dict[str, Any]] = {}
         self.sessions = Sessions()
         self.health = Health(self)
@@ -53,20 +64,24 @@ class Service:
         self._stopping = threading.Event()  # tells ingest jobs' threads to stop
         self._threads: set[threading.Thread] = set()
         self._jobs_lock = threading.Lock()
-        self.worker = Worker()
 
     async def start(self) -> None:
-        self.graph = await self.db(Graph, self.settings)
+        self.graph = await self.db(functools.partial(Graph, fail_fast=True), self.settings)
         await self.db(self.graph.ensure_schema)
-        self.llm = LLM(self.settings)  # used on the worker's loop only
+        embeds = SharedLimit(1 if self.settings.embedding.local(self.settings.llm)
+                             else self.settings.llm.parallel)
+        for _ in self.worker.loops:
+            llm = LLM(self.settings)  # used on its question loop only (its connections)
+            llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
+            self.llms.append(llm)
         self.worker.start()
 
     async def stop(self) -> None:
         self._stopping.set()
         for thread in list(self._threads):
             await asyncio.to_thread(thread.join, 10)
-        if self.llm is not None:
-            await self.worker.run(self.llm.close())
+        if self.llms:
+            await self.worker.each(lambda i: self.llms[i].close())
         self.worker.stop()
         await self.health.close()
         if self.graph is not None:
@@ -80,26 +95,29 @@ class Service:
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
 
     def question_llm(self) -> LLM:
-        """The shared client with a usage account of its own (the trace's cost line)."""
-        assert self.llm is not None, "the service is not started"
-        llm = copy.copy(self.llm)
+        """The client of the caller's question loop with a usage account of its own (the
+        trace's cost line)."""
+        assert self.llms, "the service is not started"
+        llm = copy.copy(self.llms[self.worker.index()])
         llm.usage = Usage()
         return llm
 
     async def ask(self, request: AskRequest, admitted: bool = False) -> Answer:
-        """Answer ``request`` when a slot is free (waiting for one first), on the questions'
-        loop. Raises BusyError when the queue is full, and what ``answer_question`` raises."""
+        """Answer ``request`` when a slot is free (waiting for one first), on a question loop
+        of its own. Raises BusyError when the queue is full, DatabaseUnreachable (a
+        ConfigError) within seconds while Neo4j is down, and what ``answer_question``
+        raises."""
         if not admitted:
             self.gate.admit()
-        return await self.worker.run(self._answer(request))
+        async with self.gate.slot():
+            return await self.worker.run(self._answer(request))
 
     async def _answer(self, request: AskRequest) -> Answer:
-        async with self.gate.slot():
-            llm = self.question_llm()
-            try:
-                return await answer_question(self.g, llm, self.settings, request)
-            finally:
-                await self.db(self._record, llm.usage)
+        llm = self.question_llm()
+        try:
+            return await answer_question(self.g, llm, self.settings, request)
+        finally:
+            await self.db(self._record, llm.usage)
 
     @property
     def g(self) -> Graph:
@@ -169,6 +187,9 @@ class Service:
 
     async def _ingest(self, paths: list[Path], usage: Usage, progress: Any,
                       topics: bool) -> Any:
-        async with LLM(self.settings, usage) as llm:
-            return await run_ingest(self.g, llm, self.settings, paths, progress=progress,
-                                    topics=topics)
+        # a driver of its own with the CLI's retry times: a long ingest rides out a deadlock
+        # or a short outage as `ingest` does, where a question fails fast
+        with Graph(self.settings) as graph:
+            async with LLM(self.settings, usage) as llm:
+                return await run_ingest(graph, llm, self.settings, paths, progress=progress,
+                                        topics=topics)
