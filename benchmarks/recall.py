@@ -45,7 +45,7 @@ from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
 from neo4j_retag.query.retrieval import expand_keywords, fuse, levels, retrieve, retrieve_vector
-from neo4j_retag.server import embed_local, llm_local
+from neo4j_retag.services import embed_local, llm_local
 from neo4j_retag.tokens import truncate
 
 QUESTIONS = {

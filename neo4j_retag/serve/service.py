@@ -42,7 +42,7 @@ class Service:
 
     def __init__(self, settings: Settings, *, allow_writes: bool = False) -> None:
         self.settings, self.allow_writes = settings, allow_writes
-        self.gate = Gate(settings.llm.parallel, settings.api.queue_limit)
+        self.gate = Gate(settings.llm.parallel, settings.serve.queue_limit)
         self.graph: Graph | None = None
         self.llm: LLM | None = None
         self.jobs: dict[str, dict[str, Any]] = {}

@@ -20,7 +20,7 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # search_trace: the trace parts of local search and DRIFT, plain data that `model` re-exports
 LAYERS = [{"errors", "keys", "search_trace"},
           {"config", "model", "tokens", "text", "events", "citations"},
-          {"llm", "db", "prompts", "server"}, {"index", "query", "interop", "ops"},
+          {"llm", "db", "prompts", "services"}, {"index", "query", "interop", "ops"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
 # about 300: past it a module likely holds a second idea to split out by idea (never a split
 # made to meet the count)
