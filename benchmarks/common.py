@@ -18,7 +18,7 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph, vectors
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.ops.stats import collect
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]

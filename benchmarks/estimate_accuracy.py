@@ -36,7 +36,7 @@ from neo4j_retag.index.estimate_profile import FIGURES
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage
 from neo4j_retag.ops.stats import collect
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 
 def error(est: float, actual: float) -> float | None:

@@ -35,7 +35,7 @@ from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 QUESTIONS = [
     "What are the main themes across this news corpus?",

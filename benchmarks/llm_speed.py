@@ -39,7 +39,7 @@ from extraction_json import PASSAGES, one_call
 
 from neo4j_retag.config import Settings
 from neo4j_retag.llm import LLM, Usage
-from neo4j_retag.server import llm_local
+from neo4j_retag.services import llm_local
 
 # llama-cpp-python prints "llama_perf_context_print:        eval time = 4000.00 ms / 100 runs",
 # llama-server "       eval time =    4000.00 ms /   100 tokens"
@@ -97,7 +97,7 @@ def run_variant(name: str, server: str, threads: int | None, args: argparse.Name
     finally:
         llm_local.stop(s)
     text = log.read_bytes()[offset:].decode("utf-8", "replace")
-    return {"variant": name, "server": server, "threads": threads or s.serve.llm_threads,
+    return {"variant": name, "server": server, "threads": threads or s.services.llm_threads,
             "start_seconds": round(started, 1), "calls": rows, "cpu_seconds": cpu,
             "log_rates": log_rates(text)}
 

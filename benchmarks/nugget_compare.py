@@ -41,7 +41,7 @@ from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage
 from neo4j_retag.model import GENERAL
 from neo4j_retag.query.retrieval import levels, query_level
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 METHODS = "retag,global,global-dynamic,lazy@50,lazy@100,drift,local,rag,auto"
 SUFFIXES = (".txt", ".md")

@@ -44,8 +44,14 @@ from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
-from neo4j_retag.query.retrieval import expand_keywords, fuse, levels, retrieve, retrieve_vector
-from neo4j_retag.server import embed_local, llm_local
+from neo4j_retag.query.retrieval import (
+    expand_keywords,
+    fuse_reports,
+    levels,
+    retrieve,
+    retrieve_vector,
+)
+from neo4j_retag.services import embed_local, llm_local
 from neo4j_retag.tokens import truncate
 
 QUESTIONS = {
@@ -146,7 +152,7 @@ def rankings(graph: Graph, settings, level: int, question: str, keywords: list[s
         bm25 = retrieve(graph, GENERAL, level, question, words, n)
         out[f"bm25 {mode}"] = [r.id for r in bm25]
         out[f"vector {mode}"] = [r.id for r in near]
-        out[f"hybrid {mode}"] = [r.id for r in fuse(bm25, near)[:n]]
+        out[f"hybrid {mode}"] = [r.id for r in fuse_reports(bm25, near)[:n]]
     return out
 
 

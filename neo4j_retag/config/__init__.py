@@ -1,7 +1,8 @@
 """The project's settings, read from env vars and an optional `.env`, in groups.
 
 `Settings` has one group per part of the system (``settings.neo4j``, ``.gds``, ``.llm``,
-``.serve`` (the local servers), ``.api`` (`neo4j-retag serve`), ``.index``, ``.query``; see
+``.services`` (the local Neo4j / LLM / embedding servers the project runs: `services/`),
+``.serve`` (`neo4j-retag serve`: `serve/`), ``.index``, ``.query``; see
 `groups`) plus a few cross-cutting values at the top (``home``, ``encoding``,
 ``progress_interval``, and the folders and values that combine groups).
 Every field reads the environment variable it always read (``NEO4J_URI``, ``OPENAI_BASE_URL``,
@@ -21,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
 
 from ..errors import ConfigError
 from .groups import (
-    ApiSettings,
     EmbeddingSettings,
     GdsSettings,
     Group,
@@ -30,14 +30,15 @@ from .groups import (
     Neo4jSettings,
     QuerySettings,
     ServeSettings,
+    ServicesSettings,
     Top,
 )
 
 # attribute name on Settings -> group class, in display order
 GROUPS: dict[str, type[Group]] = {
-    "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings, "serve": ServeSettings,
-    "api": ApiSettings, "index": IndexSettings, "query": QuerySettings,
-    "embedding": EmbeddingSettings,
+    "neo4j": Neo4jSettings, "gds": GdsSettings, "llm": LLMSettings,
+    "services": ServicesSettings, "serve": ServeSettings, "index": IndexSettings,
+    "query": QuerySettings, "embedding": EmbeddingSettings,
 }
 
 
@@ -53,8 +54,8 @@ def _flat() -> dict[str, tuple[str | None, str]]:
 # took before the groups) -> (group or None for the top level, field name)
 FLAT: dict[str, tuple[str | None, str]] = _flat()
 
-__all__ = ["REPO_ROOT", "FLAT", "ApiSettings", "EmbeddingSettings", "GdsSettings",
-           "IndexSettings", "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings",
+__all__ = ["REPO_ROOT", "FLAT", "EmbeddingSettings", "GdsSettings", "IndexSettings",
+           "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings", "ServicesSettings",
            "Settings", "resource_dir"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -107,8 +108,8 @@ class Settings(BaseModel):
     neo4j: Neo4jSettings
     gds: GdsSettings
     llm: LLMSettings
+    services: ServicesSettings
     serve: ServeSettings
-    api: ApiSettings
     index: IndexSettings
     query: QuerySettings
     embedding: EmbeddingSettings
@@ -142,14 +143,14 @@ class Settings(BaseModel):
                     if name in part.model_fields_set:
                         continue
                     if name.endswith("_tokens"):
-                        value = min(value * self.serve.llm_ctx // LOCAL_LLM_CTX,
+                        value = min(value * self.services.llm_ctx // LOCAL_LLM_CTX,
                                     type(part).model_fields[name].default)
                     setattr(part, name, value)
             if "model" not in self.llm.model_fields_set:
                 # the served alias and the LLM cache key: another model, other answers
-                self.llm.model = (self.serve.llm_model_path.stem.lower()
-                                  if self.serve.llm_model_path
-                                  else LOCAL_MODEL_ALIAS[self.serve.llm_model])
+                self.llm.model = (self.services.llm_model_path.stem.lower()
+                                  if self.services.llm_model_path
+                                  else LOCAL_MODEL_ALIAS[self.services.llm_model])
         return self
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False
@@ -179,11 +180,12 @@ class Settings(BaseModel):
 
     @property
     def neo4j_home(self) -> Path:
-        return self.home / f"neo4j-{self.serve.neo4j_version}-gds-{self.serve.gds_version}"
+        local = self.services
+        return self.home / f"neo4j-{local.neo4j_version}-gds-{local.gds_version}"
 
     @property
     def neo4j_data_dir(self) -> Path:
-        return self.serve.neo4j_data or self.home / "neo4j-data"
+        return self.services.neo4j_data or self.home / "neo4j-data"
 
     @property
     def password_file(self) -> Path:

@@ -179,8 +179,8 @@ class EmbeddingSettings(Group):
         return (self.api_key or llm.api_key).get_secret_value()
 
 
-class ServeSettings(Group):
-    """The local servers `neo4j-retag neo4j|llm start` install and run."""
+class ServicesSettings(Group):
+    """The local services `neo4j-retag neo4j|llm|embed start` install and run (`services/`)."""
 
     neo4j_version: str = env("NEO4J_VERSION", "5.26.30")
     gds_version: str = env("GDS_VERSION", "2.13.9")
@@ -288,8 +288,9 @@ class QuerySettings(Group):
                                     description="DRIFT: primer calls")
 
 
-class ApiSettings(Group):
-    """`neo4j-retag serve`: its HTTP API, MCP and page (``serve`` is the local servers')."""
+class ServeSettings(Group):
+    """`neo4j-retag serve`: its HTTP API, MCP and page (`serve/`; the local servers are
+    ``services``)."""
 
     api_key: SecretStr | None = env(
         "SERVE_API_KEY", None, "bearer token every request must carry; required off loopback")

@@ -28,7 +28,7 @@ from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
-from .lazy import planned_method
+from .lazy_index import planned_method
 
 # OpenAI's reasoning families (a provider prefix allowed: "openai/o3-mini")
 REASONING = re.compile(r"^(?:[\w.-]+/)?(?:o1|o3|o4|gpt-5)(?:\b|[-_.])", re.I)

@@ -106,8 +106,8 @@ def profile_for(settings: Settings) -> Profile:
     name = settings.index.estimate_profile
     if name == "auto":
         # the profile was measured on SmolLM2; a 1.5B+ model writes as the remote ones do
-        small = settings.llm.local and settings.serve.llm_model_path is None and (
-            settings.serve.llm_model == "smollm2")
+        small = settings.llm.local and settings.services.llm_model_path is None and (
+            settings.services.llm_model == "smollm2")
         name = ("local-small" if small or settings.llm.model.casefold().startswith("smollm")
                 else "remote")
     return PROFILES[name]

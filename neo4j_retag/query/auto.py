@@ -22,6 +22,7 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..model import Answer, Query, Routing, Trace, timed
 from ..prompts import render
+from .embedding import check_vectors
 
 GLOBAL, SPECIFIC = "global", "specific"
 Ask = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
@@ -62,6 +63,8 @@ def auto_method(methods: Mapping[str, Ask]) -> Ask:
         """Classify the question, then answer it by the method chosen. A specific question
         whose names match no entity is answered globally instead (a trace note says so)."""
         trace = Trace(method="auto")
+        # local and retag compare vectors: another model's are refused before the route call
+        check_vectors(graph, settings)
         with timed(trace.seconds, "route"):
             topics = graph.run("query/topics")
             corpus = topics[0]["corpus_description"] if topics else (

@@ -15,8 +15,8 @@ from .citations import cited_sources
 from .common import answer_from, fit, no_answer_for
 from .embedding import embed_question
 from .map_reduce import map_reduce
-from .retrieval import lucene_query
-from .vectors import fuse_hits, nearest_text_units
+from .retrieval import fuse, lucene_query
+from .vectors import nearest_text_units
 
 RAG_K = 20  # text units retrieved before the context budget cuts them
 
@@ -37,7 +37,10 @@ async def text_units(graph: Graph, llm: LLM, settings: Settings, question: str,
                                required=True)
     assert got is not None  # required: raised instead
     near = nearest_text_units(graph, got[0], RAG_K)
-    return near if retrieval == "vector" else fuse_hits([bm25, near], "text_unit_id")[:RAG_K]
+    if retrieval == "vector":
+        return near
+    return [{**hit, "score": score}
+            for hit, score in fuse([bm25, near], lambda hit: hit["text_unit_id"])][:RAG_K]
 
 
 async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:

@@ -54,10 +54,10 @@ from .drift_steps import (
     primer_fold,
     reduce_context,
 )
-from .embedding import check_vectors, embed_question
+from .embedding import check_vectors, embed_question, stored_vectors
 from .local_context import SourceIds
 from .retrieval import check_level, note_stale, query_level, retrieve
-from .vectors import has_embeddings, nearest_reports
+from .vectors import nearest_reports
 
 
 class Meter:
@@ -82,7 +82,7 @@ async def primer_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     """The reports the primer reads: nearest to the hypothetical answer's embedding (or the
     question's when it failed), else BM25 with a note when the reports have no embeddings."""
     k = settings.query.drift_k_followups
-    if settings.embedding.enabled and has_embeddings(graph, "reports"):
+    if stored_vectors(graph, settings, "reports") is not None:
         template = graph.run("query/drift_template", level=level)
         hyde = (await hypothetical_answer(llm, settings, question,
                                           template[0]["full_content"], trace)

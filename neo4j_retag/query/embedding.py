@@ -51,6 +51,15 @@ def check_vectors(graph: Graph, settings: Settings) -> Record | None:
     return st
 
 
+def stored_vectors(graph: Graph, settings: Settings, what: What) -> Record | None:
+    """The stored vectors' state when the ``what`` nodes hold vectors a question embedded now
+    can be compared with; None when EMBEDDINGS=false or they hold none (a method then finds
+    them without vectors, or refuses). No call is made. Raises ConfigError as
+    :func:`check_vectors`."""
+    st = check_vectors(graph, settings)
+    return st if st is not None and db_vectors.available(st, LABELS[what]) else None
+
+
 async def embed_question(graph: Graph, llm: LLM, settings: Settings, texts: Sequence[str],
                          trace: Trace, what: What = "entities", *,
                          required: bool = False) -> list[Vector] | None:

@@ -20,8 +20,8 @@ from .retrieval import (
     check_level,
     expand_keywords,
     note_stale,
+    plan_retrieval,
     query_level,
-    retrieval_mode,
     retrieve_reports,
 )
 
@@ -58,7 +58,7 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     top_p = query.top_p or settings.query.top_p
     trace = Trace(method="retag", level=level)
     # before any call: vectors of another model are refused, never compared
-    trace.retrieval = retrieval_mode(graph, settings, trace)
+    how = plan_retrieval(graph, settings, query.retrieval or settings.query.retrieval, trace)
     with timed(trace.seconds, "classify"):
         topics = graph.run("query/topics")
         corpus = topics[0]["corpus_description"] if topics else (
@@ -87,14 +87,15 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         note_stale(graph, scope, trace)
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
-        reports, vector = await retrieve_reports(graph, llm, settings, scope, trace.level,
-                                                 question, trace.keywords, top_p, trace)
+        reports = await retrieve_reports(graph, llm, settings, scope, trace.level, question,
+                                         trace.keywords, top_p, trace, how)
         if not reports and scope != GENERAL:
             trace.note("nothing retrieved in the topic graph: fell back to the general graph")
             trace.scope = scope = GENERAL
             trace.level = check_level(graph, scope, level)
-            reports, _ = await retrieve_reports(graph, llm, settings, scope, trace.level,
-                                                question, trace.keywords, top_p, trace, vector)
+            reports = await retrieve_reports(graph, llm, settings, scope, trace.level,
+                                             question, trace.keywords, top_p, trace, how)
+    trace.retrieval = how.mode  # what was used (bm25 when the embedding failed under auto)
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Hashable, Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -16,9 +17,10 @@ from ..config import Settings
 from ..db import Graph, vectors
 from ..errors import ConfigError, LevelError, LLMError
 from ..llm import LLM
+from ..llm.embeddings import Vector
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
-from .embedding import check_vectors, embed_question
+from .embedding import embed_question, stored_vectors
 
 REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete ... --rebuild`)"
            " to rebuild them")
@@ -26,6 +28,8 @@ LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 MAX_QUERY_CHARS = 4000  # Lucene's default clause limit is far above this many terms
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009; Neo4j's and Elastic's)
 log = logging.getLogger(__name__)
+Mode = Literal["bm25", "vector", "hybrid"]
+T = TypeVar("T")
 
 
 class Keywords(BaseModel):
@@ -130,76 +134,87 @@ def retrieve(graph: Graph, scope: str, level: int, question: str, keywords: list
         "query/search_reports", query=query, scope=scope, level=level, top_p=top_p)]
 
 
-def rrf_scores(rankings: Iterable[Iterable[Hashable]], k: int = RRF_K) -> dict[Hashable, float]:
-    """Reciprocal rank fusion: each key scores the sum of 1 / (k + rank) over the rankings it
-    is in (rank from 1); keys in first-seen order."""
+def fuse(rankings: Sequence[Sequence[T]], key: Callable[[T], Hashable], k: int = RRF_K
+         ) -> list[tuple[T, float]]:
+    """Reciprocal rank fusion, the one fuser of every retrieval: each item scores the sum of
+    1 / (k + rank) over the rankings it is in (rank from 1); ``(item, score)`` best first,
+    the item as the first ranking holding it has it, ties in first-seen order."""
+    first: dict[Hashable, T] = {}
     scores: dict[Hashable, float] = {}
     for ranking in rankings:
-        for rank, key in enumerate(ranking, 1):
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
-    return scores
+        for rank, item in enumerate(ranking, 1):
+            first.setdefault(key(item), item)
+            scores[key(item)] = scores.get(key(item), 0.0) + 1.0 / (k + rank)
+    order = sorted(scores, key=lambda i: -scores[i])  # stable: ties keep first-seen order
+    return [(first[i], round(scores[i], 6)) for i in order]
 
 
-def fuse(*rankings: list[ReportRow], k: int = RRF_K) -> list[ReportRow]:
-    """Reports fused by reciprocal rank (``rrf_scores``); best first, ties by id. ``score``
-    becomes the fused score."""
-    rows = {row.id: row for ranking in reversed(rankings) for row in ranking}
-    scores = rrf_scores(([row.id for row in ranking] for ranking in rankings), k)
-    order = sorted(scores, key=lambda i: (-scores[i], i))
-    return [rows[i].model_copy(update={"score": round(scores[i], 6)}) for i in order]
+def fuse_reports(*rankings: list[ReportRow]) -> list[ReportRow]:
+    """Reports fused by :func:`fuse`; ``score`` becomes the fused score."""
+    return [row.model_copy(update={"score": score})
+            for row, score in fuse(rankings, lambda row: row.id)]
 
 
-def retrieval_mode(graph: Graph, settings: Settings, trace: Trace) -> str:
-    """RETRIEVAL resolved: ``auto`` is hybrid when the reports have embeddings (and
-    EMBEDDINGS is not false), else bm25 with a trace note. Raises ConfigError when vector or
-    hybrid is asked for and the graph has no report embeddings, and when the stored vectors
-    are another model's (``embedding.check_vectors``): call it before any LLM call."""
-    mode = settings.query.retrieval
-    if mode == "bm25":
-        return mode
-    st = check_vectors(graph, settings)  # another model's vectors: refused before any call
-    have = st is not None and vectors.available(st)
-    if have:
-        return "hybrid" if mode == "auto" else mode
-    if mode != "auto":
-        raise ConfigError(f"RETRIEVAL={mode} needs community report embeddings: run "
+@dataclass
+class Retrieval:
+    """How one question's reports are retrieved, decided before any call: ``mode``, and
+    ``required`` when vectors were asked for by name (a failed embedding is then an error, not
+    BM25 instead). A failed embedding under auto turns ``mode`` to bm25; ``vector`` keeps the
+    question's embedding for a second retrieval (ReTAG's fall back to the general graph)."""
+
+    mode: Mode
+    required: bool
+    vector: Vector | None = None
+
+
+def plan_retrieval(graph: Graph, settings: Settings, asked: str, trace: Trace) -> Retrieval:
+    """``asked`` (a question's ``--retrieval``, else RETRIEVAL) resolved: ``auto`` is hybrid
+    when the reports have embeddings (and EMBEDDINGS is not false), else bm25 with a trace
+    note. Raises ConfigError when vector or hybrid is asked for and the graph has no report
+    embeddings, and when the stored vectors are another model's (``embedding.check_vectors``):
+    call it before any LLM call."""
+    if asked == "bm25":
+        return Retrieval("bm25", required=False)
+    # another model's vectors: refused before any call
+    if stored_vectors(graph, settings, "reports") is not None:
+        return Retrieval("hybrid" if asked == "auto" else asked,  # type: ignore[arg-type]
+                         required=asked != "auto")
+    if asked != "auto":
+        raise ConfigError(f"RETRIEVAL={asked} needs community report embeddings: run "
                           "`neo4j-retag ingest` with EMBEDDINGS=true (the default)")
     trace.note("no report embeddings (EMBEDDINGS=false or not embedded yet): BM25 retrieval")
-    return "bm25"
+    return Retrieval("bm25", required=False)
 
 
-def retrieve_vector(graph: Graph, scope: str, level: int, vector: list[float],
+def retrieve_vector(graph: Graph, scope: str, level: int, vector: Vector,
                     top_p: int) -> list[ReportRow]:
-    """Top-p community reports of ``scope`` / ``level`` nearest to ``vector``, best first.
-    ``vector`` comes from ``embedding.embed_question`` (model checked); raises ConfigError
-    when it cannot be compared with the stored vectors (dimension, no direction)."""
-    st = vectors.state(graph)
-    vectors.check_query(st, vector, st["model"])
+    """Top-p community reports of ``scope`` / ``level`` nearest to ``vector``, best first;
+    ``vector`` as ``embedding.embed_question`` gives it (model, dimension and direction
+    checked there, the one check)."""
+    k = max(top_p, vectors.state(graph)["communities"])  # the index's k, before the filter
     return [ReportRow.from_record(r) for r in graph.run(
-        "query/vector_reports", vector=vector, k=max(top_p, st["communities"]), scope=scope,
-        level=level, top_p=top_p)]
+        "query/vector_reports", vector=vector, k=k, scope=scope, level=level, top_p=top_p)]
 
 
 async def retrieve_reports(graph: Graph, llm: LLM, settings: Settings, scope: str, level: int,
                            question: str, keywords: list[str], top_p: int, trace: Trace,
-                           vector: list[float] | None = None) -> tuple[list[ReportRow],
-                                                                        list[float] | None]:
-    """ReTAG's top-p reports by ``trace.retrieval`` (set by ``retrieval_mode``): BM25 over the
-    question and keywords, vector over the question's embedding (``vector``, else embedded
-    now), or both fused by reciprocal rank. Returns the reports and the question vector (for
-    a second call). When the question cannot be embedded under RETRIEVAL=auto, BM25 alone
-    with a trace note; an explicit vector / hybrid raises (LLMError, ConfigError)."""
-    mode = trace.retrieval or "bm25"
-    bm25 = retrieve(graph, scope, level, question, keywords, top_p) if mode != "vector" else []
-    if mode == "bm25":
-        return bm25, vector
-    if vector is None:
+                           how: Retrieval) -> list[ReportRow]:
+    """ReTAG's top-p reports by ``how`` (from :func:`plan_retrieval`): BM25 over the question
+    and keywords, vector over the question's embedding (``how.vector``, else embedded now and
+    kept there), or both fused by reciprocal rank. When the question cannot be embedded and
+    vectors were not required, BM25 alone from then on (``how.mode``), with a trace note;
+    else it raises (LLMError, ConfigError)."""
+    bm25 = (retrieve(graph, scope, level, question, keywords, top_p)
+            if how.mode != "vector" else [])
+    if how.mode == "bm25":
+        return bm25
+    if how.vector is None:
         got = await embed_question(graph, llm, settings, [question], trace, "reports",
-                                   required=settings.query.retrieval != "auto")
-        if got is None:  # RETRIEVAL=auto: noted by embed_question
+                                   required=how.required)
+        if got is None:  # not required: noted by embed_question
             trace.note("the question could not be embedded: BM25 retrieval", logging.WARNING)
-            trace.retrieval = "bm25"
-            return bm25, None
-        vector = got[0]
-    near = retrieve_vector(graph, scope, level, vector, top_p)
-    return (near if mode == "vector" else fuse(bm25, near)[:top_p]), vector
+            how.mode = "bm25"
+            return bm25
+        how.vector = got[0]
+    near = retrieve_vector(graph, scope, level, how.vector, top_p)
+    return near if how.mode == "vector" else fuse_reports(bm25, near)[:top_p]

@@ -1,23 +1,15 @@
 """Vectors at query time for local search, DRIFT and rag (issue 19): the nodes nearest a
 question's vector (the vector indexes, ``db/vectors.py``; the vector made and checked by
-``query.embedding.embed_question``); reciprocal rank fusion of ranked records.
+``query.embedding.embed_question``, the one check of it).
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from ..db import Graph, Record
 from ..db import vectors as db_vectors
 from ..llm.embeddings import Vector
 from ..model import GENERAL, ReportRow
-from .embedding import LABELS, What
-from .retrieval import retrieve_vector, rrf_scores
-
-
-def has_embeddings(graph: Graph, what: What) -> bool:
-    """True when nodes of ``what`` hold vectors."""
-    return db_vectors.available(db_vectors.state(graph), LABELS[what])
+from .retrieval import retrieve_vector
 
 
 def nearest_entities(graph: Graph, vector: Vector, k: int) -> list[Record]:
@@ -41,15 +33,3 @@ def nearest_text_units(graph: Graph, vector: Vector, k: int) -> list[Record]:
     return [{"text_unit_id": h["id"], "text": rows[h["id"]]["text"],
              "title": rows[h["id"]]["title"], "score": h["score"]}
             for h in hits if h["id"] in rows]
-
-
-def fuse_hits(ranked: Sequence[Sequence[Record]], key: str) -> list[Record]:
-    """Records fused by reciprocal rank (``retrieval.rrf_scores``), best first; ties keep
-    first-seen order. The first list's copy is kept, with the fused ``score``."""
-    first: dict[object, Record] = {}
-    for hits in ranked:
-        for hit in hits:
-            first.setdefault(hit[key], hit)
-    scores = rrf_scores([hit[key] for hit in hits] for hits in ranked)
-    order = sorted(scores, key=lambda i: -scores[i])
-    return [{**first[i], "score": round(scores[i], 6)} for i in order]

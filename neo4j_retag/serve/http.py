@@ -120,7 +120,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/session", include_in_schema=False)
     async def session(request: Request) -> dict[str, Any]:
         """What the page needs before it asks: whether a key is required, and held."""
-        key = service.settings.api.key()
+        key = service.settings.serve.key()
         return {"key_required": key is not None, "signed_in": key is None or authorised(
             request.headers.get("authorization"), key) or service.sessions.valid(
             cookie(request.headers.get("cookie")))}
@@ -129,7 +129,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     async def login(body: LoginRequest, request: Request) -> Response:
         """The page's login: the key checked once, then a same-site HttpOnly session cookie
         (the key itself stays out of the page's storage and out of URLs)."""
-        key = service.settings.api.key()
+        key = service.settings.serve.key()
         if key is None:
             return JSONResponse({"signed_in": True})
         if not authorised(f"Bearer {body.key}", key):
@@ -207,7 +207,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.post("/ingest", status_code=202)
     async def ingest(body: IngestRequest) -> dict[str, Any]:
         writes()
-        root = service.settings.api.ingest_root
+        root = service.settings.serve.ingest_root
         paths = [await service.db(inside_root, p, root) for p in body.paths]  # walks: a thread
         return service.start_ingest(paths, topics=body.topics)
 
@@ -244,6 +244,6 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 def with_guard(app: FastAPI, service: Service, host: str, port: int) -> Guard:
     """``app`` behind the Host/Origin allow-list (for ``host``:``port``, the bound address),
     CORS when SERVE_CORS is on, the API key or a page session, and the body cap."""
-    api = service.settings.api
+    api = service.settings.serve
     return Guard(app, allowed=Allowed(host, port, api), key=api.key(),
                  sessions=service.sessions, max_body=api.max_body, cors=api.cors)

@@ -143,7 +143,7 @@ def build_mcp(service: Service) -> RetagMCP:
             """Index files or folders under the server's SERVE_INGEST_ROOT in the background;
             returns the job (poll GET /jobs/{id})."""
             async def go() -> dict[str, Any]:
-                root = service.settings.api.ingest_root
+                root = service.settings.serve.ingest_root
                 checked = [await service.db(inside_root, p, root) for p in paths]
                 return service.start_ingest(checked, topics)
             return await _tool(go)

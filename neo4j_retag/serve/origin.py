@@ -10,7 +10,7 @@ import secrets
 import time
 from urllib.parse import urlsplit
 
-from ..config import ApiSettings
+from ..config import ServeSettings
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_BINDS = ("0.0.0.0", "::", "")
@@ -28,7 +28,7 @@ class Allowed:
     names on the bound port (``127.0.0.1:8765``, ``localhost:8765``, ``[::1]:8765``), the
     bound address itself when it is not a wildcard, and their own http/https origins."""
 
-    def __init__(self, host: str, port: int, api: ApiSettings) -> None:
+    def __init__(self, host: str, port: int, api: ServeSettings) -> None:
         bound = f"[{host}]" if ":" in host else host
         names = list(LOOPBACK_NAMES)
         if host not in WILDCARD_BINDS and bound.lower() not in names:

@@ -21,7 +21,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
     SERVE_API_KEY (before anything starts), or when the serve extra is not installed.
     ``ssl``: (certificate file, key file) for HTTPS (uvicorn's TLS)."""
     if not mcp_stdio:
-        check_bind(host, settings.api)
+        check_bind(host, settings.serve)
     try:
         import uvicorn
 
@@ -36,7 +36,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
     app = with_guard(create_app(service, host), service, host, port)
     log.warning("serving on %s://%s:%d (MCP on /mcp, API docs on /docs)%s",
                 "https" if ssl else "http", host, port, ", writes allowed" if allow_writes else "")
-    if host not in LOCAL_HOSTS and not settings.api.allowed_hosts:
+    if host not in LOCAL_HOSTS and not settings.serve.allowed_hosts:
         log.warning("only the loopback names are allowed as Host: set SERVE_ALLOWED_HOSTS to "
                     "the name clients use (else 421)")
     tls = {"ssl_certfile": ssl[0], "ssl_keyfile": ssl[1]} if ssl else {}

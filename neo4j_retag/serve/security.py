@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..config import ApiSettings
+from ..config import ServeSettings
 from ..errors import ConfigError, InputError
 from .origin import Allowed, Sessions, cookie
 
@@ -23,7 +23,7 @@ class TooLargeError(InputError):
     """A request body over SERVE_MAX_BODY (413)."""
 
 
-def check_bind(host: str, api: ApiSettings) -> None:
+def check_bind(host: str, api: ServeSettings) -> None:
     """Refuse to serve beyond loopback without SERVE_API_KEY. Raises ConfigError."""
     if host not in LOCAL_HOSTS and api.key() is None:
         raise ConfigError(f"refusing to listen on {host} without SERVE_API_KEY: anyone who can "

@@ -51,7 +51,7 @@ class Service:
         # the calls themselves stay at LLM_CONCURRENCY (one limit shared by the loops)
         slots = QUESTIONS_PER_CALL * settings.llm.parallel
         self.calls = SharedLimit(settings.llm.parallel)
-        self.gate = Gate(slots, settings.api.queue_limit, self.calls)
+        self.gate = Gate(slots, settings.serve.queue_limit, self.calls)
         self.graph: Graph | None = None
         self.llms: list[LLM] = []  # one per question loop, the LLM call limit shared
         # one loop per slot: no question waits on another's blocking step (a Neo4j query)

@@ -20,7 +20,7 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # sits below index/ and query/, both of which build reports
 LAYERS = [{"errors", "keys"},
           {"config", "model", "tokens", "text", "events", "citations"},
-          {"llm", "db", "prompts", "server", "community_report"},
+          {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
 # about 300: past it a module likely holds a second idea to split out by idea (never a split

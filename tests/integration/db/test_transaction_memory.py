@@ -13,7 +13,7 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph, TransactionTooLarge
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 from tests.conftest import HOME, corpus, ingest, make_settings, wipe
 from tests.llm_double import default_extract
 

@@ -14,7 +14,7 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 from tests.conftest import double_vars, neo4j_vars, wipe
 from tests.integration.index.test_lock import _folder
 

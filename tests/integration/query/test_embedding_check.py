@@ -1,7 +1,9 @@
-"""One check of the question's embedding for every method (issue 32) on real Neo4j + GDS with
-the scripted double: vectors of another model of the same dimension are refused by rag,
-ReTAG (vector, hybrid, auto), local search and DRIFT before any call; a question vector of
-zeros is a one-line error or a noted fallback, never a Neo4j traceback."""
+"""One check of the question's embedding for every method on real Neo4j + GDS with the
+scripted double: vectors of another model of the same dimension are refused by every method
+that compares vectors - rag and ReTAG (vector, hybrid; by RETRIEVAL or by the question's own
+retrieval), ReTAG's auto, local search, DRIFT and auto (whose methods read vectors) - before
+any call; a question vector of zeros is a one-line error or a noted fallback, never a Neo4j
+traceback."""
 
 import pytest
 
@@ -14,9 +16,12 @@ from tests.llm_double import EMBED_DIM, default_embed
 
 pytestmark = pytest.mark.integration
 
+# (method, the question's options, settings): every way a method comes to compare vectors
 CASES = [("rag", {"retrieval": "vector"}, {}), ("rag", {"retrieval": "hybrid"}, {}),
          ("retag", {}, {"retrieval": "vector"}), ("retag", {}, {"retrieval": "hybrid"}),
-         ("retag", {}, {"retrieval": "auto"}), ("local", {}, {}), ("drift", {}, {})]
+         ("retag", {}, {"retrieval": "auto"}), ("retag", {"retrieval": "vector"}, {}),
+         ("retag", {"retrieval": "hybrid"}, {"retrieval": "bm25"}), ("local", {}, {}),
+         ("drift", {}, {}), ("auto", {}, {})]
 
 
 def ask(settings, graph, method, query=None, usage=None):

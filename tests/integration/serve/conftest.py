@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 import uvicorn  # noqa: E402
 
-from neo4j_retag.config import ApiSettings, Settings  # noqa: E402
+from neo4j_retag.config import ServeSettings, Settings  # noqa: E402
 from neo4j_retag.serve.http import create_app, with_guard  # noqa: E402
 from neo4j_retag.serve.service import Service  # noqa: E402
 
@@ -37,8 +37,8 @@ class Running:
                  tls: tuple[Path, Path] | None = None, **api: Any) -> None:
         # api: serve's settings by their variables' names in lower case (serve_api_key=...),
         # validated (model_copy would keep a key as a plain str, not a SecretStr)
-        group = ApiSettings(**{k.upper(): v for k, v in api.items()})
-        self.service = Service(settings.model_copy(update={"api": group}),
+        group = ServeSettings(**{k.upper(): v for k, v in api.items()})
+        self.service = Service(settings.model_copy(update={"serve": group}),
                                allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service, "127.0.0.1", port)
         ssl = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}

@@ -12,7 +12,7 @@ import httpx2 as httpx
 import pytest
 
 from neo4j_retag.config import Settings
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 from .conftest import BASE_PORT, Running
 

@@ -9,7 +9,7 @@ META = {"name": "Qwen2.5 Coder 1.5B Instruct GGUF", "architecture": "qwen2",
 
 def status(model="qwen", ready=True, meta=META):
     return lambda s: {"ready": ready, "running": ready, "model": model,
-                      "model_file": "/m/qwen.gguf", "gguf": meta, "n_ctx": s.serve.llm_ctx}
+                      "model_file": "/m/qwen.gguf", "gguf": meta, "n_ctx": s.services.llm_ctx}
 
 
 def test_served_model_context_and_budgets(monkeypatch):

@@ -15,7 +15,6 @@ from neo4j_retag.query.common import AnswerFailedError, no_answer
 from neo4j_retag.query.drift import ask_drift
 from neo4j_retag.query.drift_steps import folds, reduce_context, reply_model
 from neo4j_retag.query.local import ask_local
-from neo4j_retag.query.vectors import fuse_hits
 from tests.conftest import make_settings
 from tests.llm_double import EMBED_DIM, Fail, default_embed
 
@@ -123,12 +122,6 @@ def test_the_reduce_context_ranks_answers_by_score_within_its_budget(dsettings):
     assert ctx.index("q1") < ctx.index("q2")
     small = dsettings.model_copy(update={"reduce_context_tokens": 90})
     assert [a.query for a in reduce_context(small, acts)[1]] == ["q1"]
-
-
-def test_fuse_is_reciprocal_rank_fusion():
-    a = [{"id": "x"}, {"id": "y"}]
-    b = [{"id": "y"}, {"id": "z"}]
-    assert [r["id"] for r in fuse_hits([a, b], "id")] == ["y", "x", "z"]
 
 
 def test_drift_is_registered_and_reads_reports():

@@ -12,12 +12,24 @@ def test_lucene_query_escapes_everything():
 
 def test_reciprocal_rank_fusion_rewards_agreement_and_keeps_single_lists_in_order():
     from neo4j_retag.model import ReportRow
-    from neo4j_retag.query.retrieval import fuse
+    from neo4j_retag.query.retrieval import fuse_reports
 
     def rows(*ids):
         return [ReportRow(id=i) for i in ids]
-    fused = fuse(rows(1, 2, 3), rows(3, 4, 1))
-    assert [r.id for r in fused] == [1, 3, 2, 4]  # 1: 1/61 + 1/63; 3: 1/63 + 1/61 (tie: id)
+    fused = fuse_reports(rows(1, 2, 3), rows(3, 4, 1))
+    # 1: 1/61 + 1/63; 3: 1/63 + 1/61 (a tie: first seen first); then 2 (1/62) over 4 (1/62)
+    assert [r.id for r in fused] == [1, 3, 2, 4]
     assert fused[0].score == round(1 / 61 + 1 / 63, 6)
-    assert [r.id for r in fuse(rows(5, 6), [])] == [5, 6]
-    assert [r.id for r in fuse([], rows(9, 8))] == [9, 8]
+    assert [r.id for r in fuse_reports(rows(5, 6), [])] == [5, 6]
+    assert [r.id for r in fuse_reports([], rows(9, 8))] == [9, 8]
+
+
+def test_one_fuser_for_records_keeps_the_first_list_s_copy():
+    from neo4j_retag.query.retrieval import fuse
+
+    bm25 = [{"id": "x", "via": "bm25"}, {"id": "y", "via": "bm25"}]
+    near = [{"id": "y", "via": "vector"}, {"id": "z", "via": "vector"}]
+    fused = fuse([bm25, near], lambda hit: hit["id"])
+    assert [(h["id"], h["via"]) for h, _ in fused] == [("y", "bm25"), ("x", "bm25"),
+                                                        ("z", "vector")]
+    assert fused[0][1] == round(1 / 62 + 1 / 61, 6)

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 
-from neo4j_retag.config import ApiSettings
+from neo4j_retag.config import ServeSettings
 from neo4j_retag.serve.origin import SESSION_COOKIE, Allowed, Sessions, cookie
 from neo4j_retag.serve.security import Guard
 
 
-def api(**values) -> ApiSettings:
-    return ApiSettings(**{k.upper(): v for k, v in values.items()})
+def api(**values) -> ServeSettings:
+    return ServeSettings(**{k.upper(): v for k, v in values.items()})
 
 
 async def app(scope, receive, send):

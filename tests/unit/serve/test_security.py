@@ -16,11 +16,11 @@ from neo4j_retag.serve.security import authorised, check_bind, inside_root
 
 def test_bind_needs_a_key_beyond_loopback():
     for host in ("127.0.0.1", "localhost", "::1"):
-        check_bind(host, Settings(serve_api_key=None).api)
+        check_bind(host, Settings(serve_api_key=None).serve)
     for key in (None, ""):
         with pytest.raises(ConfigError, match="without SERVE_API_KEY"):
-            check_bind("0.0.0.0", Settings(serve_api_key=key).api)
-    check_bind("0.0.0.0", Settings(serve_api_key="k").api)
+            check_bind("0.0.0.0", Settings(serve_api_key=key).serve)
+    check_bind("0.0.0.0", Settings(serve_api_key="k").serve)
 
 
 def test_bearer_key():

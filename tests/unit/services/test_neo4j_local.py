@@ -1,6 +1,6 @@
 """The local Neo4j server's set-up without a JVM."""
 
-from neo4j_retag.server import neo4j_local
+from neo4j_retag.services import neo4j_local
 
 
 def test_the_initial_password_never_reads_as_an_option(monkeypatch):

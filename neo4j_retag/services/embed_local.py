@@ -27,7 +27,7 @@ from pathlib import Path
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import IntegrityError
-from neo4j_retag.server import process
+from neo4j_retag.services import process
 
 from ..model import JSON
 
@@ -94,10 +94,10 @@ def verify(f: ModelFile) -> Path:
 
 def command(settings: Settings) -> list[str]:
     """The server command line. Raises RuntimeError / IntegrityError (see ``verify``)."""
-    return [sys.executable, "-m", "neo4j_retag.server.embed_server",
+    return [sys.executable, "-m", "neo4j_retag.services.embed_server",
             "--model-file", str(verify(MODEL)), "--tokenizer-file", str(verify(TOKENIZER)),
             "--alias", ALIAS, "--host", "127.0.0.1", "--port", str(settings.embedding.port),
-            "--threads", str(settings.serve.llm_threads)]
+            "--threads", str(settings.services.llm_threads)]
 
 
 def status(settings: Settings) -> JSON:

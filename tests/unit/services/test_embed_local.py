@@ -7,7 +7,7 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import IntegrityError
-from neo4j_retag.server import embed_local
+from neo4j_retag.services import embed_local
 
 
 def test_a_missing_wheel_names_the_pip_line():
@@ -31,6 +31,6 @@ def test_each_port_has_its_own_pid_file_and_the_command_serves_the_alias(tmp_pat
     b = Settings(neo4j_retag_home=tmp_path, embedding_port=8102)
     assert embed_local.pid_file(a) != embed_local.pid_file(b)
     cmd = embed_local.command(a)
-    assert cmd[1:3] == ["-m", "neo4j_retag.server.embed_server"]
+    assert cmd[1:3] == ["-m", "neo4j_retag.services.embed_server"]
     assert cmd[cmd.index("--alias") + 1] == "all-minilm-l6-v2"
     assert cmd[cmd.index("--port") + 1] == "8101" and "--threads" in cmd

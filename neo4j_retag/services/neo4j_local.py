@@ -19,8 +19,8 @@ import neo4j
 from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
 from neo4j_retag.config import Settings
-from neo4j_retag.server import process
-from neo4j_retag.server.neo4j_install import (
+from neo4j_retag.services import process
+from neo4j_retag.services.neo4j_install import (
     ADMIN_TOOL,
     ENTRY_POINT,
     MARKER,
@@ -85,20 +85,20 @@ def write_conf(settings: Settings) -> Path:
         "server.directories.run": data / "run",
         "server.directories.plugins": home / "plugins",
         "dbms.security.procedures.unrestricted": "gds.*",
-        "server.memory.heap.initial_size": settings.serve.neo4j_heap,
-        "server.memory.heap.max_size": settings.serve.neo4j_heap,
-        "server.memory.pagecache.size": settings.serve.neo4j_pagecache,
+        "server.memory.heap.initial_size": settings.services.neo4j_heap,
+        "server.memory.heap.max_size": settings.services.neo4j_heap,
+        "server.memory.pagecache.size": settings.services.neo4j_pagecache,
         "dbms.usage_report.enabled": "false",
         "client.allow_telemetry": "false",
         # Community has no browser.allow_outgoing_connections (Enterprise only; strict config
         # validation rejects it); restricting remote content to localhost is the closest.
         "browser.remote_content_hostname_whitelist": "localhost",
     }
-    if settings.serve.neo4j_tx_memory:
-        conf["db.memory.transaction.max"] = settings.serve.neo4j_tx_memory
+    if settings.services.neo4j_tx_memory:
+        conf["db.memory.transaction.max"] = settings.services.neo4j_tx_memory
     path = _conf_dir(settings) / "neo4j.conf"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# written by neo4j_retag.server.neo4j_local; edits are overwritten\n"
+    path.write_text("# written by neo4j_retag.services.neo4j_local; edits are overwritten\n"
                     + "".join(f"{k}={v}\n" for k, v in conf.items()))
     return path
 
@@ -224,7 +224,7 @@ def start(settings: Settings, timeout: float = 240) -> dict[str, object]:
             java = java_executable()
             write_conf(settings)
             _ensure_password(settings, java)
-            heap = settings.serve.neo4j_heap
+            heap = settings.services.neo4j_heap
             cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *JVM_FLAGS,
                    "-cp", classpath(home), ENTRY_POINT, f"--home-dir={home}",
                    f"--config-dir={_conf_dir(settings)}", "--console-mode"]

