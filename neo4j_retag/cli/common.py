@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from ..config import Settings
     from ..db import Graph
-    from ..llm import LLM, Usage
     from ..errors import Failure
+    from ..llm import LLM, Usage
 
 T = TypeVar("T")
 log = logging.getLogger("neo4j_retag.cli")
