@@ -79,7 +79,7 @@ class ReportRow(BaseModel):
     level: int | None = None
     rank: float | None = None
     score: float | None = None
-    composed: bool = False  # composed from descriptions without an LLM call (issue 18)
+    composed: bool = False  # composed from descriptions without an LLM call
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> ReportRow:

@@ -4,7 +4,7 @@
 # Python server would run), its sha256 checked. Only the llama-server target, statically linked,
 # with the portable CPU flags (a -march=native build crashed on CPUs that advertise AMX):
 # override with LLAMA_SERVER_CMAKE_ARGS. The local LLM runs on it by default (LLM_SERVER=auto;
-# README "Local models, speed" has the measurement); exit non-zero on failure.
+# docs/benchmarks.md "Local model speed" has the measurement); exit non-zero on failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=0.3.36

@@ -1,4 +1,4 @@
-// The vector indexes of the embeddings (issue 19), cosine, of $dimensions (the embedding
+// The vector indexes of the embeddings, cosine, of $dimensions (the embedding
 // model's; db/vectors.py checks the stored vectors' model and dimension first); idempotent.
 // Not quantized: exact scores (quantized, a text's own vector scored 0.996 against it and
 // near ties swapped), at the memory of float32 vectors, small at this scale.

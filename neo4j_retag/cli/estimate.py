@@ -1,4 +1,4 @@
-"""CLI: `ingest PATH --estimate`, the bill before the run (issue 18). No LLM is called and
+"""CLI: `ingest PATH --estimate`, the bill before the run. No LLM is called and
 nothing is written; a reachable graph only tells which documents are indexed already."""
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
     if "embed" in est.stages:
         console.print("embed: embeddings requests and input tokens (EMBEDDING_MODEL; not in "
                       "the price: another model, priced apart)")
-    console.print(f"ratios measured for a {est.profile} model (ESTIMATE_PROFILE; README: What a "
-                  "user pays)" + ("; calibrated by the last ingest's actual figures"
-                                  if est.calibrated else ""))
+    console.print(f"ratios measured for a {est.profile} model (ESTIMATE_PROFILE; "
+                  "docs/benchmarks.md, What an index costs)"
+                  + ("; calibrated by the last ingest's actual figures"
+                     if est.calibrated else ""))
     if est.cached_units:
         console.print(f"response cache: {est.cached_units} of {est.text_units} text units' "
                       "extraction replies are cached (free); the LLM stages are scaled to the "

@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 def env(name: str, default: Any, description: str | None = None, **bounds: Any) -> Any:
     """A field read from the environment variable ``name`` (given by that name too);
     ``bounds`` (``ge=1`` ...) hold it to what its flag accepts: a budget of 0 or -1 is an
-    error naming the variable, not a call spent (issue 32)."""
+    error naming the variable, not a call spent."""
     return Field(default, validation_alias=name, description=description, **bounds)
 
 
@@ -149,7 +149,7 @@ class LLMSettings(Group):
 
 
 class EmbeddingSettings(Group):
-    """Embeddings (issue 19): any OpenAI-compatible ``/v1/embeddings`` endpoint; unset base URL
+    """Embeddings: any OpenAI-compatible ``/v1/embeddings`` endpoint; unset base URL
     = the LLM's endpoint when OPENAI_BASE_URL is set, else the local embedding server."""
 
     enabled: bool = env("EMBEDDINGS", True, "embed text units, entity descriptions and "
@@ -214,8 +214,8 @@ class IndexSettings(Group):
 
     chunk_size: int = env("CHUNK_SIZE", 600, ge=1)
     chunk_overlap: int = env("CHUNK_OVERLAP", 100, ge=0)
-    glean: int = env("GLEAN", 0, "extra gleaning rounds per text unit (README: What a user "
-                     "pays: none found anything new with the models measured)", ge=0)
+    glean: int = env("GLEAN", 0, "extra gleaning rounds per text unit (docs/benchmarks.md: "
+                     "none found anything new with the models measured)", ge=0)
     extract_claims: bool = env("EXTRACT_CLAIMS", True)
     claims_call: Literal["combined", "separate"] = env(
         "CLAIMS_CALL", "combined", "claims in the graph extraction call (its schema asks for at "
@@ -234,18 +234,18 @@ class IndexSettings(Group):
     report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500, ge=1)
     report_compose_max_entities: int = env(
         "REPORT_COMPOSE_MAX_ENTITIES", 3, "communities of at most this many entities get a "
-        "report composed from their descriptions, without an LLM call (README: what a model's "
-        "report adds there)", ge=0)
+        "report composed from their descriptions, without an LLM call (docs/benchmarks.md: "
+        "what a model's report adds there)", ge=0)
     topic_assign_batch: int = Field(
         1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
-        "their topics per LLM call (README: What a user pays)")
+        "their topics per LLM call (docs/indexing.md)")
     estimate_profile: Literal["auto", "remote", "local-small"] = env(
         "ESTIMATE_PROFILE", "auto", "the model profile of `ingest --estimate`; auto = "
-        "local-small for the embedded SmolLM2, else remote (README: What a user pays)")
+        "local-small for the embedded SmolLM2, else remote (docs/indexing.md)")
     topic_remine_share: float = Field(
         0.1, ge=0, le=1, validation_alias="TOPIC_REMINE_SHARE", description="an ingest mines "
         "topics again when more than this share of the mined reports' text changed; else it "
-        "keeps them and labels only new text units (README: What a user pays)")
+        "keeps them and labels only new text units (docs/indexing.md)")
     method: Literal["auto", "full", "lazy"] = env(
         "INDEX_METHOD", "auto", "full = LLM-extracted entities and reports (GraphRAG; on a lazy "
         "graph `ingest --full` turns it into the full index); lazy = noun-phrase concepts and "

@@ -1,4 +1,4 @@
-"""Vectors in the graph (issue 19): the ``embedding`` property of text units (:Chunk), entities
+"""Vectors in the graph: the ``embedding`` property of text units (:Chunk), entities
 (their description) and community reports, one cosine vector index per label, and the
 nearest-node queries on them.
 

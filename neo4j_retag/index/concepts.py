@@ -15,15 +15,15 @@ names the story's people, places and organisations, and its recurring subjects:
   candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words;
   a run of over 6 words (a language whose stopwords the list does not hold) gives its words,
   kept when they recur;
-- **any script** (issue 32): words are letters of any script, capitals of any cased script
+- **any script**: words are letters of any script, capitals of any cased script
   (Latin, Cyrillic, Greek ...) mark names, a table cell ("|") is a run of its own; a text
   mostly in capitals is read in lower case (one "name" per sentence otherwise); scripts
   written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) give character bigrams kept
   when they recur in the text unit - the n-gram fallback of Lucene's CJK analyzer, with no
-  segmenter's dictionary to ship (README, "Lazy mode", says what it gives).
+  segmenter's dictionary to ship (docs/lazy.md says what it gives).
 
 Concepts are ranked names first, then by frequency and length; at most MAX_CONCEPTS per text
-unit. ``benchmarks/lazy.py --concepts`` measures them on BBC (README, "Lazy mode").
+unit. ``benchmarks/lazy.py --concepts`` measures them on BBC (docs/benchmarks.md, "Lazy mode").
 """
 
 from __future__ import annotations

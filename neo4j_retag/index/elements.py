@@ -129,7 +129,7 @@ def joined_descriptions(settings: Settings, descriptions: list[str]) -> str | No
     """Several descriptions of one element joined (sorted, chatter stripped) when they need
     no summary call: fewer than ``SUMMARY_MIN_DESCRIPTIONS`` distinct ones whose joined text
     fits ``SUMMARY_MAX_TOKENS`` (LightRAG's rule, FORCE_LLM_SUMMARY_ON_MERGE: a summary of a
-    few short descriptions only shortens what already fits; issue 18). None when one or none
+    few short descriptions only shortens what already fits). None when one or none
     (no call either) or when a summary is due."""
     unique = {d.strip() for d in descriptions if d.strip()}
     if len(unique) <= 1 or len(unique) >= settings.index.summary_min_descriptions:

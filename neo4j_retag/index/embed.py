@@ -1,4 +1,4 @@
-"""`ingest`'s embed stage (issue 19): text units, entity descriptions and community reports
+"""`ingest`'s embed stage: text units, entity descriptions and community reports
 (title + summary + findings) embedded and stored on their nodes (``embedding``), for the
 vector indexes that hybrid retrieval, local search and DRIFT read.
 

@@ -1,4 +1,4 @@
-"""What of an ingest the LLM response cache already holds (issue 32): `ingest --estimate`
+"""What of an ingest the LLM response cache already holds: `ingest --estimate`
 said 25 calls where the run, its replies cached by an earlier run, paid 1. Each new text
 unit's extraction request is looked up under the key the real call uses - made by the LLM
 client itself, run dry: a request the cache does not answer is never sent - so the estimate

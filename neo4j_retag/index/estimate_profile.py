@@ -1,4 +1,4 @@
-"""What `ingest --estimate` knows of the model (issue 18): measured profiles, and calibration
+"""What `ingest --estimate` knows of the model: measured profiles, and calibration
 from the last ingest's estimate and actual figures stored in the graph.
 
 A profile holds the ratios the input cannot tell: how much the model writes per call, how
@@ -49,7 +49,7 @@ class Profile:
     # the endpoint's prompt tokens per cl100k token of corpus text and prompt (its tokenizer;
     # fakellm counts characters / 4)
     prompt_token_factor: float = 1.0
-    # the embed stage (issue 19): entities per text unit and tokens of an embedded entity
+    # the embed stage: entities per text unit and tokens of an embedded entity
     # (name: description) and report (title, summary, findings)
     entities_per_unit: float = 2.0
     entity_text_tokens: float = 40.0

@@ -184,7 +184,7 @@ class GraphExtraction(BaseModel):
 
 class GraphClaimsExtraction(GraphExtraction):
     # at least one claim in the schema only: under a grammar a model otherwise answers "[]"
-    # (issue 13: 4 of 4 text units); a claim the text does not support is dropped afterwards
+    # (4 of 4 text units); a claim the text does not support is dropped afterwards
     claims: list[ExtractedClaim] = Field([], json_schema_extra={"minItems": 1})
 
 

@@ -78,7 +78,7 @@ class Gds:
                 "install it (AuraDS has it), or set GDS_MODE=sessions for Aura Graph Analytics"
             ) from err
 
-    def _session(self) -> Any:  # pragma: no cover - needs an Aura account (README)
+    def _session(self) -> Any:  # pragma: no cover - needs an Aura account (docs/configuration.md)
         from datetime import timedelta
 
         from graphdatascience.session import (

@@ -1,4 +1,4 @@
-"""Each community report paid once, by design (issue 18), and tiny communities for free.
+"""Each community report paid once, by design, and tiny communities for free.
 
 A report is a function of what its prompt shows: the community's members with their
 descriptions, the relationships between them and the claims about them. Its ``report_key``
@@ -13,7 +13,8 @@ the report can say.
 
 Communities of at most ``REPORT_COMPOSE_MAX_ENTITIES`` entities get a report composed from
 their descriptions (``report_source: 'composed'``): a report of so few entities can only
-restate their descriptions (README, "What a user pays", says what is measured of it).
+restate their descriptions (docs/benchmarks.md, "What an index costs", says what is measured
+of it).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class TopicsResult(BaseModel):
 
 
 class EmbedCounts(BaseModel):
-    """The embed stage (issue 19): nodes embedded now, by kind, and the ``failures`` (item
+    """The embed stage: nodes embedded now, by kind, and the ``failures`` (item
     ``chunk <id>``, ``entity <key>``, ``community <id>``; retried by the next run)."""
 
     text_units: int = 0

@@ -2,9 +2,10 @@
 labels text units with the corpus topics they concern; a topic's subgraph is what those text
 units produced.
 
-``index.topic_assign_batch`` text units share one call (issue 18): each call repeats the
+``index.topic_assign_batch`` text units share one call: each call repeats the
 instructions and the topic listing, so batching pays them once per batch instead of once per
-text unit (README "What a user pays": measured share of the prompt tokens per batch size).
+text unit (docs/benchmarks.md "What an index costs": measured share of the prompt tokens per
+batch size).
 The schema asks for one labelled list per passage (``passage_1`` ... ``passage_k``, all
 required), so a reply cannot silently drop a passage; a batch whose call fails fails each of
 its text units (a `Failure` each: they are labelled by the next run).

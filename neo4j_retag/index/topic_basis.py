@@ -1,4 +1,4 @@
-"""Incremental topics (issue 18): what a topic build keeps from the last one.
+"""Incremental topics: what a topic build keeps from the last one.
 
 Topics are mined by global queries over the general reports of one level (index/topics.py);
 the reports follow from the entities and their descriptions, and a topic is a subject - new

@@ -53,7 +53,7 @@ def _failure(failed: list[Failure], item: str, err: Exception | str) -> None:
 async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
                   failed: list[Failure]) -> tuple[str, str]:
     """The topic and the corpus answers for topic mining, from one map pass over the level's
-    reports (one reduce each: the reports' tokens paid once, issue 18). An answer with any
+    reports (one reduce each: the reports' tokens paid once). An answer with any
     failed map batch or reduce is recorded as a failed item (topics mined from it would
     differ from a full one's)."""
     reduces = [(fragment("index/topics_question"), "a bulleted list of topics, 'name: "
@@ -82,7 +82,7 @@ def mining_level(graph: Graph) -> int | None:
     so each answers "what does this corpus hold"; the root's few broad reports tell it in the
     fewest tokens (BBC-200: 53 k tokens at the root against 69 k-144 k at levels 1-4; Edge et
     al. 2024 found C0 answers global questions at a fraction of the leaf level's tokens).
-    README, "What a user pays"."""
+    docs/indexing.md."""
     rows = graph.run("index/level_report_sizes")
     return min(rows, key=lambda r: (r["chars"], r["level"]))["level"] if rows else None
 

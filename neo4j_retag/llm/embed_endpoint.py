@@ -1,4 +1,4 @@
-"""The embeddings endpoint (issue 19): its connection and what it has been found to take,
+"""The embeddings endpoint: its connection and what it has been found to take,
 and the checks every embeddings reply passes before a vector is used (``read_vectors``)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Embeddings through the `openai` client's ``/v1/embeddings`` on any OpenAI-compatible endpoint
 (``settings.embedding``: EMBEDDING_MODEL, EMBEDDING_BASE_URL, EMBEDDING_API_KEY,
-EMBEDDING_DIMENSIONS, EMBEDDING_BATCH; issue 19).
+EMBEDDING_DIMENSIONS, EMBEDDING_BATCH).
 
 By the chat client's rules: transport faults retried (``transport.request``: 429 honouring
 Retry-After, 5xx, timeouts), an unusable reply (no data, a wrong count, non-numbers, another

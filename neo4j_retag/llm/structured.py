@@ -1,5 +1,5 @@
 """A structured reply held to the schema we sent, on our side: servers accept a schema without
-enforcing it (issue 21 kind 2). The text is read as JSON (or, for a model that has one, in
+enforcing it. The text is read as JSON (or, for a model that has one, in
 another format it may answer in: GraphRAG's tuples), conformed to the schema sent (wrong field
 names are invalid; lists and strings over their bounds cut, counted as repairs), then
 validated by the pydantic model. Anything else is an ``invalid`` ReplyFault: retried with the

@@ -45,7 +45,7 @@ def _neo4j(settings: Settings) -> list[Check]:
             out.append(Check("Graph Data Science", problem is None,
                              problem or f"GDS_MODE=sessions: Aura Graph Analytics session "
                              f"{settings.gds.session_name!r} ({settings.gds.session_memory})",
-                             "set the named setting (README, Configuration)"))
+                             "set the named setting (docs/configuration.md)"))
         else:
             try:
                 out.append(Check("Graph Data Science", True,

@@ -49,7 +49,7 @@ def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
     """``text`` with a ``[Data: <kind> (ids)]`` marker after each sentence that cites nothing
     and shares 2 or more content words with one of ``supports`` (its text, the ids behind it:
     a map point and its reports, a claim and its text units): the ids of the support sharing
-    most (5 at most). For a model that writes no marker (issue 30: Qwen2.5-Coder-1.5B cited
+    most (5 at most). For a model that writes no marker (Qwen2.5-Coder-1.5B cited
     in few answers), so that a reader still sees which source each sentence rests on; the
     caller notes it and marks those citations ``attributed``. Returns the text and the number
     of sentences attributed."""

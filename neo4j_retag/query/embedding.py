@@ -1,4 +1,4 @@
-"""The one place a query method embeds text (issue 32): a question, a hypothetical answer or
+"""The one place a query method embeds text: a question, a hypothetical answer or
 DRIFT's follow-ups, for rag, ReTAG's vector / hybrid retrieval, local search's seeding and
 DRIFT's primer alike.
 

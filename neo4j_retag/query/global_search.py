@@ -27,7 +27,7 @@ async def global_answers(graph: Graph, llm: LLM, settings: Settings, map_questio
                          scope: str = GENERAL) -> list[Answer]:
     """Several global answers over the reports of ``scope`` at ``level`` from one map pass
     (``map_question``), one reduce per ``(question, response_type)``: topic mining's two
-    questions read the level's reports once (issue 18)."""
+    questions read the level's reports once."""
     reports = reports_at_level(graph, scope, level)
     trace = Trace(method="global", level=level, scope=scope)
     note_stale(graph, scope, trace)

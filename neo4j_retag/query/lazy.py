@@ -72,7 +72,7 @@ def claims_model(ids: tuple[int, ...]) -> type[Claims]:
     """Claims whose ``sources`` may name only this group's passage ids (under a grammar), at
     least one per passage (up to MAX_CLAIMS): under a grammar a model stops at the lower bound
     the schema allows, and Qwen2.5-Coder-1.5B gave one claim for five passages - the answer,
-    not a fact of each (issue 30; the map step's ``min_points`` likewise). Parsing stays
+    not a fact of each (the map step's ``min_points`` likewise). Parsing stays
     lenient: fewer are accepted."""
     claim = create_model("Claim", __base__=Claim, sources=(list[int], Field(
         [], json_schema_extra={"items": {"type": "integer", "enum": list(ids)}, "minItems": 1})))

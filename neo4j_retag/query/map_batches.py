@@ -1,4 +1,4 @@
-"""Map batches sized to the endpoint (issue 32): reports packed into batches within a token
+"""Map batches sized to the endpoint: reports packed into batches within a token
 budget - MAP_CONTEXT_TOKENS, or less when the endpoint's window is known - and a batch the
 endpoint refuses as over its window (any provider's wording: ``llm.endpoint.context_refused``)
 split and mapped again, the window remembered with the endpoint's capabilities

@@ -66,7 +66,7 @@ MIN_POINTS = 3  # points a map batch must give (fewer when it holds fewer report
 
 def min_points(batch_size: int) -> int:
     """The schema's lower bound on a batch's points: ``min(3, batch_size)``. Grammar-constrained
-    decoding stops at the bound the schema allows (issue 13: every batch gave exactly one point
+    decoding stops at the bound the schema allows (every batch gave exactly one point
     under ``minItems: 1``); score-0 points keep "I don't know" possible."""
     return max(1, min(MIN_POINTS, batch_size))
 
@@ -197,7 +197,7 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     """:func:`map_reduce` with one map pass (``map_question``) and one reduce per
     ``(question, response_type)`` of ``reduces``, each answer with its own copy of the
     trace: questions over the same reports pay the map - the reports' tokens - once (topic
-    mining, issue 18)."""
+    mining)."""
     by_id = {r.id: r for r in (*citable, *reports)}
     trace.reports_retrieved = len(reports)
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,

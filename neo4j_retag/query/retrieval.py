@@ -1,7 +1,7 @@
 """Retrieval for ReTAG (Kim et al. 2025 §3.3): community levels, LLM keyword expansion and
 BM25 over community reports through the Neo4j full-text index (Lucene; queries parameterised),
 the reports nearest to the question's embedding through the vector index, and both fused by
-reciprocal rank (``RETRIEVAL=bm25|vector|hybrid``; issue 19)."""
+reciprocal rank (``RETRIEVAL=bm25|vector|hybrid``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Vectors at query time for local search, DRIFT and rag (issue 19): the nodes nearest a
+"""Vectors at query time for local search, DRIFT and rag: the nodes nearest a
 question's vector (the vector indexes, ``db/vectors.py``; the vector made and checked by
 ``query.embedding.embed_question``, the one check of it).
 """
