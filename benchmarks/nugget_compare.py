@@ -79,14 +79,12 @@ def prepare(settings: Settings, graph: Graph, corpus: Path | None, methods: list
 
 
 def _resumed(path: Path, methods: list[str]) -> list[AnswerRecord]:
-    """The answers a stopped run of the same methods saved in ``path`` (none otherwise)."""
+    """The answers of ``methods`` a stopped run saved in ``path`` (none otherwise); with the
+    methods already answered, ``--resume`` only writes the results."""
     if not path.exists():
         return []
     data = json.loads(path.read_text())
-    if data.get("methods") != methods:
-        print(f"{path}: other methods, not resumed", file=sys.stderr)
-        return []
-    return [AnswerRecord.model_validate(a) for a in data["answers"]]
+    return [AnswerRecord.model_validate(a) for a in data["answers"] if a["method"] in methods]
 
 
 def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
