@@ -6,8 +6,8 @@ rendered and counted exactly; what the model writes, and how many summaries, rep
 topic calls the graph will need, follow per-text-unit ratios measured on real runs
 (index/estimate_profile.py: a profile per kind of model, calibrated by the last ingest's
 actual figures; docs/benchmarks.md "What an index costs"). Topic mining is modelled by
-its structure (map batches over the mining level's reports, two reduces, one topic list; mined again only when
-the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment per new text unit.
+its structure (map batches over the mining level's reports, two reduces, one topic list;
+mined again only when the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment per new text unit.
 `ingest` stores its estimate in the graph and `stats` shows it beside what the run spent.
 """
 
