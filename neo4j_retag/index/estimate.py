@@ -7,7 +7,8 @@ topic calls the graph will need, follow per-text-unit ratios measured on real ru
 (index/estimate_profile.py: a profile per kind of model, calibrated by the last ingest's
 actual figures; docs/benchmarks.md "What an index costs"). Topic mining is modelled by
 its structure (map batches over the mining level's reports, two reduces, one topic list;
-mined again only when the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment per new text unit.
+mined again only when the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment
+per new text unit.
 `ingest` stores its estimate in the graph and `stats` shows it beside what the run spent.
 """
 
