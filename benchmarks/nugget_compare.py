@@ -39,7 +39,7 @@ from neo4j_retag.eval.report import scores, write_folder
 from neo4j_retag.eval.run import evaluate, method_spec
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage
-from neo4j_retag.model import GENERAL
+from neo4j_retag.model import GENERAL, no_progress
 from neo4j_retag.query.retrieval import levels, query_level
 from neo4j_retag.services import neo4j_local
 
@@ -108,17 +108,13 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
         notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
         level = query_level(graph, settings, args.level)
         t0 = time.perf_counter()
-
-        def progress(stage: str, n: int, total: int | None = None) -> None:
-            pass  # one line per answer below instead
-
         for i, q in enumerate(questions, 1):
             print(f"question {i}/{len(questions)}: {q}", file=sys.stderr, flush=True)
             for m in methods:
                 if (q, m) in done:
                     continue
                 _, got, _ = with_llm(settings, Usage(), lambda llm, q=q, m=m: evaluate(
-                    graph, llm, settings, [q], [m], level, progress, judged=False,
+                    graph, llm, settings, [q], [m], level, no_progress, judged=False,
                     nuggets=nuggets.by_question()))
                 answers += got
                 a = got[0]
