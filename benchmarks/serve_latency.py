@@ -9,9 +9,10 @@ fakellm with ``--delay-ms 200`` (every LLM call takes 200 ms, like a fast remote
 Each --runs times (median, min, max); LLM cache off, so every run calls the LLM.
 
 Then `serve` under load (issue 33), against fakellm with ``--load-delay-ms 300`` and
-LLM_CONCURRENCY ``--concurrency`` (8): GET /health every 50 ms while 20 questions and an
-ingest job run (its p50/p99 latency), and 50 concurrent questions (answers and LLM calls per
-second; the ceiling is LLM_CONCURRENCY / 0.3 s calls per second). ``--code DIR`` runs the
+LLM_CONCURRENCY ``--concurrency`` (8): GET /health every 50 ms, from a process of its own
+(benchmarks/health_probe.py), while 20 questions and an ingest job run (its p50/p99 latency),
+and 50 concurrent questions (answers and LLM calls per second; the ceiling is
+LLM_CONCURRENCY / 0.3 s calls per second). ``--code DIR`` runs the
 server from another checkout (e.g. ``git archive <commit> | tar -x -C DIR``: "before").
 
     .venv/bin/python benchmarks/serve_latency.py [--runs 5] [--method retag]
@@ -112,14 +113,20 @@ def stream_run(base: str, method: str) -> dict[str, float]:
     return out
 
 
-async def _health_sampler(c: httpx.AsyncClient, times: list[float], stop: asyncio.Event,
-                         states: list[str]) -> None:
-    while not stop.is_set():
-        t0 = time.perf_counter()
-        r = await c.get("/health")
-        times.append(time.perf_counter() - t0)
-        states.append(r.json().get("status", "?"))
-        await asyncio.sleep(0.05)
+@contextmanager
+def health_probe(base: str) -> Iterator[dict[str, Any]]:
+    """GET /health every 50 ms from a process of its own (benchmarks/health_probe.py) for the
+    block's duration; the dict gets its ``times`` (s) and ``statuses`` at the end."""
+    stop = Path(tempfile.mkdtemp(prefix="health-probe-")) / "stop"
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("health_probe.py")),
+                             base, str(stop)], stdout=subprocess.PIPE, text=True)
+    out: dict[str, Any] = {}
+    try:
+        yield out
+    finally:
+        stop.touch()
+        text, _ = proc.communicate(120)
+        out.update(json.loads(text))
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -131,31 +138,24 @@ async def load_run(base: str, method: str, asks: int = 50) -> dict[str, object]:
     """/health latency during 20 questions, then 20 questions + an ingest, then 50 questions
 at once."""
     async with httpx.AsyncClient(base_url=base, timeout=600) as c:
-        asks_only: list[float] = []
-        stop = asyncio.Event()
-        sampler = asyncio.create_task(_health_sampler(c, asks_only, stop, []))
-        await asyncio.gather(*(c.post("/ask", json={
-            "question": f"What are the main themes, warm {i}?", "method": method})
-            for i in range(20)))
-        stop.set()
-        await sampler
-        times: list[float] = []
-        states: list[str] = []
-        stop = asyncio.Event()
-        sampler = asyncio.create_task(_health_sampler(c, times, stop, states))
-        job = await c.post("/ingest", json={"paths": ["."], "topics": False})
-        questions = await asyncio.gather(*(c.post("/ask", json={
-            "question": f"What are the main themes, take {i}?", "method": method})
-            for i in range(20)))
-        job_id = job.json().get("id") if job.status_code == 202 else None
-        job_state = "none"
-        while job_id:
-            job_state = (await c.get(f"/jobs/{job_id}")).json()["status"]
-            if job_state != "running":
-                break
-            await asyncio.sleep(0.2)
-        stop.set()
-        await sampler
+        with health_probe(base) as probe:
+            await asyncio.gather(*(c.post("/ask", json={
+                "question": f"What are the main themes, warm {i}?", "method": method})
+                for i in range(20)))
+        asks_only = probe["times"]
+        with health_probe(base) as probe:
+            job = await c.post("/ingest", json={"paths": ["."], "topics": False})
+            questions = await asyncio.gather(*(c.post("/ask", json={
+                "question": f"What are the main themes, take {i}?", "method": method})
+                for i in range(20)))
+            job_id = job.json().get("id") if job.status_code == 202 else None
+            job_state = "none"
+            while job_id:
+                job_state = (await c.get(f"/jobs/{job_id}")).json()["status"]
+                if job_state != "running":
+                    break
+                await asyncio.sleep(0.2)
+        times, states = probe["times"], probe["statuses"]
         t0 = time.perf_counter()
         rs = await asyncio.gather(*(c.post("/ask", json={
             "question": f"What are the main themes, burst {i}?", "method": method})
@@ -169,7 +169,7 @@ at once."""
                                       "max_ms": round(max(asks_only) * 1000, 1)},
             "health_during_20_asks_and_ingest": {
                 "samples": len(times), "p50_ms": _pct(times, 0.5), "p99_ms": _pct(times, 0.99),
-                "max_ms": round(max(times) * 1000, 1), "statuses": sorted(set(states)),
+                "max_ms": round(max(times) * 1000, 1), "statuses": states,
                 "ingest_job": job.status_code, "ingest_status": job_state,
                 "asks_ok": sum(r.status_code == 200 for r in questions),
                 "asks_failed": [f"{r.status_code}: {r.text[:200]}" for r in questions

@@ -23,6 +23,11 @@ class DatabaseUnreachable(ConfigError):
     """Neo4j went away during a run and stayed away through the driver's retries."""
 
 
+class QueryTimeout(RetagError):
+    """Neo4j stopped a query that ran longer than the transaction timeout given to it
+    (`serve`: SERVE_QUERY_TIMEOUT); the message names the query and the limit."""
+
+
 class InputError(RetagError):
     """Bad input from the user: a missing path, an unknown topic, method or mode."""
 

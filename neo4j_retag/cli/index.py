@@ -174,6 +174,10 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         console.print(f"[yellow]skipped[/yellow] {sk.item}: {sk.error}", highlight=False)
     for outcome in result.outcomes:
         console.print(f"[yellow]{outcome}[/yellow]")
+    if result.unread:
+        console.print(f"[red]{len(result.unread)} document(s) could not be read[/red] (listed "
+                      "above as skipped): fix or remove them, then rerun (exit code 3)",
+                      highlight=False)
     print_failures(result.failures, "`neo4j-retag ingest --resume`")
     console.print(usage_table(usage))
 

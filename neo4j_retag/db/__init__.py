@@ -6,7 +6,7 @@ import logging
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from neo4j.exceptions import (  # noqa: E402
 )
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, RetagError  # noqa: E402
+from ..errors import ConfigError, QueryTimeout, RetagError  # noqa: E402
 from .breaker import Breaker, reachable  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
@@ -124,7 +124,9 @@ class Graph:
 
     ``fail_fast`` (for `serve`): short connect and retry times (at most FAST_RETRY s, not
     NEO4J_RETRY_SECONDS) and a :class:`Breaker`, so that while the server is down each call
-    fails within seconds, then at once, and works again as soon as it is back.
+    fails within seconds, then at once, and works again as soon as it is back; and each query
+    and write gets SERVE_QUERY_TIMEOUT as its transaction timeout, so that a query that hangs
+    (a lock, a runaway plan) ends with QueryTimeout instead of holding its thread for good.
 
     Raises ConfigError (naming NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD) when the server
     is unreachable or rejects the credentials.
@@ -134,6 +136,8 @@ class Graph:
         self.settings = settings
         self.database = settings.neo4j.database
         self.breaker = Breaker(FAST_HOLD) if fail_fast else None
+        # Neo4j enforces it on its side: the driver has no read timeout of its own
+        self.query_timeout = settings.serve.query_timeout if fail_fast else None
         retry = settings.neo4j.retry_seconds
         timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
                      FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
@@ -161,6 +165,17 @@ class Graph:
         # the server went away and the driver's retries are spent: one error a user reads
         return reachable(self.settings.neo4j.bolt_uri, self.breaker)
 
+    @contextmanager
+    def _bounded(self, name: str) -> Iterator[None]:
+        """Around a query given ``query_timeout``: Neo4j's timeout is one QueryTimeout line."""
+        try:
+            yield
+        except ClientError as err:
+            if "TransactionTimedOut" not in (err.code or ""):
+                raise
+            raise QueryTimeout(f"Neo4j stopped {name} after {self.query_timeout:g} s "
+                               "(SERVE_QUERY_TIMEOUT)") from err
+
     def __enter__(self) -> Graph:
         return self
 
@@ -172,10 +187,10 @@ class Graph:
 
     def run(self, name: str, /, **params: Any) -> list[Record]:
         """Run ``cypher/<name>.cypher`` with ``params``; rows as dicts."""
-        with self._reachable():
+        with self._reachable(), self._bounded(name):
             records, _, _ = self.driver.execute_query(
-                Query(self.cypher(name)), params, database_=self.database
-            )
+                Query(self.cypher(name), timeout=self.query_timeout), params,
+                database_=self.database)
         return [r.data() for r in records]
 
     def run_script(self, name: str, /, **params: Any) -> None:
@@ -235,9 +250,10 @@ class Graph:
 
         # first try unmanaged: the memory error (raised by a statement or at commit) is a
         # transient error the driver would retry for NEO4J retry seconds, to no avail
-        with self._reachable(), self.driver.session(database=self.database) as session:
+        with (self._reachable(), self._bounded(parts[0][0]),
+              self.driver.session(database=self.database) as session):
             try:
-                with session.begin_transaction() as tx:
+                with session.begin_transaction(timeout=self.query_timeout) as tx:
                     work(tx)
                     tx.commit()
             except Neo4jError as err:

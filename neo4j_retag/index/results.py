@@ -58,9 +58,15 @@ class EmbedCounts(BaseModel):
     failures: list[Failure] = Field(default_factory=list)
 
 
+# skipped inputs that are not documents at all (a folder's images, an empty file): listed
+# only; any other reason is a document that could not be read, which fails the run (exit 3)
+NOT_DOCUMENTS = frozenset({"unsupported", "binary", "empty"})
+
+
 class IngestResult(BaseModel):
     """`run_ingest`: what each stage did and every item that failed (retried by the next
-    run) or input skipped (listed only: the next run skips it again)."""
+    run) or input skipped (listed; a document that could not be read - encrypted, no text
+    layer, corrupt - counts as failed, and the next run tries it again)."""
 
     documents_read: int = 0
     documents_new: int = 0
@@ -93,6 +99,12 @@ class IngestResult(BaseModel):
                 "embedding": self.embeddings.failures}
 
     @property
+    def unread(self) -> list[Failure]:
+        """The skipped inputs that are documents which could not be read."""
+        return [s for s in self.skipped if s.reason not in NOT_DOCUMENTS]
+
+    @property
     def failed_items(self) -> int:
-        """Items that failed in this run (each retried by the next run): `ingest` exits 3."""
-        return sum(map(len, self.failures.values()))
+        """Items that failed in this run, documents not read included (each tried again by
+        the next run): `ingest` exits 3."""
+        return sum(map(len, self.failures.values())) + len(self.unread)

@@ -21,7 +21,15 @@ from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
 
 from .. import events
-from ..errors import ConfigError, InputError, LevelError, LLMError, NotFoundError, RetagError
+from ..errors import (
+    ConfigError,
+    InputError,
+    LevelError,
+    LLMError,
+    NotFoundError,
+    QueryTimeout,
+    RetagError,
+)
 from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
 from . import corpus
@@ -45,7 +53,7 @@ class WritesOffError(RetagError):
 STATUS: list[tuple[type[Exception], int]] = [
     (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (NotFoundError, 404),
     (InputError, 400),
-    (LevelError, 400), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
+    (LevelError, 400), (QueryTimeout, 504), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
 class ServeAsk(AskRequest):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import gc
 import logging
 import threading
 import uuid
@@ -75,6 +76,10 @@ class Service:
             llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
             self.llms.append(llm)
         self.worker.start()
+        # what a started server holds lives as long as it does: frozen out of the collector's
+        # sight, a full collection (every thread waits while it runs) need not walk it
+        gc.collect()
+        gc.freeze()
 
     async def stop(self) -> None:
         self._stopping.set()

@@ -74,8 +74,10 @@ def test_folder_of_documents_keeps_pages_slides_headings(settings, graph, double
                                   "lazy"], env=env)
     assert r.exit_code == 0 and "library-report.pdf pp. 2-3" in r.output, r.output
 
-    # the CLI's rerun adds nothing and lists each bad file again, counted by reason
+    # the CLI's rerun adds nothing and lists each bad file again, counted by reason; the
+    # documents it could not read fail the run (exit 3), never a silent success
     r = CliRunner().invoke(main, ["ingest", str(folder)], env={**env, "COLUMNS": "200"})
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 3, r.output
+    assert "5 document(s) could not be read" in r.output, r.output
     assert "5 (corrupt 1, encrypted 1, mismatched 2, no-text 1)" in r.output, r.output
     assert "scan.pdf: no text layer: OCR is not included (2 pages)" in r.output

@@ -16,14 +16,17 @@ def test_ingest_result_json_has_one_failure_shape_and_derived_counts():
         text_units_failed=[Failure.of("doc-00001", ReplyFault("truncated", "cut"))],
         summaries_failed=[Failure.of("Scrooge", LLMError("summarize: timed out", "timeout"))],
         reports=ReportCounts(ok=2, failures=[Failure.of("report 7", LLMError("x"))]),
-        skipped=[Failure(item="a.bin", reason="binary", error="binary file")])
+        skipped=[Failure(item="a.bin", reason="binary", error="binary file"),
+                 Failure(item="b.pdf", reason="encrypted", error="encrypted PDF")])
     data = res.model_dump(mode="json")
     assert data["text_units_failed"] == [
         {"item": "doc-00001", "reason": "truncated", "error": "truncated: cut"}]
     assert data["summaries_failed"][0]["reason"] == "timeout"
     assert data["reports"]["failed"] == 1 and data["reports"]["failures"][0]["item"] == "report 7"
-    assert data["skipped"] == [{"item": "a.bin", "reason": "binary", "error": "binary file"}]
-    assert res.failed_items == 3  # skipped inputs are listed, not retried
+    assert data["skipped"][0] == {"item": "a.bin", "reason": "binary", "error": "binary file"}
+    # a file that is no document is listed only; a document not read counts as failed
+    assert [f.item for f in res.unread] == ["b.pdf"]
+    assert res.failed_items == 4
     assert list(res.failures) == ["text unit", "summary", "community", "topic item", "embedding"]
 
 
