@@ -114,7 +114,11 @@ def carry_down(roots: list[Community]) -> None:
 class Clusterer:
     """Runs Leiden through GDS (``index.gds.Gds``: the plugin or an Aura session) for one scope:
     the general graph, or a topic's label. Projection names are unique per run and dropped
-    in ``finally``, so concurrent processes never collide in the GDS catalog."""
+    in ``finally``, so concurrent processes never collide in the GDS catalog. A subclass
+    clusters other nodes by its LABEL, COUNTS and KEYS queries and its own ``_leiden``
+    (the lazy index's concepts)."""
+
+    LABEL, COUNTS, KEYS = "Entity", "index/graph_counts", "index/entity_keys"
 
     def __init__(self, graph: Graph, settings: Settings, gds: Gds | None = None) -> None:
         self.graph = graph
@@ -185,18 +189,20 @@ class Clusterer:
         return {r["key"]: list(r["communities"])
                 for r in self.graph.run("index/entity_communities")}
 
-    def hierarchy(self, scope: str = GENERAL, label: str = "Entity",
+    def hierarchy(self, scope: str = GENERAL, label: str | None = None,
                   projection: Any = None) -> list[Community]:
         """Root communities of ``scope``; the general scope writes ``communities: long[]``.
 
-        ``projection`` is an existing GDS projection holding ``label`` (topics project once,
-        ``Gds.project``); without one, a projection of ``label`` is made and dropped here.
+        ``label`` defaults to the clusterer's node label (LABEL). ``projection`` is an existing
+        GDS projection holding ``label`` (topics project once, ``Gds.project``); without one,
+        a projection of ``label`` is made and dropped here.
         """
-        counts = self.graph.run("index/graph_counts", label=label)[0]
+        label = label or self.LABEL
+        counts = self.graph.run(self.COUNTS, label=label)[0]
         if not counts["nodes"]:
             return []
         if not counts["relationships"]:
-            keys = [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
+            keys = [r["key"] for r in self.graph.run(self.KEYS, label=label)]
             assignments = {k: [i] for i, k in enumerate(keys)}
         elif projection is not None:
             assignments = self._leiden(projection, label, scope)

@@ -18,9 +18,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import ConfigError, InputError
 from ..model import GENERAL, Progress
-from .communities import Clusterer, Community, carry_down, nested_levels, tree, walk
+from .communities import Clusterer, Community, walk
 from .concepts import extract_concepts
-from .gds import Gds, unique_name
+from .gds import Gds
 
 UNITS_PER_WRITE = 200  # text units merged per transaction (group commit)
 log = logging.getLogger(__name__)
@@ -118,28 +118,14 @@ class ConceptClusterer(Clusterer):
     concept graph, made nested, oversized leaves split and short leaves carried down exactly
     as for entities (``index.communities``)."""
 
+    LABEL, COUNTS, KEYS = "Concept", "index/concept_counts", "index/concept_keys"
+
     def __init__(self, graph: Graph, settings: Settings) -> None:
         super().__init__(graph, settings, ConceptGds(graph, settings))
 
-    def hierarchy(self, scope: str = GENERAL, label: str = "Concept",
-                  projection: Any = None) -> list[Community]:
-        counts = self.graph.run("index/concept_counts")[0]
-        if not counts["nodes"]:
-            return []
-        if not counts["relationships"]:
-            keys = [r["key"] for r in self.graph.run("index/concept_keys")]
-            assignments = {k: [i] for i, k in enumerate(keys)}
-        else:
-            name = unique_name("retag-lazy")
-            try:
-                g, _ = self.gds.project(name, ["Concept"])
-                assignments = self.gds.leiden_stream(g, ["Concept"], intermediate=True)
-            finally:
-                self.gds.drop(name)
-        roots = tree(nested_levels(assignments))
-        self.split(*roots)
-        carry_down(roots)
-        return roots
+    def _leiden(self, g: Any, label: str, scope: str) -> dict[str, list[int]]:
+        # streamed: concepts keep no community property of their own
+        return self.gds.leiden_stream(g, [label], intermediate=True)
 
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
         # as Clusterer.write: entity reports are archived (kept for a full index again), and
