@@ -74,6 +74,14 @@ def count(text: str, enc: str = "cl100k_base") -> int:
     return len(encoding(enc).encode(text, disallowed_special=()))
 
 
+@lru_cache(maxsize=8192)
+def count_recurring(text: str, enc: str = "cl100k_base") -> int:
+    """``count`` remembered by text, for texts counted again and again: a community report's
+    row is counted by every question that reads it (in `serve`, the largest CPU cost of a
+    question after its LLM calls). Up to 8,192 texts (a few MB)."""
+    return count(text, enc)
+
+
 def truncate(text: str, max_tokens: int, enc: str = "cl100k_base") -> str:
     tokens = encoding(enc).encode(text, disallowed_special=())
     if len(tokens) <= max_tokens:

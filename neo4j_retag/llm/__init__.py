@@ -184,7 +184,8 @@ class LLM:
         }
         if response_format:
             params["response_format"] = response_format
-        key = self._key(messages, params)
+        # the key hashes the whole prompt: only worth it with a cache to look in
+        key = self._key(messages, params) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
                 prose and validate is None and self.settings.llm.answer_check
                 and answers_nothing(hit, subject)):

@@ -18,7 +18,7 @@ from ..llm import LLM
 from ..llm.endpoint import window_in
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
-from ..tokens import count, truncate
+from ..tokens import count, count_recurring, truncate
 
 T = TypeVar("T")
 CONTEXT_LENGTH = "context_length"  # transport's reason for a prompt over the model's window
@@ -42,7 +42,7 @@ def batches(reports: list[ReportRow], max_tokens: int, seed: int,
     empty = count(report_table([]), enc)
     used = empty
     for r in items:
-        n = count(report_table([r]), enc) - empty
+        n = count_recurring(report_table([r]), enc) - empty
         if n > max_tokens - empty:  # over the budget alone (after a batch too): cut
             r = r.model_copy(update={"full_content": truncate(r.full_content, max_tokens // 2,
                                                               enc)})

@@ -74,6 +74,9 @@ class Service:
         for _ in self.worker.loops:
             llm = LLM(self.settings)  # used on its question loop only (its connections)
             llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
+            # made now, not on a loop's first question: an openai client loads the CA
+            # certificates (tens of ms holding the GIL), which would stall every other client
+            llm.embedding.endpoint.client  # noqa: B018
             self.llms.append(llm)
         self.worker.start()
         # what a started server holds lives as long as it does: frozen out of the collector's

@@ -109,3 +109,11 @@ def test_split_without_tables_is_unchanged():
     toks = enc.encode(text)
     old = [enc.decode(toks[s:s + 300]).strip() for s in range(0, len(toks) - 50, 250)]
     assert tokens.split(text, 300, 50) == old
+
+
+def test_a_recurring_text_is_counted_once():
+    text = "The Harbour Trust raised the docking fees. " * 40
+    tokens.count_recurring.cache_clear()
+    assert tokens.count_recurring(text) == tokens.count(text)
+    assert tokens.count_recurring(text) == tokens.count(text)
+    assert tokens.count_recurring.cache_info().hits == 1
