@@ -78,13 +78,16 @@ def prepare(settings: Settings, graph: Graph, corpus: Path | None, methods: list
     return notes
 
 
-def _resumed(path: Path, methods: list[str]) -> list[AnswerRecord]:
-    """The answers of ``methods`` a stopped run saved in ``path`` (none otherwise); with the
-    methods already answered, ``--resume`` only writes the results."""
+def _resumed(partial: Path, final: Path, methods: list[str]) -> list[AnswerRecord]:
+    """The answers of ``methods`` a stopped run saved in ``partial``, else those a finished run
+    wrote to ``final`` (so a later run adds methods or questions to it); failed answers are
+    asked again. With every method already answered, ``--resume`` only writes the results."""
+    path = partial if partial.exists() else final
     if not path.exists():
         return []
     data = json.loads(path.read_text())
-    return [AnswerRecord.model_validate(a) for a in data["answers"] if a["method"] in methods]
+    return [AnswerRecord.model_validate(a) for a in data["answers"]
+            if a["method"] in methods and not a.get("error")]
 
 
 def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
@@ -101,7 +104,8 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     out = RESULTS / f"nuggets-{args.name}"
     RESULTS.mkdir(exist_ok=True)
     partial = RESULTS / f"nuggets-{args.name}.partial.json"
-    answers = _resumed(partial, methods) if args.resume else []
+    final = RESULTS / f"nuggets-{args.name}.json"
+    answers = _resumed(partial, final, methods) if args.resume else []
     done = {(a.question, a.method) for a in answers}
     neo4j_local.start(settings)
     with Graph(settings) as graph:
@@ -142,7 +146,7 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
             "answers": [a.model_dump(mode="json") for a in answers]}
-    path = RESULTS / f"nuggets-{args.name}.json"
+    path = final
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     partial.unlink(missing_ok=True)
     print(table)
@@ -160,7 +164,8 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=None, help="community level (QUERY_LEVEL)")
     ap.add_argument("--questions", type=int, default=None, help="only the first N questions")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the answers a stopped run saved (nuggets-NAME.partial.json)")
+                    help="keep the answers a stopped run saved (nuggets-NAME.partial.json) or "
+                    "a finished one wrote (nuggets-NAME.json); ask only the others")
     ap.add_argument("--fakellm", action="store_true",
                     help="fakellm on --fakellm-port and the benchmark Neo4j "
                     "(RETAG_BENCH_BOLT_PORT / RETAG_BENCH_HTTP_PORT); else the environment's "

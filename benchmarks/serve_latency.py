@@ -55,10 +55,10 @@ def stats(xs: list[float]) -> dict[str, float]:
 
 @contextmanager
 def process(args: list[str], env: dict[str, str] | None = None,
-            log: Path | None = None) -> Iterator[subprocess.Popen]:
+            log: Path | None = None, cwd: str | None = None) -> Iterator[subprocess.Popen]:
     # stderr to a file: a pipe nobody reads fills up and stalls the process writing to it
     with open(log or "/dev/null", "w") as err:
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
         try:
             yield proc
         finally:
@@ -198,8 +198,11 @@ def load_phase(args: argparse.Namespace, settings, env: dict[str, str]) -> dict[
     base = f"http://127.0.0.1:{args.serve_port}"
     log = RESULTS / f"serve-load-{args.label}.log"
     RESULTS.mkdir(exist_ok=True)
+    # run from --code's folder: `python -m` puts the working folder first on sys.path, ahead
+    # of PYTHONPATH, so from here it would import this checkout whatever --code says
+    cwd = str(Path(args.code).resolve()) if args.code else None
     with process(fake), process([sys.executable, "-m", "neo4j_retag.cli", "serve", "--port",
-                                 str(args.serve_port), "--allow-writes"], env, log):
+                                 str(args.serve_port), "--allow-writes"], env, log, cwd):
         wait_for(f"http://127.0.0.1:{args.fakellm_port + 2}/health")
         wait_for(f"{base}/health")
         out = asyncio.run(load_run(base, args.method))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..db import Graph
+from ..db import Graph, Record
 from ..model import GENERAL
 from .gds import Gds, unique_name
 from .report_reuse import membership_hash
@@ -115,10 +115,10 @@ class Clusterer:
     """Runs Leiden through GDS (``index.gds.Gds``: the plugin or an Aura session) for one scope:
     the general graph, or a topic's label. Projection names are unique per run and dropped
     in ``finally``, so concurrent processes never collide in the GDS catalog. A subclass
-    clusters other nodes by its LABEL, COUNTS and KEYS queries and its own ``_leiden``
-    (the lazy index's concepts)."""
+    clusters other nodes by its LABEL, ``_counts``, ``_keys`` and ``_leiden`` (the lazy
+    index's concepts)."""
 
-    LABEL, COUNTS, KEYS = "Entity", "index/graph_counts", "index/entity_keys"
+    LABEL = "Entity"
 
     def __init__(self, graph: Graph, settings: Settings, gds: Gds | None = None) -> None:
         self.graph = graph
@@ -189,6 +189,13 @@ class Clusterer:
         return {r["key"]: list(r["communities"])
                 for r in self.graph.run("index/entity_communities")}
 
+    def _counts(self, label: str) -> Record:
+        """``{nodes, relationships}`` of the nodes clustered."""
+        return self.graph.run("index/graph_counts", label=label)[0]
+
+    def _keys(self, label: str) -> list[str]:
+        return [r["key"] for r in self.graph.run("index/entity_keys", label=label)]
+
     def hierarchy(self, scope: str = GENERAL, label: str | None = None,
                   projection: Any = None) -> list[Community]:
         """Root communities of ``scope``; the general scope writes ``communities: long[]``.
@@ -198,12 +205,11 @@ class Clusterer:
         a projection of ``label`` is made and dropped here.
         """
         label = label or self.LABEL
-        counts = self.graph.run(self.COUNTS, label=label)[0]
+        counts = self._counts(label)
         if not counts["nodes"]:
             return []
         if not counts["relationships"]:
-            keys = [r["key"] for r in self.graph.run(self.KEYS, label=label)]
-            assignments = {k: [i] for i, k in enumerate(keys)}
+            assignments = {k: [i] for i, k in enumerate(self._keys(label))}
         elif projection is not None:
             assignments = self._leiden(projection, label, scope)
         else:

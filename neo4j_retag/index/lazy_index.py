@@ -118,10 +118,16 @@ class ConceptClusterer(Clusterer):
     concept graph, made nested, oversized leaves split and short leaves carried down exactly
     as for entities (``index.communities``)."""
 
-    LABEL, COUNTS, KEYS = "Concept", "index/concept_counts", "index/concept_keys"
+    LABEL = "Concept"
 
     def __init__(self, graph: Graph, settings: Settings) -> None:
         super().__init__(graph, settings, ConceptGds(graph, settings))
+
+    def _counts(self, label: str) -> Record:
+        return self.graph.run("index/concept_counts")[0]
+
+    def _keys(self, label: str) -> list[str]:
+        return [r["key"] for r in self.graph.run("index/concept_keys")]
 
     def _leiden(self, g: Any, label: str, scope: str) -> dict[str, list[int]]:
         # streamed: concepts keep no community property of their own

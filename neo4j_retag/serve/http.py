@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("page")
 
 
+class Encoded(str):
+    """An event's data that is JSON already (the answer, encoded on its question's loop)."""
+
+
 class WritesOffError(RetagError):
     """A write while `serve` runs without --allow-writes (403)."""
 
@@ -159,13 +163,14 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     async def ask(body: ServeAsk, request: Request) -> Response:
         """The same fields as `ask --json` (method defaults to auto), the same JSON out."""
         service.gate.admit()
-        task = asyncio.create_task(service.ask(body, admitted=True))
+        task = asyncio.create_task(service.ask_json(body, admitted=True))
         while not task.done():
             await asyncio.wait({task}, timeout=0.5)
             if not task.done() and await request.is_disconnected():
                 task.cancel()  # the client left: its LLM calls stop with the task
                 return Response(status_code=499)
-        return JSONResponse(json.loads(json.dumps(task.result().as_dict(), default=str)))
+        # encoded on the question's loop already: nothing heavy on this one
+        return Response(task.result(), media_type="application/json")
 
     @app.post("/ask/stream")
     async def ask_stream(body: ServeAsk) -> EventSourceResponse:
@@ -177,8 +182,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 
         async def work() -> None:
             try:
-                answer = await service.ask(body, admitted=True)
-                queue.put_nowait(("answer", answer.as_dict()))
+                # encoded on the question's loop (see Service.ask_json)
+                queue.put_nowait(("answer", Encoded(await service.ask_json(body, admitted=True))))
             except Exception as err:  # noqa: BLE001 - reported to the client as one line
                 resp = error_response(err)
                 queue.put_nowait(("error", json.loads(resp.body)))
@@ -196,7 +201,9 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         async def stream() -> AsyncIterator[dict[str, str]]:
             try:
                 while (item := await queue.get()) is not None:
-                    yield {"event": item[0], "data": json.dumps(item[1], default=str)}
+                    kind, data = item
+                    yield {"event": kind, "data": data if isinstance(data, Encoded)
+                           else json.dumps(data, default=str)}
             finally:
                 if not task.done():
                     task.cancel()  # the client disconnected mid-stream: stop its LLM calls

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import gc
+import json
 import logging
 import threading
 import uuid
@@ -76,13 +76,9 @@ class Service:
             llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
             # made now, not on a loop's first question: an openai client loads the CA
             # certificates (tens of ms holding the GIL), which would stall every other client
-            llm.embedding.endpoint.client  # noqa: B018
+            llm.embedding.client  # noqa: B018
             self.llms.append(llm)
         self.worker.start()
-        # what a started server holds lives as long as it does: frozen out of the collector's
-        # sight, a full collection (every thread waits while it runs) need not walk it
-        gc.collect()
-        gc.freeze()
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -119,6 +115,19 @@ class Service:
             self.gate.admit()
         async with self.gate.slot():
             return await self.worker.run(self._answer(request))
+
+    async def ask_json(self, request: AskRequest, admitted: bool = False) -> str:
+        """:meth:`ask`, the answer as `ask --json`'s JSON, encoded on the question's own loop:
+        a trace encoded on the server's loop holds up every other client (/health) while it
+        runs, and answers that end together queue up there. Raises as :meth:`ask`."""
+        if not admitted:
+            self.gate.admit()
+        async with self.gate.slot():
+            return await self.worker.run(self._answer_json(request))
+
+    async def _answer_json(self, request: AskRequest) -> str:
+        answer = await self._answer(request)
+        return json.dumps(answer.as_dict(), default=str, ensure_ascii=False, separators=(",", ":"))
 
     async def _answer(self, request: AskRequest) -> Answer:
         llm = self.question_llm()
