@@ -146,11 +146,10 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
             "answers": [a.model_dump(mode="json") for a in answers]}
-    path = final
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    final.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     partial.unlink(missing_ok=True)
     print(table)
-    print(f"written: {path}, {path.with_suffix('.md')}, {out}/")
+    print(f"written: {final}, {final.with_suffix('.md')}, {out}/")
     for f in result.failures:
         print(f"failed: {f.line()}", file=sys.stderr)
     return 3 if result.failures else 0

@@ -124,8 +124,9 @@ class Graph:
 
     ``fail_fast`` (for `serve`): short connect and retry times (at most FAST_RETRY s, not
     NEO4J_RETRY_SECONDS) and a :class:`Breaker`, so that while the server is down each call
-    fails within seconds, then at once, and works again as soon as it is back; and each query
-    and write gets SERVE_QUERY_TIMEOUT as its transaction timeout, so that a query that hangs
+    fails within seconds, then at once, and works again as soon as it is back; and each
+    :meth:`run` and :meth:`write` (what questions and routes use; not the scripts) gets
+    SERVE_QUERY_TIMEOUT as its transaction timeout, so that a query that hangs
     (a lock, a runaway plan) ends with QueryTimeout instead of holding its thread for good.
 
     Raises ConfigError (naming NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD) when the server

@@ -18,7 +18,7 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -111,19 +111,20 @@ class Service:
         of its own. Raises BusyError when the queue is full, DatabaseUnreachable (a
         ConfigError) within seconds while Neo4j is down, and what ``answer_question``
         raises."""
-        if not admitted:
-            self.gate.admit()
-        async with self.gate.slot():
-            return await self.worker.run(self._answer(request))
+        return await self._in_slot(lambda: self._answer(request), admitted)
 
     async def ask_json(self, request: AskRequest, admitted: bool = False) -> str:
         """:meth:`ask`, the answer as `ask --json`'s JSON, encoded on the question's own loop:
         a trace encoded on the server's loop holds up every other client (/health) while it
         runs, and answers that end together queue up there. Raises as :meth:`ask`."""
+        return await self._in_slot(lambda: self._answer_json(request), admitted)
+
+    async def _in_slot(self, make: Callable[[], Coroutine[Any, Any, T]], admitted: bool) -> T:
+        # ``make`` is called only once admitted: a refused question leaves no coroutine unrun
         if not admitted:
             self.gate.admit()
         async with self.gate.slot():
-            return await self.worker.run(self._answer_json(request))
+            return await self.worker.run(make())
 
     async def _answer_json(self, request: AskRequest) -> str:
         answer = await self._answer(request)
