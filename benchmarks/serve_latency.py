@@ -208,7 +208,9 @@ def load_phase(args: argparse.Namespace, settings, env: dict[str, str]) -> dict[
         out = asyncio.run(load_run(base, args.method))
     return {"command": " ".join(["python", *sys.argv]), "label": args.label,
             "code": args.code or "this checkout",
-            "llm_concurrency": args.concurrency, "fakellm_delay_ms": args.load_delay_ms,
+            "llm_concurrency": args.concurrency,
+            "serve_processes": env.get("SERVE_PROCESSES", "default"),
+            "fakellm_delay_ms": args.load_delay_ms,
             "llm_calls_per_s_ceiling": round(args.concurrency / (args.load_delay_ms / 1000), 1),
             "method": args.method, **out, "machine": machine()}
 

@@ -28,6 +28,11 @@ def emit(event: str, /, **data: Any) -> None:
         listener(event, data)
 
 
+def current() -> Listener | None:
+    """The listener of this question, if any (to pass on to another process)."""
+    return _listener.get()
+
+
 def token_sink() -> Callable[[str | None], None] | None:
     """Where the answer's pieces go as the LLM writes them, or None when nobody listens (the
     caller then asks for the whole reply at once)."""

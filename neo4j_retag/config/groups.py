@@ -306,10 +306,10 @@ class ServeSettings(Group):
     allowed_origins: str = env(
         "SERVE_ALLOWED_ORIGINS", "", "browser origins (scheme://name[:port], comma-separated) "
         "accepted beside the allowed hosts' own; others get 403")
-    query_timeout: float = Field(
-        60.0, gt=0, validation_alias="SERVE_QUERY_TIMEOUT",
-        description="seconds one Neo4j query or write of a question may run; Neo4j stops it "
-        "beyond and the question fails with one line (504), its loop freed")
+    query_timeout: float = env("SERVE_QUERY_TIMEOUT", 60.0, "seconds one Neo4j query or write "
+                               "of a question may run; Neo4j stops it beyond (504)", gt=0)
+    processes: int = env("SERVE_PROCESSES", 2, "processes answering questions (LLM_CONCURRENCY "
+                         "split among them); 0: the server's own (slows /health)", ge=0, le=64)
     cors: bool = env("SERVE_CORS", False, "CORS headers for SERVE_ALLOWED_ORIGINS (browser "
                      "apps on another origin); off: same-origin only")
 

@@ -7,10 +7,19 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import RetagError
-from .limit import SharedLimit
+
+
+class CallLimit(Protocol):
+    """The LLM call limit questions share: its size and the most calls at once so far."""
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def peak(self) -> int: ...
 
 
 class BusyError(RetagError):
@@ -25,7 +34,7 @@ class Gate:
     """``limit`` questions at once, ``queue_limit`` more waiting; ``calls``: the LLM call
     limit they share (its size and peak are shown beside the questions')."""
 
-    def __init__(self, limit: int, queue_limit: int, calls: SharedLimit | None = None) -> None:
+    def __init__(self, limit: int, queue_limit: int, calls: CallLimit | None = None) -> None:
         self.limit, self.queue_limit, self.calls = limit, queue_limit, calls
         self._sem = asyncio.Semaphore(limit)
         self.active = self.waiting = self.max_active = self.answered = self.refused = 0
