@@ -118,25 +118,29 @@ class QuestionProcesses:
         child = min(self.children, key=lambda c: len(c.pending) / c.slots)
         if child.conn is None:
             self._spawn(child)  # it stopped earlier: a new one
-        await self._ready(child)
         qid = next(self._ids)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         listener = events.current()
-        child.pending[qid] = (fut, listener)
+        child.pending[qid] = (fut, listener)  # counted before any wait: the next ask sees it
         try:
+            await self._ready(child)
             self._send(child, ("ask", qid, request.model_dump(), as_json, listener is not None))
             return await fut
         except asyncio.CancelledError:
-            if child.conn is not None:
+            with contextlib.suppress(QuestionProcessError):
                 self._send(child, ("cancel", qid))
             raise
         finally:
             child.pending.pop(qid, None)
 
     def _send(self, child: _Child, message: tuple[Any, ...]) -> None:
-        if child.conn is None:
-            raise QuestionProcessError("the question process has stopped")
-        child.conn.send(message)
+        try:
+            if child.conn is None:
+                raise OSError
+            child.conn.send(message)
+        except OSError:
+            raise QuestionProcessError("the question process stopped; the question was not "
+                                       "answered") from None
 
     def _receive(self, child: _Child) -> None:
         conn = child.conn
