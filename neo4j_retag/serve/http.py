@@ -164,11 +164,15 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         """The same fields as `ask --json` (method defaults to auto), the same JSON out."""
         service.gate.admit()
         task = asyncio.create_task(service.ask_json(body, admitted=True))
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.5)
-            if not task.done() and await request.is_disconnected():
-                task.cancel()  # the client left: its LLM calls stop with the task
-                return Response(status_code=499)
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.5)
+                if not task.done() and await request.is_disconnected():
+                    task.cancel()  # the client left: its LLM calls stop with the task
+                    return Response(status_code=499)
+        except asyncio.CancelledError:
+            task.cancel()  # the server stopping: the question goes with the handler
+            raise
         # encoded on the question's loop already: nothing heavy on this one
         return Response(task.result(), media_type="application/json")
 

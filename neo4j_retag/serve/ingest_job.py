@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing as mp
-import os
 import signal
 import threading
 from collections.abc import Callable
@@ -24,6 +22,7 @@ from ..errors import RetagError
 from ..index.pipeline import run_ingest
 from ..llm import LLM, Usage
 from ..ops.stats import record_usage
+from .child import begin, spawn
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, "int | None"], None]
@@ -36,13 +35,8 @@ class IngestProcess:
 
     def __init__(self, settings: Settings, paths: list[Path], topics: bool,
                  progress: Progress, end: Callable[[dict[str, Any]], None]) -> None:
-        ctx = mp.get_context("spawn")  # never fork a process with threads and a driver
-        self._conn, there = ctx.Pipe()
-        self._process = ctx.Process(target=_main, name="retag-ingest", daemon=True,
-                                    args=(there, settings, paths, topics,
-                                          logging.getLogger().level))
-        self._process.start()
-        there.close()
+        self._process, self._conn = spawn(
+            _main, (settings, paths, topics, logging.getLogger().level), "retag-ingest")
         self._progress, self._end = progress, end
         self.thread = threading.Thread(target=self._follow, name="retag-ingest", daemon=True)
         self.thread.start()
@@ -72,10 +66,7 @@ class IngestProcess:
 
 def _main(conn: Connection, settings: Settings, paths: list[Path], topics: bool,
           level: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
-    os.dup2(2, 1)  # stdout may be MCP's channel (--mcp-stdio): anything printed goes to stderr
-    logging.basicConfig(level=level, format=f"%(levelname)s [ingest {os.getpid()}] "
-                        "%(name)s: %(message)s")
+    begin("ingest", level)
     asyncio.run(_job(conn, settings, paths, topics))
 
 
@@ -104,11 +95,12 @@ async def _job(conn: Connection, settings: Settings, paths: list[Path], topics: 
     work = asyncio.create_task(run())
     loop = asyncio.get_running_loop()
 
-    def stop() -> None:  # "stop", or the server gone (EOF)
+    def stop() -> None:  # "stop", the server gone (EOF), or SIGTERM
         loop.remove_reader(conn.fileno())
         work.cancel()
 
     loop.add_reader(conn.fileno(), stop)
+    loop.add_signal_handler(signal.SIGTERM, stop)
     end: dict[str, Any]
     try:
         result = await work
@@ -121,6 +113,6 @@ async def _job(conn: Connection, settings: Settings, paths: list[Path], topics: 
     except Exception as err:  # noqa: BLE001 - a job reports, never fails silently
         log.exception("ingest job")
         end = {"status": "failed", "error": f"internal error: {type(err).__name__}"}
-    loop.remove_reader(conn.fileno())
+    loop.remove_reader(conn.fileno())  # (a no-op after a stop)
     with lock, contextlib.suppress(OSError):  # OSError: the server is gone
         conn.send(("end", end))

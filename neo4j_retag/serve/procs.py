@@ -17,11 +17,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import multiprocessing as mp
-import os
-import pickle
-import signal
-import threading
+import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -30,11 +26,14 @@ from .. import events
 from ..config import Settings
 from ..errors import RetagError
 from ..model import Answer
+from . import question_process
 from .answer import AskRequest
-from .questions import QUESTIONS_PER_CALL, QuestionRunner
+from .child import spawn
+from .questions import QUESTIONS_PER_CALL
 
 log = logging.getLogger(__name__)
 START_SECONDS = 120.0  # a question process that is not ready by then failed to start
+RETRY_SECONDS = 2.0  # after a failed start, questions fail with its reason this long
 
 
 class QuestionProcessError(RetagError):
@@ -57,6 +56,8 @@ class _Child:
     pending: dict[int, tuple[asyncio.Future[Any], events.Listener | None]] = field(
         default_factory=dict)
     peak: int = 0  # the most LLM calls at once it has reported
+    failure: BaseException | None = None  # why its last start failed
+    retry_at: float = 0.0  # not started again before this (time.monotonic())
 
     @property
     def slots(self) -> int:
@@ -90,17 +91,13 @@ class QuestionProcesses:
         await asyncio.gather(*(self._ready(c) for c in self.children))
 
     def _spawn(self, child: _Child) -> None:
-        ctx = mp.get_context("spawn")  # never fork a process with threads and a driver
-        parent, there = ctx.Pipe()
-        child.process = ctx.Process(
-            target=_main, args=(there, self.settings, child.calls, logging.getLogger().level),
-            name="retag-questions", daemon=True)
-        child.process.start()
-        there.close()
-        child.conn = parent
+        child.process, child.conn = spawn(
+            question_process.main, (self.settings, child.calls, logging.getLogger().level),
+            "retag-questions")
         loop = asyncio.get_running_loop()
         child.ready = loop.create_future()
-        loop.add_reader(parent.fileno(), self._receive, child)
+        child.ready.add_done_callback(_retrieved)  # a failed start may have no waiter
+        loop.add_reader(child.conn.fileno(), self._receive, child)
 
     async def _ready(self, child: _Child) -> None:
         assert child.ready is not None
@@ -117,6 +114,8 @@ class QuestionProcesses:
         when its process stops."""
         child = min(self.children, key=lambda c: len(c.pending) / c.slots)
         if child.conn is None:
+            if child.failure is not None and time.monotonic() < child.retry_at:
+                raise child.failure  # it failed to start a moment ago: not again at once
             self._spawn(child)  # it stopped earlier: a new one
         qid = next(self._ids)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -154,16 +153,18 @@ class QuestionProcesses:
         if kind == "ready":
             if not child.ready.done():
                 child.ready.set_result(None)
-        elif kind == "failed":  # could not start: its reason
+        elif kind == "failed":  # could not start: its reason (Neo4j down: a ConfigError)
+            child.failure, child.retry_at = message[1], time.monotonic() + RETRY_SECONDS
             if not child.ready.done():
-                child.ready.set_exception(QuestionProcessError(message[1]))
+                child.ready.set_exception(message[1])
         elif kind == "event":
             _, qid, event, data = message
             entry = child.pending.get(qid)
             if entry is not None and entry[1] is not None:
                 entry[1](event, data)
         else:  # "done" | "error", qid, result or exception, peak
-            _, qid, value, child.peak = message
+            _, qid, value, peak = message
+            child.peak = max(child.peak, peak)  # a new process starts again from 0
             entry = child.pending.get(qid)
             if entry is None or entry[0].done():
                 return  # cancelled meanwhile
@@ -180,12 +181,15 @@ class QuestionProcesses:
             loop.remove_reader(child.conn.fileno())
             child.conn.close()
             child.conn = None
+        started = child.ready is not None and child.ready.done() and not child.ready.exception()
+        if child.process is not None:
+            child.process.join(0.1)  # its pipe just closed: reaped at once, or nearly
         code = child.process.exitcode if child.process is not None else None
-        if not self._stopping:
-            log.error("a question process stopped (exit code %s); %d questions on it failed",
-                      code, len(child.pending))
-        err = QuestionProcessError(f"the question process stopped (exit code {code}); the "
-                                   "question was not answered")
+        stopped = "the question process stopped" + (f" (exit code {code})" if code is not None
+                                                    else "")
+        if started and not self._stopping:
+            log.error("%s; %d questions on it failed", stopped, len(child.pending))
+        err = QuestionProcessError(f"{stopped}; the question was not answered")
         if child.ready is not None and not child.ready.done():
             child.ready.set_exception(err)
         for fut, _ in list(child.pending.values()):
@@ -201,91 +205,14 @@ class QuestionProcesses:
         for child in self.children:
             if child.process is not None:
                 await asyncio.to_thread(child.process.join, 10)
-                if child.process.is_alive():
-                    child.process.terminate()
+                if child.process.is_alive():  # stuck (or stopped with SIGSTOP): no waiting
+                    log.warning("a question process did not stop within 10 s: killed")
+                    child.process.kill()
+                    await asyncio.to_thread(child.process.join, 5)
             if child.conn is not None:
                 self._gone(child)
 
 
-def _portable(err: BaseException) -> BaseException:
-    """``err`` if it survives pickling, else the nearest class of it that does, with its
-    message (an exception whose __init__ takes more than the message does not)."""
-    for cls in type(err).__mro__:
-        try:
-            copy = err if cls is type(err) else cls(str(err))
-            pickle.loads(pickle.dumps(copy))
-            return copy
-        except Exception:  # noqa: BLE001, S112 - try the next class up
-            continue
-    return RuntimeError(f"{type(err).__name__}: {err}")
-
-
-def _main(conn: Connection, settings: Settings, calls: int, level: int) -> None:
-    """A question process: a runner, and the loop reading the server's messages."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
-    os.dup2(2, 1)  # stdout may be MCP's channel (--mcp-stdio): anything printed goes to stderr
-    logging.basicConfig(level=level, format=f"%(levelname)s [questions {os.getpid()}] "
-                        "%(name)s: %(message)s")
-    asyncio.run(_serve(conn, settings, calls))
-
-
-async def _serve(conn: Connection, settings: Settings, calls: int) -> None:
-    lock = threading.Lock()  # question loops send events from their own threads
-
-    def send(message: tuple[Any, ...]) -> None:
-        with lock, contextlib.suppress(OSError):  # OSError: the server is gone
-            conn.send(message)
-
-    runner = QuestionRunner(settings, slots=QUESTIONS_PER_CALL * calls, calls=calls)
-    try:
-        await runner.start()
-    except Exception as err:  # noqa: BLE001 - reported to the server as its reason
-        send(("failed", f"{type(err).__name__}: {err}"))
-        return
-    loop = asyncio.get_running_loop()
-    done = asyncio.Event()
-    tasks: dict[int, asyncio.Task[None]] = {}
-
-    async def answer(qid: int, request: dict[str, Any], as_json: bool, stream: bool) -> None:
-        def listen(kind: str, data: dict[str, Any]) -> None:
-            send(("event", qid, kind, data))
-        try:
-            req = AskRequest(**request)
-            if stream:
-                with events.listening(listen):
-                    value: Any = await (runner.ask_json(req) if as_json else runner.ask(req))
-            else:
-                value = await (runner.ask_json(req) if as_json else runner.ask(req))
-            send(("done", qid, value, runner.calls.peak))
-        except asyncio.CancelledError:
-            pass  # the server stopped waiting: nothing to send
-        except Exception as err:  # noqa: BLE001 - the server answers with it
-            if not isinstance(err, RetagError):
-                log.exception("question %s", qid)
-            send(("error", qid, _portable(err), runner.calls.peak))
-        finally:
-            tasks.pop(qid, None)
-
-    def receive() -> None:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):  # the server is gone
-            done.set()
-            return
-        if message[0] == "ask":
-            _, qid, request, as_json, stream = message
-            tasks[qid] = loop.create_task(answer(qid, request, as_json, stream))
-        elif message[0] == "cancel" and (task := tasks.get(message[1])) is not None:
-            task.cancel()
-        elif message[0] == "stop":
-            done.set()
-
-    loop.add_reader(conn.fileno(), receive)
-    send(("ready",))
-    await done.wait()
-    loop.remove_reader(conn.fileno())
-    for task in list(tasks.values()):
-        task.cancel()
-    await asyncio.gather(*tasks.values(), return_exceptions=True)
-    await runner.stop()
-
+def _retrieved(fut: asyncio.Future[None]) -> None:
+    if not fut.cancelled():
+        fut.exception()

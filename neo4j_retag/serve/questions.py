@@ -19,7 +19,7 @@ from ..model import Answer
 from ..ops.stats import record_usage
 from .answer import AskRequest, answer_question
 from .limit import SharedLimit
-from .worker import Worker
+from .worker import Worker, cancel_others
 
 QUESTIONS_PER_CALL = 2  # question slots per LLM call slot (see Service)
 log = logging.getLogger(__name__)
@@ -54,11 +54,18 @@ class QuestionRunner:
         self.worker.start()
 
     async def stop(self) -> None:
-        if self.llms:
-            await self.worker.each(lambda i: self.llms[i].close())
+        if self.llms and self.worker.started:
+            await self.worker.each(self._close)
+        else:  # never started: nothing runs on the loops
+            for llm in self.llms:
+                await llm.close()
         self.worker.stop()
         if self._own_graph and self.graph is not None:
             self.graph.__exit__(None, None, None)
+
+    async def _close(self, i: int) -> None:
+        await cancel_others()  # the questions still under way first: they use the client
+        await self.llms[i].close()
 
     async def ask(self, request: AskRequest) -> Answer:
         """Answer ``request`` on the least busy question loop. Raises DatabaseUnreachable (a

@@ -143,6 +143,7 @@ class Service:
             with self._jobs_lock:
                 job.update(state)
 
+        self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
         self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
         return job
 

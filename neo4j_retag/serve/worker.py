@@ -9,6 +9,7 @@ busy one."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -71,9 +72,21 @@ class Worker:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loops[i]))
 
     def stop(self) -> None:
+        """Cancel what still runs on the loops (letting it end, up to 5 s), then stop them."""
         for loop, thread in zip(self.loops, self._threads, strict=True):
             if thread.is_alive():
+                with contextlib.suppress(Exception):  # what it ended with is not ours to raise
+                    asyncio.run_coroutine_threadsafe(cancel_others(), loop).result(5)
                 loop.call_soon_threadsafe(loop.stop)
                 thread.join(10)
             if not loop.is_running():
                 loop.close()
+
+
+async def cancel_others() -> None:
+    """Cancel every other task of the running loop and wait for them to end."""
+    me = asyncio.current_task()
+    tasks = [t for t in asyncio.all_tasks() if t is not me]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

@@ -8,7 +8,8 @@ import pickle
 
 from neo4j_retag.errors import DatabaseUnreachable, LLMError, LLMParseError
 from neo4j_retag.llm.reply import ReplyFault
-from neo4j_retag.serve.procs import _portable, shares
+from neo4j_retag.serve.child import portable
+from neo4j_retag.serve.procs import shares
 
 
 def test_shares_split_the_calls_and_never_give_a_process_none():
@@ -21,16 +22,16 @@ def test_shares_split_the_calls_and_never_give_a_process_none():
 
 def test_an_error_that_pickles_crosses_as_itself():
     err = DatabaseUnreachable("Neo4j at bolt://x:7687 unreachable")
-    back = pickle.loads(pickle.dumps(_portable(err)))
+    back = pickle.loads(pickle.dumps(portable(err)))
     assert type(back) is DatabaseUnreachable and str(back) == str(err)
 
 
 def test_an_error_that_does_not_pickle_crosses_as_its_nearest_class():
     err = LLMParseError("the reply was not JSON", raw="{oops")  # raw: a required argument
-    back = pickle.loads(pickle.dumps(_portable(err)))
+    back = pickle.loads(pickle.dumps(portable(err)))
     assert isinstance(back, LLMError) and str(back) == str(err)  # still a 502
     fault = ReplyFault("incomplete", "the stream ended without a finish reason")
-    back = pickle.loads(pickle.dumps(_portable(fault)))
+    back = pickle.loads(pickle.dumps(portable(fault)))
     assert isinstance(back, LLMError) and str(back) == str(fault)
 
 
@@ -39,5 +40,5 @@ def test_anything_else_crosses_as_a_runtime_error_naming_it():
         def __reduce__(self):
             raise TypeError("no")
 
-    back = _portable(Odd("strange"))
+    back = portable(Odd("strange"))
     assert isinstance(back, Exception) and "strange" in str(back)
