@@ -61,6 +61,12 @@ class Breaker:
             self._down = None
 
 
+def one_line(err: BaseException) -> str:
+    """``err`` as the reason in a one-line message: its class and the start of its text, the
+    driver's line breaks folded into spaces."""
+    return f"{type(err).__name__}: {' '.join(str(err).split())[:120]}"
+
+
 # DatabaseUnavailable: a server shutting down answers so until it is gone
 UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)
 
@@ -80,7 +86,7 @@ def reachable(uri: str, breaker: Breaker | None) -> Iterator[None]:
         try:
             yield
         except UNREACHABLE as err:
-            reason = f"{type(err).__name__}: {str(err)[:120]}"
+            reason = one_line(err)
             breaker.trip(reason)
             raise DatabaseUnreachable(f"Neo4j at {uri} unreachable ({reason})") from err
         except Neo4jError:

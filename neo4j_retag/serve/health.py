@@ -16,6 +16,7 @@ import openai
 
 from ..config import Settings
 from ..db import Graph
+from ..db.breaker import one_line
 from .gate import Gate
 
 
@@ -73,7 +74,7 @@ class Health:
             return f"no answer within {TIMEOUT} s"  # slow is not down: the breaker stays
         except Exception as err:  # noqa: BLE001 - any failure is the reason shown
             if graph.breaker is not None:  # questions fail at once until the next try
-                graph.breaker.trip(f"{type(err).__name__}: {str(err)[:120]}")
+                graph.breaker.trip(one_line(err))
             return f"unreachable ({type(err).__name__})"
         if graph.breaker is not None:
             graph.breaker.close()  # back: questions need not wait for their own next try

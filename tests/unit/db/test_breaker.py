@@ -74,3 +74,11 @@ def test_a_query_error_is_an_answer_and_no_breaker_means_the_plain_message():
     with pytest.raises(DatabaseUnreachable, match=rf"^Neo4j at {URI} unreachable$"), \
             reachable(URI, None):
         raise ServiceUnavailable("gone")
+
+
+def test_the_reason_is_one_line_whatever_the_driver_wrote():
+    with pytest.raises(DatabaseUnreachable) as err, reachable(URI, breaker):
+        raise ServiceUnavailable("Couldn't connect to 127.0.0.1:1 (resolved to ()):\n"
+                                 "Failed to establish connection\n  Connection refused")
+    assert "\n" not in str(err.value) and "Failed to establish connection" in str(err.value)
+    assert breaker.down is not None and "\n" not in breaker.down
