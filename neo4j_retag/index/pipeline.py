@@ -116,7 +116,16 @@ async def extract_pending(graph: Graph, llm: LLM, settings: Settings, result: In
             result.text_units_failed.append(Failure.of(unit.id, err))
         progress(task, 1, None)
 
-    await asyncio.gather(*(one(u) for u in pending))
+    tasks = [asyncio.create_task(one(u)) for u in pending]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # a ConfigError (Neo4j gone) ends the run: the other text units stop now, before the
+        # LLM client closes under their calls (each would fail as "client has been closed")
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     log.debug("%d text units written in %d transactions", result.text_units_extracted,
               writer.transactions)
 
