@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from ..config import Settings
 from ..db import Graph, Record
 from ..llm import Usage
 from ..model import GENERAL
+
+log = logging.getLogger(__name__)
 
 
 def record_usage(graph: Graph, usage: Usage) -> None:
@@ -13,6 +17,15 @@ def record_usage(graph: Graph, usage: Usage) -> None:
     rows = [{"stage": k, **s.model_dump(exclude={"seconds"})} for k, s in usage.stages.items()]
     if rows:
         graph.run("ops/add_usage", rows=rows)
+
+
+def record_usage_or_warn(graph: Graph, usage: Usage) -> None:
+    """:func:`record_usage`, a failure logged as a warning, never raised: the accounting of
+    an answer or a job must never mask how it ended."""
+    try:
+        record_usage(graph, usage)
+    except Exception as err:  # noqa: BLE001
+        log.warning("could not record LLM usage in the graph: %s", err)
 
 
 def collect(graph: Graph) -> Record:

@@ -21,11 +21,11 @@ from ..db import Graph
 from ..errors import RetagError
 from ..index.pipeline import run_ingest
 from ..llm import LLM, Usage
-from ..ops.stats import record_usage
+from ..model import Progress
+from ..ops.stats import record_usage_or_warn
 from .child import begin, spawn
 
 log = logging.getLogger(__name__)
-Progress = Callable[[str, int, "int | None"], None]
 
 
 class IngestProcess:
@@ -87,10 +87,7 @@ async def _job(conn: Connection, settings: Settings, paths: list[Path], topics: 
                     return await run_ingest(graph, llm, settings, paths, progress=progress,
                                             topics=topics)
             finally:
-                try:
-                    record_usage(graph, usage)
-                except Exception as err:  # noqa: BLE001 - never masks the job's end
-                    log.warning("could not record LLM usage in the graph: %s", err)
+                record_usage_or_warn(graph, usage)
 
     work = asyncio.create_task(run())
     loop = asyncio.get_running_loop()

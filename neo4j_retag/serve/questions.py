@@ -9,20 +9,17 @@ import asyncio
 import copy
 import functools
 import json
-import logging
-from typing import Any
 
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM, Usage
 from ..model import Answer
-from ..ops.stats import record_usage
+from ..ops.stats import record_usage_or_warn
 from .answer import AskRequest, answer_question
 from .limit import SharedLimit
 from .worker import Worker, cancel_others
 
 QUESTIONS_PER_CALL = 2  # question slots per LLM call slot (see Service)
-log = logging.getLogger(__name__)
 
 
 class QuestionRunner:
@@ -88,16 +85,4 @@ class QuestionRunner:
         try:
             return await answer_question(self.graph, llm, self.settings, request)
         finally:
-            await asyncio.to_thread(self.record, llm.usage)
-
-    def record(self, usage: Usage) -> None:
-        """Add ``usage`` to the graph's LLM usage (``stats``); a failure is logged, never
-        raised: accounting must never mask an answer."""
-        try:
-            assert self.graph is not None
-            record_usage(self.graph, usage)
-        except Exception as err:  # noqa: BLE001
-            log.warning("could not record LLM usage in the graph: %s", err)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"llm_calls_limit": self.calls.limit, "llm_calls_max": self.calls.peak}
+            await asyncio.to_thread(record_usage_or_warn, self.graph, llm.usage)

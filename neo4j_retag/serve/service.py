@@ -31,7 +31,7 @@ from .gate import Gate
 from .health import Health
 from .ingest_job import IngestProcess
 from .origin import Sessions
-from .procs import QuestionProcesses, shares
+from .procs import QuestionProcesses
 from .questions import QUESTIONS_PER_CALL, QuestionRunner
 
 T = TypeVar("T")
@@ -50,7 +50,7 @@ class Service:
         self.procs = (QuestionProcesses(settings, settings.serve.processes, calls)
                       if settings.serve.processes else None)
         self.runner: QuestionRunner | None = None  # SERVE_PROCESSES=0: made at start
-        slots = QUESTIONS_PER_CALL * sum(shares(calls, settings.serve.processes or 1))
+        slots = QUESTIONS_PER_CALL * calls  # the processes' shares add up to the calls
         self.gate = Gate(slots, settings.serve.queue_limit, self.procs)
         self.graph: Graph | None = None
         self.jobs: dict[str, dict[str, Any]] = {}

@@ -27,22 +27,29 @@ def _fake(settings, url: str, **extra):
                                        "llm_cache": False, **extra})
 
 
+def _signal_mid_question(srv: Running, child, sig: int) -> list[httpx.Response]:
+    """POST /ask, ``sig`` to ``child``'s process once the question's first LLM calls are
+    under way; the response, once it came."""
+    got: list[httpx.Response] = []
+    asking = threading.Thread(target=lambda: got.append(
+        httpx.post(f"{srv.url}/ask", json=ASK, timeout=120)))
+    asking.start()
+    deadline = time.monotonic() + 30
+    while not child.pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # its first LLM calls under way
+    os.kill(child.process.pid, sig)
+    asking.join(60)
+    return got
+
+
 def test_a_killed_question_process_fails_its_question_and_the_next_is_answered(
         indexed, fakellm_url):
     settings = _fake(indexed, fakellm_url, llm_concurrency=1, map_context_tokens=120)
     with Running(settings, BASE_PORT + 4) as srv:
         (child,) = srv.service.procs.children  # one LLM call: one process
         pid = child.process.pid
-        got: list[httpx.Response] = []
-        asking = threading.Thread(target=lambda: got.append(
-            httpx.post(f"{srv.url}/ask", json=ASK, timeout=120)))
-        asking.start()
-        deadline = time.monotonic() + 30
-        while not child.pending and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.5)  # its first LLM calls under way
-        os.kill(pid, signal.SIGKILL)
-        asking.join(60)
+        got = _signal_mid_question(srv, child, signal.SIGKILL)
         again = httpx.post(f"{srv.url}/ask", json=ASK, timeout=120)
         new_pid = child.process.pid
     assert got[0].status_code == 500 and set(got[0].json()) == {"error"}, got[0].text
@@ -67,17 +74,7 @@ def test_sigterm_lets_a_question_under_way_finish(indexed, fakellm_url):
     settings = _fake(indexed, fakellm_url, llm_concurrency=1, map_context_tokens=120)
     with Running(settings, BASE_PORT + 4) as srv:
         (child,) = srv.service.procs.children
-        pid = child.process.pid
-        got: list[httpx.Response] = []
-        asking = threading.Thread(target=lambda: got.append(
-            httpx.post(f"{srv.url}/ask", json=ASK, timeout=120)))
-        asking.start()
-        deadline = time.monotonic() + 30
-        while not child.pending and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.5)
-        os.kill(pid, signal.SIGTERM)
-        asking.join(60)
+        got = _signal_mid_question(srv, child, signal.SIGTERM)
         child.process.join(30)  # it ends once its question is answered
         ended = child.process.exitcode
     assert got[0].status_code == 200, got[0].text
