@@ -80,12 +80,13 @@ class ReportRow(BaseModel):
     rank: float | None = None
     score: float | None = None
     composed: bool = False  # composed from descriptions without an LLM call
+    summary: str = ""  # the report's summary paragraph, where the statement returns it
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> ReportRow:
         return cls(id=r["id"], title=r.get("title") or "", full_content=r.get("full_content")
                    or "", level=r.get("level"), rank=r.get("rank"), score=r.get("score"),
-                   composed=bool(r.get("composed")))
+                   composed=bool(r.get("composed")), summary=r.get("summary") or "")
 
 
 class Citation(BaseModel):
@@ -167,12 +168,15 @@ class ContextReport(BaseModel):
 
 class Selection(BaseModel):
     """Dynamic community selection's outcome: the threshold, reports rated, relevant ones,
-    ratings that failed, and the rating calls' own cost (LLM stage ``rate``)."""
+    ratings that failed, reports rated without a call (``reused``: they repeat a report
+    already rated, as a community not split further does) and the rating calls' own cost
+    (LLM stage ``rate``)."""
 
     threshold: float
     rated: int = 0
     relevant: int = 0
     failures: int = 0
+    reused: int = 0
     cost: LLMCost = Field(default_factory=LLMCost)
 
 

@@ -4,5 +4,5 @@ UNWIND $ids AS pid
 MATCH (:Community {id: pid, scope: $scope})-[:PARENT_OF]->(c:Community)
 WHERE c.report_status = 'ok'
 RETURN pid AS parent, c.id AS id, c.title AS title, c.full_content AS full_content,
-       c.rank AS rank, c.level AS level
+       c.summary AS summary, c.rank AS rank, c.level AS level
 ORDER BY parent, id

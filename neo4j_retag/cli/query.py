@@ -153,7 +153,8 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
                       f"{ls.claim_calls} ({ls.claim_failures} failed)[/dim]")
     if tr.selection:
         sel = tr.selection
-        console.print(f"[dim]dynamic selection: rated {sel.rated} reports, "
+        reused = f" ({sel.reused} repeating one already rated)" if sel.reused else ""
+        console.print(f"[dim]dynamic selection: rated {sel.rated} reports{reused}, "
                       f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
                       f"{sel.cost.calls} (+{sel.cost.cached} cached), prompt tokens "
                       f"{sel.cost.prompt_tokens}[/dim]")

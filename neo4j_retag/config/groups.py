@@ -270,6 +270,10 @@ class QuerySettings(Group):
         "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
         "(embeddings), or both fused by reciprocal rank; auto = hybrid when the reports have "
         "embeddings, else bm25")
+    dynamic_use_summary: bool = env(
+        "DYNAMIC_USE_SUMMARY", False, "dynamic community selection: rate each report by its "
+        "summary instead of its full text (GraphRAG's use_summary): a few times fewer prompt "
+        "tokens per rating call")
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")

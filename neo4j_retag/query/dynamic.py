@@ -7,7 +7,8 @@ the question (0-5, ``prompts/query/rate_relevance.txt``, stage ``rate``); a repo
 least DYNAMIC_THRESHOLD is relevant and its sub-communities are rated next, and a relevant
 child replaces its parent (GraphRAG's ``keep_parent=False``). When nothing is relevant after a
 level, every report of the next level is rated, down to DYNAMIC_MAX_LEVEL. Only the relevant
-reports go to map-reduce.
+reports go to map-reduce. With DYNAMIC_USE_SUMMARY a report is rated by its summary
+(GraphRAG's ``use_summary``), by its full text where it has none.
 """
 
 from __future__ import annotations
@@ -34,12 +35,20 @@ class Rating(BaseModel):
     reason: str = ""
 
 
+def rated_text(settings: Settings, report: ReportRow) -> str:
+    """What the rating call reads of ``report``: its summary with DYNAMIC_USE_SUMMARY (when
+    it has one), else its full text."""
+    if settings.query.dynamic_use_summary and report.summary.strip():
+        return report.summary
+    return report.full_content
+
+
 async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
                trace: Trace) -> float | None:
     """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails."""
     msgs = render("query/rate_relevance", question=question,
-                  report=truncate(report.full_content, settings.query.map_context_tokens,
-                                  settings.encoding))
+                  report=truncate(rated_text(settings, report),
+                                  settings.query.map_context_tokens, settings.encoding))
     try:
         return (await llm.structured(msgs, Rating, stage="rate", max_tokens=80)).rating
     except LLMError as err:
@@ -52,40 +61,67 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                                                                       dict[int, float]]:
     """The relevant reports (rating >= DYNAMIC_THRESHOLD, children replacing parents) and the
     rating of every report rated. Sets ``trace.selection`` (`model.Selection`: the rating
-    calls only). Raises LevelError when level 0 has no reports."""
+    calls only). Raises LevelError when level 0 has no reports.
+
+    Each distinct report text is rated once: a community the hierarchy did not split further
+    (its report reused one level down, or an imported index's carried copy) takes the rating
+    of the report it repeats without a call (``Selection.reused``), stays out of the selection
+    (the report it repeats stands for it) and passes the walk on to its children. GraphRAG's
+    own hierarchy has no such copies, so this is its walk at its cost."""
     before = llm.usage.stage("rate").model_copy()
     threshold = settings.query.dynamic_threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
     ratings: dict[int, float] = {}
     relevant: dict[int, ReportRow] = {}
-    parent: dict[int, int] = {}
-    failures, level = 0, 0
+    parent: dict[int, int] = {}  # a rated report -> the report it descends from
+    memo: dict[str, float] = {}  # rated text -> its rating
+    texts: dict[int, str] = {}  # report id -> its rated text
+    repeats: dict[int, int] = {}  # a report that repeats its parent's -> that parent
+    failures, level, unsummarised, reused = 0, 0, 0, 0
     with timed(trace.seconds, "rate"):
         while queue:
+            if settings.query.dynamic_use_summary:
+                unsummarised += sum(not r.summary.strip() for r in queue)
+            texts.update((r.id, rated_text(settings, r)) for r in queue)
+            todo = list({texts[r.id]: r for r in queue if texts[r.id] not in memo}.values())
             got = await asyncio.gather(*(rate(llm, settings, question, r, trace)
-                                         for r in queue))
+                                         for r in todo))
+            called = {r.id for r in todo}
+            memo.update((texts[r.id], g) for r, g in zip(todo, got, strict=True)
+                        if g is not None)
             hits = []
-            for r, g in zip(queue, got, strict=True):
+            for r in queue:
+                g = memo.get(texts[r.id])
                 if g is None:
                     failures += 1
                     continue
                 ratings[r.id] = g
-                if g >= threshold:
-                    relevant[r.id] = r
-                    hits.append(r.id)
-                    relevant.pop(parent.get(r.id, -1), None)  # the child replaces its parent
+                reused += r.id not in called
+                if g < threshold:
+                    continue
+                hits.append(r.id)
+                up = parent.get(r.id)
+                if up is not None and texts.get(up) == texts[r.id]:
+                    repeats[r.id] = up  # the same report one level down: `up` stands for it
+                    continue
+                relevant[r.id] = r
+                relevant.pop(-1 if up is None else up, None)  # the child replaces its parent
             rows = graph.run("query/community_children", ids=hits, scope=scope) if hits else []
-            parent.update({c["id"]: c["parent"] for c in rows})
+            parent.update({c["id"]: repeats.get(c["parent"], c["parent"]) for c in rows})
             queue = [ReportRow.from_record(c) for c in rows]
             level += 1
             if (not queue and not relevant and level in have
                     and level <= settings.query.dynamic_max_level):
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
+    if unsummarised:
+        msg = (f"{unsummarised} rated reports have no summary: rated by their full text "
+               "(DYNAMIC_USE_SUMMARY)")
+        trace.note(msg)
     trace.selection = Selection(
         threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
-        cost=llm.usage.stage("rate") - before)
+        reused=reused, cost=llm.usage.stage("rate") - before)
     return list(relevant.values()), ratings
 
 

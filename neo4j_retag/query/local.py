@@ -11,17 +11,20 @@ from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
-from ..model import Answer, Query, Trace, timed
+from ..model import GENERAL, Answer, Query, Trace, timed
 from .citations import cited_sources
 from .common import answer_from, no_answer_for
 from .local_context import build_context, seed
-from .retrieval import query_level
+from .retrieval import check_level, query_level
 
 
 async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """Local search at ``query.level``; cites reports and text units. ``trace.seeding`` says
-    how the entities were found (embedding or full_text) and which, best first."""
+    how the entities were found (embedding or full_text) and which, best first. Raises
+    LevelError for a ``query.level`` the graph has no reports at."""
     level = query_level(graph, settings, query.level)
+    if query.level is not None:  # the default level exists; a level asked for may not
+        check_level(graph, GENERAL, level)
     trace = Trace(method="local", level=level)
     q = settings.query
     with timed(trace.seconds, "retrieve"):

@@ -105,3 +105,38 @@ def test_real_christmas_carol_index_imports_with_the_repairs_it_needs(settings, 
     assert graph.driver.execute_query(
         "MATCH (e:Entity) WHERE e.graphrag_id IS NOT NULL WITH e, COUNT { (e)-[:IN_COMMUNITY]->"
         "(:Community {level: 2}) } AS n WHERE n <> 1 RETURN count(e) AS bad").records[0][0] == 0
+
+
+def test_dynamic_selection_on_the_carol_index_rates_each_report_once(settings, graph, double):
+    """The import carries childless communities down as copies of their reports; dynamic
+    community selection rates each distinct report once, as on GraphRAG's own hierarchy."""
+    import asyncio
+    import json
+
+    from neo4j_retag.llm import LLM, Usage
+    from neo4j_retag.model import Trace
+    from neo4j_retag.query.dynamic import select_reports
+    from tests.conftest import _missing
+    if not (CAROL / "communities.parquet").exists():
+        _missing(f"{CAROL} is absent (set RETAG_SHARED_DIR to the shared folder)")
+    import_graphrag(graph, settings, CAROL)
+    double.script["rate"] = lambda b: json.dumps({"rating": 4, "reason": "scripted"})
+    trace = Trace()
+
+    async def go():
+        async with LLM(settings, Usage()) as llm:
+            return await select_reports(graph, llm, settings, "What are the themes?", trace)
+    reports, ratings = asyncio.run(go())
+
+    def ids(where: str) -> set[int]:
+        return {r[0] for r in graph.driver.execute_query(
+            f"MATCH (c:Community {{scope: 'general'}}) WHERE c.report_status = 'ok' {where} "
+            "RETURN c.id").records}
+    copies, originals = ids("AND c.carried"), ids("AND NOT coalesce(c.carried, false)")
+    assert len(copies) == 247 and len(originals) == 147
+    sel = trace.selection
+    assert set(ratings) == copies | originals  # every report of the walk has its rating
+    assert sel.cost.calls == len(originals) == sum(k == "rate" for k, _ in double.calls)
+    assert sel.reused == len(copies)
+    # all relevant: the deepest original of each branch, never a copy standing for it
+    assert {r.id for r in reports} <= originals and len(reports) == sel.relevant == 123

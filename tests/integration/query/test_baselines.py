@@ -2,6 +2,7 @@
 
 import pytest
 
+from neo4j_retag.errors import LevelError
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.basic import ask_rag, ask_ts
@@ -30,6 +31,14 @@ def test_local_search_uses_entities_and_reports(indexed, graph, double):
     body = next(b for k, b in reversed(double.calls) if k == "answer")
     assert "-----Entities-----" in body["messages"][-1]["content"]
     assert "Scrooge" in body["messages"][-1]["content"]
+
+
+def test_local_search_refuses_a_level_without_reports(indexed, graph, double):
+    calls = len(double.calls)  # the index's
+    with pytest.raises(LevelError, match="level 9 does not exist"):
+        run(indexed, lambda llm: ask_local(graph, llm, indexed,
+            Query(question="Who is Scrooge?", level=9)))
+    assert len(double.calls) == calls  # refused before any LLM call
 
 
 def test_text_summarisation_maps_over_text_units(indexed, graph, double):
