@@ -86,6 +86,10 @@ def _resumed(partial: Path, final: Path, methods: list[str]) -> list[AnswerRecor
     if not path.exists():
         return []
     data = json.loads(path.read_text())
+    left = sorted({a["method"] for a in data["answers"]} - set(methods))
+    if left:  # the results are written for the methods asked: say what a subset leaves out
+        print(f"--resume: the saved answers of {', '.join(left)} are left out of the results "
+              f"(name them in --methods to keep them)", file=sys.stderr)
     return [AnswerRecord.model_validate(a) for a in data["answers"]
             if a["method"] in methods and not a.get("error")]
 

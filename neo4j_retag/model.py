@@ -68,10 +68,8 @@ class TextUnit(BaseModel):
 
 
 class ReportRow(BaseModel):
-    """One community report as map-reduce reads it (or a text unit standing in for one).
-
-    ``id`` is the community id; ``score`` the BM25 score when retrieved by ReTAG.
-    """
+    """One community report as map-reduce reads it (or a text unit standing in for one):
+    ``id`` is the community id; ``score`` the BM25 score when retrieved by ReTAG."""
 
     id: int
     title: str = ""
@@ -167,10 +165,8 @@ class ContextReport(BaseModel):
 
 
 class Selection(BaseModel):
-    """Dynamic community selection's outcome: the threshold, reports rated, relevant ones,
-    ratings that failed, reports rated without a call (``reused``: they repeat a report
-    already rated, as a community not split further does) and the rating calls' own cost
-    (LLM stage ``rate``)."""
+    """Dynamic community selection's outcome: the threshold, reports rated (``reused``: without
+    a call, repeating one rated), relevant ones, ratings that failed, the rating calls' cost."""
 
     threshold: float
     rated: int = 0

@@ -268,12 +268,9 @@ class QuerySettings(Group):
         "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)", ge=1)
     retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
         "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
-        "(embeddings), or both fused by reciprocal rank; auto = hybrid when the reports have "
-        "embeddings, else bm25")
-    dynamic_use_summary: bool = env(
-        "DYNAMIC_USE_SUMMARY", False, "dynamic community selection: rate each report by its "
-        "summary instead of its full text (GraphRAG's use_summary): a few times fewer prompt "
-        "tokens per rating call")
+        "(embeddings), or both fused by reciprocal rank; auto = hybrid with embeddings, else bm25")
+    dynamic_use_summary: bool = env("DYNAMIC_USE_SUMMARY", False, "dynamic community selection: "
+                                    "rate reports by their summaries (GraphRAG's use_summary)")
     dynamic_max_level: int = env(
         "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
         "every report of the next level, down to this level (GraphRAG's max_level)")
