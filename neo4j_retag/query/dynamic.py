@@ -77,6 +77,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     parent: dict[int, int] = {}  # a rated report -> the report it descends from
     memo: dict[str, float] = {}  # rated text -> its rating
     texts: dict[int, str] = {}  # report id -> its rated text
+    reports: dict[int, str] = {}  # report id -> its full text (a copy repeats it all)
     repeats: dict[int, int] = {}  # a report that repeats its parent's -> that parent
     failures, level, unsummarised, reused = 0, 0, 0, 0
     with timed(trace.seconds, "rate"):
@@ -84,6 +85,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             if settings.query.dynamic_use_summary:
                 unsummarised += sum(not r.summary.strip() for r in queue)
             texts.update((r.id, rated_text(settings, r)) for r in queue)
+            reports.update((r.id, r.full_content) for r in queue)
             todo = list({texts[r.id]: r for r in queue if texts[r.id] not in memo}.values())
             got = await asyncio.gather(*(rate(llm, settings, question, r, trace)
                                          for r in todo))
@@ -102,7 +104,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                     continue
                 hits.append(r.id)
                 up = parent.get(r.id)
-                if up is not None and texts.get(up) == texts[r.id]:
+                if up is not None and reports.get(up) == r.full_content:
                     repeats[r.id] = up  # the same report one level down: `up` stands for it
                     continue
                 relevant[r.id] = r

@@ -130,3 +130,25 @@ def test_rating_every_report_of_a_level_rates_each_text_once(double, tmp_path):
                                dynamic_threshold=3)
     assert sorted(ratings) == [1, 2, 10, 20, 100, 101, 102]
     assert trace.selection.cost.calls == 4 and trace.selection.reused == 3
+
+
+def test_by_summary_a_child_with_its_parents_summary_but_other_text_is_no_copy(
+        double, tmp_path):
+    # composed reports of nested small communities can share a summary line
+    tree = {1: (0, None, "Ghosts"), 10: (1, 1, "Ghosts and more")}
+
+    class SameSummary(TreeGraph):
+        def run(self, name, **p):
+            return [dict(r, summary="In short: ghosts.") for r in super().run(name, **p)]
+    double.script["rate"] = lambda b: json.dumps({"rating": 4, "reason": "scripted"})
+    settings = Settings(openai_base_url=double.base_url, openai_model="double",
+                        llm_json_mode="json_schema", llm_cache=False, llm_max_retries=1,
+                        neo4j_retag_home=tmp_path, dynamic_use_summary=True)
+    trace = Trace()
+
+    async def go():
+        async with LLM(settings, Usage()) as llm:
+            return await select_reports(SameSummary(tree), llm, settings, "ghosts?", trace)
+    reports, ratings = asyncio.run(go())
+    assert [r.id for r in reports] == [10]  # its own text is mapped, in place of its parent's
+    assert trace.selection.cost.calls == 1 and trace.selection.reused == 1  # one prompt
