@@ -76,16 +76,15 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     relevant: dict[int, ReportRow] = {}
     parent: dict[int, int] = {}  # a rated report -> the report it descends from
     memo: dict[str, float] = {}  # rated text -> its rating
-    texts: dict[int, str] = {}  # report id -> its rated text
-    reports: dict[int, str] = {}  # report id -> its full text (a copy repeats it all)
+    seen: dict[int, ReportRow] = {}  # every report the walk reached, by id
     repeats: dict[int, int] = {}  # a report that repeats its parent's -> that parent
     failures, level, unsummarised, reused = 0, 0, 0, 0
     with timed(trace.seconds, "rate"):
         while queue:
             if settings.query.dynamic_use_summary:
                 unsummarised += sum(not r.summary.strip() for r in queue)
-            texts.update((r.id, rated_text(settings, r)) for r in queue)
-            reports.update((r.id, r.full_content) for r in queue)
+            seen.update((r.id, r) for r in queue)
+            texts = {r.id: rated_text(settings, r) for r in queue}
             todo = list({texts[r.id]: r for r in queue if texts[r.id] not in memo}.values())
             got = await asyncio.gather(*(rate(llm, settings, question, r, trace)
                                          for r in todo))
@@ -104,7 +103,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                     continue
                 hits.append(r.id)
                 up = parent.get(r.id)
-                if up is not None and reports.get(up) == r.full_content:
+                if up is not None and seen[up].full_content == r.full_content:
                     repeats[r.id] = up  # the same report one level down: `up` stands for it
                     continue
                 relevant[r.id] = r

@@ -39,7 +39,7 @@ class TreeGraph:
         raise AssertionError(name)
 
 
-def select(double, tmp_path, rating, tree=TREE, **extra):
+def select(double, tmp_path, rating, tree=TREE, graph=None, **extra):
     double.script["rate"] = lambda b: json.dumps(
         {"rating": rating(b["messages"][-1]["content"]), "reason": "scripted"})
     settings = Settings(openai_base_url=double.base_url, openai_model="double",
@@ -49,7 +49,8 @@ def select(double, tmp_path, rating, tree=TREE, **extra):
 
     async def go():
         async with LLM(settings, Usage()) as llm:
-            return await select_reports(TreeGraph(tree), llm, settings, "ghosts?", trace)
+            return await select_reports(graph or TreeGraph(tree), llm, settings, "ghosts?",
+                                        trace)
     reports, ratings = asyncio.run(go())
     return sorted(r.id for r in reports), ratings, trace
 
@@ -140,15 +141,7 @@ def test_by_summary_a_child_with_its_parents_summary_but_other_text_is_no_copy(
     class SameSummary(TreeGraph):
         def run(self, name, **p):
             return [dict(r, summary="In short: ghosts.") for r in super().run(name, **p)]
-    double.script["rate"] = lambda b: json.dumps({"rating": 4, "reason": "scripted"})
-    settings = Settings(openai_base_url=double.base_url, openai_model="double",
-                        llm_json_mode="json_schema", llm_cache=False, llm_max_retries=1,
-                        neo4j_retag_home=tmp_path, dynamic_use_summary=True)
-    trace = Trace()
-
-    async def go():
-        async with LLM(settings, Usage()) as llm:
-            return await select_reports(SameSummary(tree), llm, settings, "ghosts?", trace)
-    reports, ratings = asyncio.run(go())
-    assert [r.id for r in reports] == [10]  # its own text is mapped, in place of its parent's
+    got, _, trace = select(double, tmp_path, lambda t: 4, graph=SameSummary(tree),
+                           dynamic_use_summary=True)
+    assert got == [10]  # its own text is mapped, in place of its parent's
     assert trace.selection.cost.calls == 1 and trace.selection.reused == 1  # one prompt
