@@ -12,12 +12,9 @@ line (503), and works again once it is back."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import functools
 import gc
 import logging
-import threading
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +27,7 @@ from .answer import AskRequest
 from .gate import Gate
 from .health import Health
 from .ingest_job import IngestProcess
+from .jobs import Jobs
 from .origin import Sessions
 from .procs import QuestionProcesses
 from .questions import QUESTIONS_PER_CALL, QuestionRunner
@@ -53,13 +51,12 @@ class Service:
         slots = QUESTIONS_PER_CALL * calls  # the processes' shares add up to the calls
         self.gate = Gate(slots, settings.serve.queue_limit, self.procs)
         self.graph: Graph | None = None
-        self.jobs: dict[str, dict[str, Any]] = {}
+        self.jobs = Jobs()
         self.sessions = Sessions()
         self.health = Health(self)
         self._pool = ThreadPoolExecutor(max(4, settings.llm.parallel),
                                         thread_name_prefix="retag-db")
         self._ingests: list[IngestProcess] = []
-        self._jobs_lock = threading.Lock()
 
     async def start(self) -> None:
         """Connect, check the schema, start the question processes (or runner). Raises
@@ -127,21 +124,15 @@ class Service:
 
     def start_ingest(self, paths: list[Path], topics: bool = True) -> dict[str, Any]:
         """An ingest job in a process of its own (:mod:`.ingest_job`); its state (progress by
-        stage, result or error) is ``self.jobs[id]``."""
-        job: dict[str, Any] = {"id": uuid.uuid4().hex[:12], "status": "running",
-                               "paths": [str(p) for p in paths], "progress": {},
-                               "result": None, "error": None}
-        with self._jobs_lock:
-            self.jobs[job["id"]] = job
+        stage, result or error) is ``self.jobs.get(id)``."""
+        job = self.jobs.new(paths)
+        job_id = job["id"]
 
         def progress(task: str, n: int, total: int | None = None) -> None:
-            with self._jobs_lock:  # the job's thread writes, the server's loop reads
-                done, known = job["progress"].get(task, [0, None])
-                job["progress"][task] = [done + n, total if total is not None else known]
+            self.jobs.progress(job_id, task, n, total)
 
         def end(state: dict[str, Any]) -> None:
-            with self._jobs_lock:
-                job.update(state)
+            self.jobs.end(job_id, state)
 
         self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
         self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
@@ -149,6 +140,4 @@ class Service:
 
     def job(self, job_id: str) -> dict[str, Any] | None:
         """A copy of job ``job_id`` as it stands (None when there is no such job)."""
-        with self._jobs_lock:
-            job = self.jobs.get(job_id)
-            return copy.deepcopy(job) if job is not None else None
+        return self.jobs.get(job_id)

@@ -38,7 +38,7 @@ def test_foreign_host_and_origin_refused_everywhere(indexed, double, tmp_path):
                 assert r.status_code == status, (method, path, headers, r.text)
                 assert set(r.json()) == {"error"}
         assert double.count() == calls, "a refused request spent LLM calls"
-        assert len(c.get("/documents").json()) == 4 and not srv.service.jobs
+        assert len(c.get("/documents").json()) == 4 and not len(srv.service.jobs)
         # the page's own origin is fine
         r = c.get("/stats", headers={"Origin": srv.url})
         assert r.status_code == 200
