@@ -33,12 +33,14 @@ from common import RESULTS, bench_settings, fakellm, machine, with_llm
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.nugget_scores import nugget_markdown, nugget_summary
-from neo4j_retag.eval.nuggets import NuggetSet, find, read_nuggets
+from neo4j_retag.eval.nugget_similarity import match_similar
+from neo4j_retag.eval.nuggets import DEFAULT_SIMILARITY, NuggetSet, find, read_nuggets
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.eval.report import scores, write_folder
 from neo4j_retag.eval.run import evaluate, method_spec
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage
+from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.model import GENERAL, no_progress
 from neo4j_retag.query.retrieval import levels, query_level
 from neo4j_retag.services import neo4j_local
@@ -94,28 +96,16 @@ def _resumed(partial: Path, final: Path, methods: list[str]) -> list[AnswerRecor
             if a["method"] in methods and not a.get("error")]
 
 
-def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
-    """Answer by answer (a question by every method in turn, each answer's claims right
-    after it), each record saved to bench-results/nuggets-NAME.partial.json as it ends, so an
-    hours-long run on a slow local model can stop anywhere and ``--resume`` finishes it
-    without asking anything twice."""
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    for m in methods:
-        method_spec(m)  # an unknown method fails before any answer
-    questions = [q.question for q in nuggets.questions]
-    if args.questions:
-        questions = questions[:args.questions]
-    out = RESULTS / f"nuggets-{args.name}"
-    RESULTS.mkdir(exist_ok=True)
-    partial = RESULTS / f"nuggets-{args.name}.partial.json"
-    final = RESULTS / f"nuggets-{args.name}.json"
-    answers = _resumed(partial, final, methods) if args.resume else []
+def ask(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet,
+        questions: list[str], methods: list[str], answers: list[AnswerRecord],
+        partial: Path) -> tuple[list[str], int]:
+    """Ask what ``answers`` lacks, appending each record as it ends and saving them all to
+    ``partial``; returns the notes of :func:`prepare` and the level asked at."""
     done = {(a.question, a.method) for a in answers}
     neo4j_local.start(settings)
     with Graph(settings) as graph:
         notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
         level = query_level(graph, settings, args.level)
-        t0 = time.perf_counter()
         for i, q in enumerate(questions, 1):
             print(f"question {i}/{len(questions)}: {q}", file=sys.stderr, flush=True)
             for m in methods:
@@ -132,20 +122,56 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
                       file=sys.stderr, flush=True)
                 partial.write_text(json.dumps({"methods": methods, "answers": [
                     a.model_dump(mode="json") for a in answers]}, ensure_ascii=False) + "\n")
-        seconds = round(time.perf_counter() - t0, 1)
-    asked = [q for q in questions if any(a.question == q for a in answers)]
+    return notes, level
+
+
+def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
+    """Answer by answer (a question by every method in turn, each answer's claims right
+    after it), each record saved to bench-results/nuggets-NAME.partial.json as it ends, so an
+    hours-long run on a slow local model can stop anywhere and ``--resume`` finishes it
+    without asking anything twice. With nothing left to ask, Neo4j is not needed: the saved
+    answers are only scored again (``--nugget-similarity``) and the results written."""
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for m in methods:
+        method_spec(m)  # an unknown method fails before any answer
+    questions = [q.question for q in nuggets.questions]
+    if args.questions:
+        questions = questions[:args.questions]
+    out = RESULTS / f"nuggets-{args.name}"
+    RESULTS.mkdir(exist_ok=True)
+    partial = RESULTS / f"nuggets-{args.name}.partial.json"
+    final = RESULTS / f"nuggets-{args.name}.json"
+    answers = _resumed(partial, final, methods) if args.resume else []
+    done = {(a.question, a.method) for a in answers}
+    saved = json.loads(final.read_text()) if final.exists() and args.resume else {}
+    notes, level = saved.get("notes", []), saved.get("level", args.level)
+    t0 = time.perf_counter()
+    if any((q, m) not in done for q in questions for m in methods) or not answers:
+        notes, level = ask(args, settings, nuggets, questions, methods, answers, partial)
+    seconds = round(time.perf_counter() - t0, 1)
     failures = ([a.error for a in answers if a.error]
                 + [a.claims_error for a in answers if a.claims_error])
+    if args.nugget_similarity is not None:
+        usage = Usage()
+        failures += with_llm(settings, usage, lambda llm: match_similar(
+            Embedder.of(llm), answers, nuggets.by_question(), args.nugget_similarity))
+        notes = [n for n in notes if not n.startswith("nuggets matched by embedding")] + [
+            f"nuggets matched by embedding at {args.nugget_similarity} "
+            f"({settings.embedding.model}): {usage.total.calls} embedding calls, "
+            f"{usage.total.cached} cached, {usage.total.prompt_tokens} tokens"]
+    asked = [q for q in questions if any(a.question == q for a in answers)]
     result = scores(methods, [], level, asked, answers, [], failures)
     result.nuggets = nugget_summary(answers, methods)
+    result.nugget_similarity = args.nugget_similarity
     files = write_folder(out, result, answers, [])
     table = nugget_markdown(result.nuggets or {}, result.cost, answers, methods)
     (out / "nuggets.md").write_text(table)
     (RESULTS / f"nuggets-{args.name}.md").write_text(table)
     data = {"name": args.name, "nuggets_file": str(args.nuggets), "note": nuggets.note,
-            "endpoint": settings.llm.base_url, "model": settings.llm.model,
+            "endpoint": saved.get("endpoint", settings.llm.base_url),
+            "model": saved.get("model", settings.llm.model),
             "fakellm": args.fakellm, "level": level, "methods": methods, "notes": notes,
-            "seconds_total": seconds, "machine": machine(),
+            "seconds_total": seconds + saved.get("seconds_total", 0), "machine": machine(),
             "resumed": sorted(f"{m}: {q}" for q, m in done),
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
@@ -169,6 +195,11 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true",
                     help="keep the answers a stopped run saved (nuggets-NAME.partial.json) or "
                     "a finished one wrote (nuggets-NAME.json); ask only the others")
+    ap.add_argument("--nugget-similarity", type=float, nargs="?", const=DEFAULT_SIMILARITY,
+                    default=None, metavar="T",
+                    help="also match nuggets by embedding at cosine T (alone: "
+                    f"{DEFAULT_SIMILARITY}), as `eval --nugget-similarity`; every answer, "
+                    "the saved ones too (the embedding endpoint of the environment)")
     ap.add_argument("--fakellm", action="store_true",
                     help="fakellm on --fakellm-port and the benchmark Neo4j "
                     "(RETAG_BENCH_BOLT_PORT / RETAG_BENCH_HTTP_PORT); else the environment's "

@@ -51,11 +51,14 @@ def print_scores(console: Console, result: Scores) -> None:
         t.add_row(m, _ms(co.prompt_tokens, ".0f"), _ms(co.llm_calls), _ms(co.seconds, ".2f"))
     console.print(t)
     if result.nuggets:
-        t = Table("method", "answers", "nugget recall", "citations", "claims",
+        similar = any(n.recall_similar for n in result.nuggets.values())
+        t = Table("method", "answers", "nugget recall",
+                  *(["+ by embedding"] if similar else []), "citations", "claims",
                   "claims supported", title="Nuggets per answer (mean ± std)")
         for m in methods:
             n = result.nuggets[m]
-            t.add_row(m, str(n.answers), _ms(n.recall, ".2f"), _ms(n.citations),
+            more = [_ms(n.recall_similar, ".2f") if n.recall_similar else "-"] if similar else []
+            t.add_row(m, str(n.answers), _ms(n.recall, ".2f"), *more, _ms(n.citations),
                       _ms(n.claims), _ms(n.supported, ".2f"))
         console.print(t)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..eval.nuggets import DEFAULT_SIMILARITY
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
 if TYPE_CHECKING:
@@ -220,6 +221,11 @@ def sources_line(answer: Answer) -> str:
               path_type=Path), default=None,
               help="a nuggets JSON file: nugget recall per answer (judge-free); its questions "
               "are asked when QUESTIONS_FILE is not given")
+@click.option("--nugget-similarity", "similarity", type=click.FloatRange(0, 1), default=None,
+              is_flag=False, flag_value=DEFAULT_SIMILARITY,
+              help="with --nuggets: a nugget no alias matched also counts when its text's "
+              f"cosine to a sentence of the answer is at least this (alone: "
+              f"{DEFAULT_SIMILARITY}, set for all-minilm-l6-v2); embedding calls")
 @click.option("--judge/--no-judge", default=True,
               help="--no-judge: claim metrics and cost only, no judge calls (2 per question, "
               "pair of methods and criterion)")
@@ -228,13 +234,15 @@ def sources_line(answer: Answer) -> str:
 @friendly
 def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: int, tasks: int,
              questions: int, methods: str, level: int | None, out: Path | None,
-             nuggets_file: Path | None, judge: bool, as_json: bool) -> None:
+             nuggets_file: Path | None, similarity: float | None, judge: bool,
+             as_json: bool) -> None:
     """Compare methods: LLM-judge win rates head to head on comprehensiveness, diversity,
     empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4), claim-based
     comprehensiveness and diversity (Edge et al. 2025), cost; writes questions, answers,
     scores.json and PNG charts to --out. QUESTIONS_FILE: questions.json or one question per
     line. --nuggets FILE: nugget recall, citations and supported claims per answer (nuggets.md,
-    nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE.
+    nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE;
+    --nugget-similarity adds nuggets matched by embedding (the embedding endpoint).
     --methods takes lazy@N for lazy at budget N. Exits 3 when some answer, claim extraction or
     verdict failed (listed)."""
     from rich.markup import escape
@@ -254,6 +262,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     if not chosen or (judge and len(chosen) < 2):
         raise click.UsageError(f"--methods: two or more of {', '.join(_methods())} "
                                "(one is enough with --no-judge)")
+    if similarity is not None and not nuggets_file:
+        raise click.UsageError("--nugget-similarity scores nuggets: give --nuggets FILE")
     if generate and nuggets_file:
         raise click.UsageError("--nuggets asks its own questions: not with --generate")
     if bool(questions_file or nuggets_file) == generate:
@@ -270,7 +280,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars, judged=judge,
-                                        nuggets=nset.by_question() if nset else None),
+                                        nuggets=nset.by_question() if nset else None,
+                                        similarity=similarity),
             obj.settings, usage)
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2))

@@ -88,12 +88,13 @@ def nugget_summary(answers: list[AnswerRecord], methods: list[str],
     for m in methods:
         ns = [a.nuggets for a in answers if a.method == m and a.nuggets is not None]
         with_claims = [n for n in ns if n.claims]
+        similar = [n.recall_similar for n in ns if n.recall_similar is not None]
         out[m] = NuggetStats(
             recall=stats([n.recall for n in ns]), citations=stats([n.citations for n in ns]),
             claims=stats([n.claims for n in ns if n.claims is not None]),
             supported=stats([(n.claims_supported or 0) / (n.claims or 1)
                              for n in with_claims]),
-            answers=len(ns))
+            answers=len(ns), recall_similar=stats(similar) if similar else None)
     return out
 
 
@@ -105,14 +106,16 @@ def nugget_table(summary: dict[str, NuggetStats], cost: dict[str, CostStats] | N
                  ) -> str:
     """The Markdown table of :func:`nugget_summary` (means), with the cost columns when
     ``cost`` (``Scores.cost``) is given."""
-    head = ["method", "answers", "nugget recall", "citations / answer", "claims / answer",
-            "claims supported"]
+    similar = any(s.recall_similar is not None for s in summary.values())
+    head = ["method", "answers", "nugget recall"] + (["+ by embedding"] if similar else []) + [
+        "citations / answer", "claims / answer", "claims supported"]
     if cost:
         head += ["LLM calls", "prompt tokens", "seconds"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m, s in summary.items():
-        row = [m, str(s.answers), _f(s.recall.mean, ".2f"), _f(s.citations.mean, ".1f"),
-               _f(s.claims.mean, ".1f"),
+        row = [m, str(s.answers), _f(s.recall.mean, ".2f")] + (
+            [_f(s.recall_similar.mean if s.recall_similar else None, ".2f")] if similar
+            else []) + [_f(s.citations.mean, ".1f"), _f(s.claims.mean, ".1f"),
                "-" if s.supported.mean is None else f"{100 * s.supported.mean:.0f}%"]
         if cost:
             c = cost[m]
@@ -124,12 +127,16 @@ def nugget_table(summary: dict[str, NuggetStats], cost: dict[str, CostStats] | N
 
 def question_table(answers: list[AnswerRecord], methods: list[str]) -> str:
     """Markdown: one row per question with nuggets, ``matched/total`` per method (``failed``
-    for a failed answer)."""
+    for a failed answer), ``(+k)`` for k more matched by embedding."""
     cells: dict[str, dict[str, str]] = {}
     for a in answers:
         if a.nuggets is not None:
+            n = a.nuggets
+            more = ((n.matched_similar or 0) - n.matched if n.matched_similar is not None
+                    else 0)
             cells.setdefault(a.question, {})[a.method] = (
-                "failed" if a.error else f"{a.nuggets.matched}/{a.nuggets.total}")
+                "failed" if a.error else f"{n.matched}/{n.total}"
+                + (f" (+{more})" if more else ""))
     lines = ["| question | " + " | ".join(methods) + " |", "|" + "---|" * (len(methods) + 1)]
     for q, row in cells.items():
         lines.append(f"| {q.replace('|', '/')} | "

@@ -33,6 +33,9 @@ _DIGIT_GROUP = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}\b)")
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ALL_OF = " + "
+# `--nugget-similarity` alone: the cosine for all-MiniLM-L6-v2, the embedded model
+# (benchmarks/nugget_similarity.py; eval/nugget_similarity.py)
+DEFAULT_SIMILARITY = 0.45
 
 
 class Nugget(BaseModel):
@@ -102,6 +105,12 @@ def find(nugget: Nugget, text: str) -> Match | None:
             sentence = next((s for s in _SENTENCE.split(text) if first in normalise(s)), "")
             return Match(alias=alias, sentence=" ".join(sentence.split())[:200])
     return None
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences (after ``.``, ``!``, ``?`` and at line breaks), the
+    empty ones dropped: the units an answer is matched in."""
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
 def read_nuggets(path: Path) -> NuggetSet:

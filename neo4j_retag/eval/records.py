@@ -18,13 +18,18 @@ class Metrics(BaseModel):
 
 class NuggetHit(BaseModel):
     """One nugget against one answer: matched by which alias in which sentence of the answer,
-    and whether the text the answer cites holds it too (None: the answer cites nothing)."""
+    and whether the text the answer cites holds it too (None: the answer cites nothing).
+    With `--nugget-similarity`, a nugget no alias matched has ``similarity`` (its text's best
+    cosine to a sentence of the answer) and is ``similar`` (that sentence in ``sentence``) at
+    the threshold or above."""
 
     id: str
     matched: bool
     alias: str | None = None
     sentence: str | None = None
     in_cited: bool | None = None
+    similarity: float | None = None
+    similar: bool = False
 
 
 class NuggetScore(BaseModel):
@@ -39,6 +44,8 @@ class NuggetScore(BaseModel):
     citations: int = 0
     claims: int | None = None
     claims_supported: int | None = None
+    matched_similar: int | None = None  # by alias or embedding (`--nugget-similarity`)
+    recall_similar: float | None = None
 
 
 class AnswerRecord(BaseModel):
@@ -122,6 +129,7 @@ class NuggetStats(BaseModel):
     claims: Stats
     supported: Stats
     answers: int
+    recall_similar: Stats | None = None  # by alias or embedding (`--nugget-similarity`)
 
 
 class Scores(BaseModel):
@@ -139,6 +147,7 @@ class Scores(BaseModel):
     agreement: Agreement
     cost: dict[str, CostStats]
     nuggets: dict[str, NuggetStats] | None = None  # `eval --nuggets`
+    nugget_similarity: float | None = None  # the cosine of `--nugget-similarity`
     failures: list[Failure] = Field(default_factory=list)
 
 

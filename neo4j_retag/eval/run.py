@@ -22,6 +22,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, InputError, LLMError, RetagError
 from ..llm import LLM, Usage
+from ..llm.embeddings import Embedder
 from ..model import Progress, Query, no_progress
 from ..query import METHODS, answer
 from ..query.common import no_answer
@@ -30,6 +31,7 @@ from . import require_extra
 from .claims import claim_metrics, extract_claims
 from .judge import criteria, judge
 from .nugget_scores import nugget_markdown, nugget_summary, score_answers
+from .nugget_similarity import match_similar
 from .nuggets import Nugget
 from .questions import EvalQuestion, generate_questions, write_questions
 from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, Scores
@@ -93,10 +95,12 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
+                   similarity: float | None = None,
                    ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
     """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
     only, without the judge's 2 calls per question, pair of methods and criterion), nugget
-    scores of the questions in ``nuggets`` and the aggregated scores."""
+    scores of the questions in ``nuggets`` (with ``similarity``, also matched by embedding
+    at that cosine: eval/nugget_similarity.py) and the aggregated scores."""
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
@@ -115,6 +119,10 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     failures += [r.claims_error for r in answers if r.claims_error]
     if nuggets:
         await asyncio.to_thread(score_answers, graph, answers, nuggets)
+        if similarity is not None:
+            progress("nugget embeddings", 0, None)
+            failures += await match_similar(Embedder.of(llm), answers, nuggets, similarity)
+            progress("nugget embeddings", 1, 1)
 
     text = {(r.question, r.method): r.answer for r in answers}
     crit = list(criteria(settings)) if judged else []
@@ -137,6 +145,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
     result = scores(methods, crit, level, questions, answers, judgements, failures)
     result.nuggets = nugget_summary(answers, methods)
+    result.nugget_similarity = similarity if nuggets else None
     return result, answers, judgements
 
 
@@ -144,13 +153,14 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
                    questions: list[EvalQuestion] | None = None,
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
                    out: Path | None = None, progress: Progress = no_progress,
-                   judged: bool = True,
-                   nuggets: dict[str, list[Nugget]] | None = None) -> EvalResult:
+                   judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
+                   similarity: float | None = None) -> EvalResult:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
     (default QUERY_LEVEL, clamped), measured and judged (not when ``judged`` is False: claim
     metrics and cost only); answers to a question of ``nuggets`` ({question: nuggets}) get
-    nugget recall and its precision proxies (`eval --nuggets`). A method is a name of
+    nugget recall and its precision proxies (`eval --nuggets`; with ``similarity``, nuggets
+    matched by embedding too: `--nugget-similarity`). A method is a name of
     ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
     nuggets nuggets.md and nuggets.png.
@@ -181,7 +191,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
         files += write_questions(out, questions)  # first: a long run's questions are kept
     result, answers, judgements = await evaluate(
         graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged,
-        nuggets)
+        nuggets, similarity)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)

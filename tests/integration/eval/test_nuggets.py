@@ -86,3 +86,41 @@ def test_eval_nuggets_bad_file_is_one_line(tmp_path):
                                     "--no-judge"])
     assert res.exit_code == 1 and "has no nuggets" in res.output
     assert "Traceback" not in res.output
+
+
+@pytest.mark.embed
+def test_nugget_similarity_with_the_local_embedding_model(indexed, double, tmp_path,
+                                                          local_embed_env):
+    """The real all-MiniLM-L6-v2 matches a paraphrase no alias foresaw, not an unrelated fact,
+    and its calls are counted (stage nugget_embed)."""
+    double.script["answer"] = lambda b: ("Scrooge met the three spirits who came to him on "
+                                         "Christmas Eve. [Data: Sources (0)]")
+    nfile = tmp_path / "nuggets.json"
+    nfile.write_text(json.dumps({"questions": [{"question": QUESTION, "nuggets": [
+        {"id": "ghosts", "text": "Scrooge encounters ghosts", "aliases": ["ghosts"]},
+        {"id": "harbour", "text": "The harbour plan divides the town", "aliases": ["harbour"]},
+        {"id": "themes", "text": "the themes", "aliases": ["main themes"]}]}]}))
+    env = double_vars(indexed) | neo4j_vars(indexed) | {
+        "EMBEDDING_BASE_URL": local_embed_env["embedding_base_url"],
+        "EMBEDDING_MODEL": local_embed_env["embedding_model"]}
+    out_dir = tmp_path / "out"
+    res = CliRunner().invoke(main, ["eval", "--nuggets", str(nfile), "--methods", "global,rag",
+                                    "--no-judge", "--level", "0", "--nugget-similarity",
+                                    "--out", str(out_dir), "--json"], env=env)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["nugget_similarity"] == 0.45  # the option alone: the default
+    answers = {a["method"]: a for a in json.loads((out_dir / "answers.json").read_text())}
+    rag = {h["id"]: h for h in answers["rag"]["nuggets"]["hits"]}
+    # "Scrooge met the three spirits ..." has no alias of "ghosts" but says it
+    assert not rag["ghosts"]["matched"] and rag["ghosts"]["similar"], rag
+    assert rag["ghosts"]["similarity"] > 0.6 and "spirits" in rag["ghosts"]["sentence"]
+    assert not rag["harbour"]["similar"]
+    assert answers["rag"]["nuggets"]["recall"] == 0.0
+    assert answers["rag"]["nuggets"]["recall_similar"] == pytest.approx(1 / 3, abs=1e-3)
+    glob = {h["id"]: h for h in answers["global"]["nuggets"]["hits"]}
+    assert glob["themes"]["matched"] and glob["themes"]["similarity"] is None  # by alias
+    assert "+ by embedding" in (out_dir / "nuggets.md").read_text()
+    stats = CliRunner().invoke(main, ["stats", "--json"], env=env)
+    assert stats.exit_code == 0, stats.output
+    assert "nugget_embed" in stats.output
