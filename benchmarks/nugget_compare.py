@@ -27,11 +27,13 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from common import RESULTS, bench_settings, fakellm, machine, with_llm
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
+from neo4j_retag.errors import Failure
 from neo4j_retag.eval.nugget_scores import nugget_markdown, nugget_summary
 from neo4j_retag.eval.nugget_similarity import match_similar
 from neo4j_retag.eval.nuggets import DEFAULT_SIMILARITY, NuggetSet, find, read_nuggets
@@ -46,6 +48,7 @@ from neo4j_retag.query.retrieval import levels, query_level
 from neo4j_retag.services import neo4j_local
 
 METHODS = "retag,global,global-dynamic,lazy@50,lazy@100,drift,local,rag,auto"
+SIMILAR_NOTE = "nuggets matched by embedding at"
 SUFFIXES = (".txt", ".md")
 
 
@@ -80,39 +83,55 @@ def prepare(settings: Settings, graph: Graph, corpus: Path | None, methods: list
     return notes
 
 
-def _resumed(partial: Path, final: Path, methods: list[str]) -> list[AnswerRecord]:
-    """The answers of ``methods`` a stopped run saved in ``partial``, else those a finished run
-    wrote to ``final`` (so a later run adds methods or questions to it); failed answers are
-    asked again. With every method already answered, ``--resume`` only writes the results."""
+def _resumed(partial: Path, final: Path, methods: list[str], questions: list[str]
+             ) -> tuple[list[AnswerRecord], dict[str, Any]]:
+    """The answers of ``methods`` to ``questions`` a stopped run saved in ``partial``, else
+    those a finished run wrote to ``final`` (so a later run adds methods or questions to it),
+    and what else that file holds (level, notes, endpoint, model, seconds); failed answers are
+    asked again. With every answer already there, ``--resume`` only scores and writes."""
     path = partial if partial.exists() else final
     if not path.exists():
-        return []
+        return [], {}
     data = json.loads(path.read_text())
-    left = sorted({a["method"] for a in data["answers"]} - set(methods))
-    if left:  # the results are written for the methods asked: say what a subset leaves out
-        print(f"--resume: the saved answers of {', '.join(left)} are left out of the results "
-              f"(name them in --methods to keep them)", file=sys.stderr)
-    return [AnswerRecord.model_validate(a) for a in data["answers"]
-            if a["method"] in methods and not a.get("error")]
+    saved = data["answers"]
+    # the results are written for the methods and questions asked: say what a subset leaves out
+    for what, left in (("methods", {a["method"] for a in saved} - set(methods)),
+                       ("questions", {a["question"] for a in saved} - set(questions))):
+        if left:
+            print(f"--resume: the saved answers of {len(left)} {what} are left out of the "
+                  f"results ({', '.join(sorted(left))[:200]}): name them to keep them",
+                  file=sys.stderr)
+    return [AnswerRecord.model_validate(a) for a in saved
+            if a["method"] in methods and a["question"] in questions
+            and not a.get("error")], {k: v for k, v in data.items() if k != "answers"}
+
+
+def _saved(path: Path, answers: list[AnswerRecord], **run: Any) -> None:
+    path.write_text(json.dumps({**run, "answers": [a.model_dump(mode="json") for a in answers]},
+                               ensure_ascii=False) + "\n")
 
 
 def ask(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet,
         questions: list[str], methods: list[str], answers: list[AnswerRecord],
-        partial: Path) -> tuple[list[str], int]:
+        partial: Path) -> dict[str, Any]:
     """Ask what ``answers`` lacks, appending each record as it ends and saving them all to
-    ``partial``; returns the notes of :func:`prepare` and the level asked at."""
+    ``partial`` with the run's level, notes, endpoint and model; returns those and the
+    seconds the answers took."""
     done = {(a.question, a.method) for a in answers}
     neo4j_local.start(settings)
     with Graph(settings) as graph:
-        notes = prepare(settings, graph, args.ingest, methods, args.fakellm)
-        level = query_level(graph, settings, args.level)
+        run = {"methods": methods, "notes": prepare(settings, graph, args.ingest, methods,
+                                                    args.fakellm),
+               "level": query_level(graph, settings, args.level),
+               "endpoint": settings.llm.base_url, "model": settings.llm.model}
+        t0 = time.perf_counter()
         for i, q in enumerate(questions, 1):
             print(f"question {i}/{len(questions)}: {q}", file=sys.stderr, flush=True)
             for m in methods:
                 if (q, m) in done:
                     continue
                 _, got, _ = with_llm(settings, Usage(), lambda llm, q=q, m=m: evaluate(
-                    graph, llm, settings, [q], [m], level, no_progress, judged=False,
+                    graph, llm, settings, [q], [m], run["level"], no_progress, judged=False,
                     nuggets=nuggets.by_question()))
                 answers += got
                 a = got[0]
@@ -120,9 +139,29 @@ def ask(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet,
                       f"{a.nuggets.matched if a.nuggets else '-'} nuggets"
                       f"{', failed: ' + a.error.line() if a.error else ''}",
                       file=sys.stderr, flush=True)
-                partial.write_text(json.dumps({"methods": methods, "answers": [
-                    a.model_dump(mode="json") for a in answers]}, ensure_ascii=False) + "\n")
-    return notes, level
+                _saved(partial, answers, **run)
+    return run | {"seconds": round(time.perf_counter() - t0, 1)}
+
+
+def similar(settings: Settings, answers: list[AnswerRecord], nuggets: NuggetSet,
+            threshold: float | None) -> tuple[list[Failure], str | None]:
+    """Nuggets matched by embedding at ``threshold`` on every answer, the saved ones too
+    (None: any match a saved answer carries from an earlier run is cleared); the texts that
+    failed and a note of the cost."""
+    if threshold is None:
+        for a in answers:
+            if a.nuggets is not None:
+                a.nuggets.matched_similar = a.nuggets.recall_similar = None
+                for h in a.nuggets.hits:
+                    if h.similar or h.similarity is not None:
+                        h.similar, h.similarity, h.sentence = False, None, None
+        return [], None
+    usage = Usage()
+    failed = with_llm(settings, usage, lambda llm: match_similar(
+        Embedder.of(llm), answers, nuggets.by_question(), threshold))
+    t = usage.total
+    return failed, (f"{SIMILAR_NOTE} {threshold} ({settings.embedding.model}): {t.calls} "
+                    f"embedding calls, {t.cached} cached, {t.prompt_tokens} tokens")
 
 
 def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int:
@@ -141,26 +180,26 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     RESULTS.mkdir(exist_ok=True)
     partial = RESULTS / f"nuggets-{args.name}.partial.json"
     final = RESULTS / f"nuggets-{args.name}.json"
-    answers = _resumed(partial, final, methods) if args.resume else []
+    answers, saved = (_resumed(partial, final, methods, questions) if args.resume
+                      else ([], {}))
     done = {(a.question, a.method) for a in answers}
-    saved = json.loads(final.read_text()) if final.exists() and args.resume else {}
-    notes, level = saved.get("notes", []), saved.get("level", args.level)
-    t0 = time.perf_counter()
+    # the saved run's level, notes, endpoint and model describe its answers; a run that asks
+    # more replaces them (a resumed run should use the same model and level)
+    this = {"level": saved.get("level", args.level), "notes": saved.get("notes", []),
+            "endpoint": saved.get("endpoint"), "model": saved.get("model"), "seconds": 0.0}
     if any((q, m) not in done for q in questions for m in methods) or not answers:
-        notes, level = ask(args, settings, nuggets, questions, methods, answers, partial)
-    seconds = round(time.perf_counter() - t0, 1)
+        this = ask(args, settings, nuggets, questions, methods, answers, partial)
+    if this["level"] is None:
+        raise SystemExit("the saved answers do not say their level: give --level")
+    seconds = this["seconds"] + saved.get("seconds_total", 0)
     failures = ([a.error for a in answers if a.error]
                 + [a.claims_error for a in answers if a.claims_error])
-    if args.nugget_similarity is not None:
-        usage = Usage()
-        failures += with_llm(settings, usage, lambda llm: match_similar(
-            Embedder.of(llm), answers, nuggets.by_question(), args.nugget_similarity))
-        notes = [n for n in notes if not n.startswith("nuggets matched by embedding")] + [
-            f"nuggets matched by embedding at {args.nugget_similarity} "
-            f"({settings.embedding.model}): {usage.total.calls} embedding calls, "
-            f"{usage.total.cached} cached, {usage.total.prompt_tokens} tokens"]
+    failed, note = similar(settings, answers, nuggets, args.nugget_similarity)
+    failures += failed
+    notes = [n for n in this["notes"] if not n.startswith(SIMILAR_NOTE)] + ([note] if note
+                                                                           else [])
     asked = [q for q in questions if any(a.question == q for a in answers)]
-    result = scores(methods, [], level, asked, answers, [], failures)
+    result = scores(methods, [], this["level"], asked, answers, [], failures)
     result.nuggets = nugget_summary(answers, methods)
     result.nugget_similarity = args.nugget_similarity
     files = write_folder(out, result, answers, [])
@@ -168,10 +207,9 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     (out / "nuggets.md").write_text(table)
     (RESULTS / f"nuggets-{args.name}.md").write_text(table)
     data = {"name": args.name, "nuggets_file": str(args.nuggets), "note": nuggets.note,
-            "endpoint": saved.get("endpoint", settings.llm.base_url),
-            "model": saved.get("model", settings.llm.model),
-            "fakellm": args.fakellm, "level": level, "methods": methods, "notes": notes,
-            "seconds_total": seconds + saved.get("seconds_total", 0), "machine": machine(),
+            "endpoint": this["endpoint"], "model": this["model"],
+            "fakellm": args.fakellm, "level": this["level"], "methods": methods,
+            "notes": notes, "seconds_total": seconds, "machine": machine(),
             "resumed": sorted(f"{m}: {q}" for q, m in done),
             "files": [str(f) for f in files],
             "scores": result.model_dump(mode="json"),
@@ -185,6 +223,13 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     return 3 if result.failures else 0
 
 
+def _threshold(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: a cosine between 0 and 1")
+    return value
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("nuggets", type=Path, help="a nuggets file (benchmarks/nuggets/*.json)")
@@ -195,7 +240,7 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true",
                     help="keep the answers a stopped run saved (nuggets-NAME.partial.json) or "
                     "a finished one wrote (nuggets-NAME.json); ask only the others")
-    ap.add_argument("--nugget-similarity", type=float, nargs="?", const=DEFAULT_SIMILARITY,
+    ap.add_argument("--nugget-similarity", type=_threshold, nargs="?", const=DEFAULT_SIMILARITY,
                     default=None, metavar="T",
                     help="also match nuggets by embedding at cosine T (alone: "
                     f"{DEFAULT_SIMILARITY}), as `eval --nugget-similarity`; every answer, "

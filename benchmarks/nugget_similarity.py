@@ -18,7 +18,7 @@ the same rates at a given threshold on other answers (held out: not used to pick
 
     .venv/bin/python benchmarks/nugget_similarity.py --name minilm \\
         bench-results/nuggets-christmas-carol-qwen.json bench-results/nuggets-sample-qwen.json
-    .venv/bin/python benchmarks/nugget_similarity.py --name minilm-heldout --check 0.6 \\
+    .venv/bin/python benchmarks/nugget_similarity.py --name minilm-heldout --check 0.45 \\
         bench-results/nuggets-christmas-carol-qwen-more.json
 
 Needs the embedding endpoint of the environment (`neo4j-retag embed start` for the embedded
@@ -114,7 +114,7 @@ def main() -> None:
     settings = Settings()
     answers = read_answers(args.results)
     pairs = scored_pairs(answers, asyncio.run(embed_all(settings, answers)))
-    ts = [args.check] if args.check else THRESHOLDS
+    ts = [args.check] if args.check is not None else THRESHOLDS
     table = {t: rates(pairs, t) for t in ts}
     cosine_only = {t: rates(pairs, t, nearest=False) for t in ts}
     youden = max(table, key=lambda t: (table[t]["positive"] or 0) - (table[t]["hard"] or 0))
@@ -124,8 +124,8 @@ def main() -> None:
         c = cosine_only[t]
         print(f"{t:.2f}: positives {r['positive']} ({c['positive']}), hard negatives "
               f"{r['hard']} ({c['hard']}), easy negatives {r['easy']} ({c['easy']})"
-              + ("  <- chosen" if t == best and not args.check else "")
-              + ("  <- Youden" if t == youden and not args.check else ""))
+              + ("  <- chosen" if t == best and args.check is None else "")
+              + ("  <- Youden" if t == youden and args.check is None else ""))
     out = RESULTS / f"nugget-similarity-{args.name}.json"
     out.write_text(json.dumps({
         "results": [str(p) for p in args.results], "model": settings.embedding.model,
@@ -136,8 +136,8 @@ def main() -> None:
         "rates_at": {str(t): r for t, r in table.items()},
         "rates_at_cosine_alone": {str(t): r for t, r in cosine_only.items()},
         "rule": f"the lowest threshold with at most {HARD_RATE:.0%} of hard negatives",
-        "chosen_threshold": None if args.check else best,
-        "youden_threshold": None if args.check else youden, "machine": machine()},
+        "chosen_threshold": None if args.check is not None else best,
+        "youden_threshold": None if args.check is not None else youden, "machine": machine()},
         indent=2) + "\n")
     print(f"written: {out}")
 

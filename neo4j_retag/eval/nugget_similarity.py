@@ -56,14 +56,14 @@ async def match_similar(embedder: Embedder, answers: list[AnswerRecord],
     embedding endpoint is unusable (every text would fail alike)."""
     scored = [a for a in answers if a.nuggets is not None and a.question in nuggets]
     items: dict[str, str] = {}
-    for a in scored:
+    for k, a in enumerate(scored):  # keyed by position: a question may be asked twice
         for n in nuggets[a.question]:
             items[_nugget_key(a, n)] = n.text
         for i, s in enumerate(statements(a.answer or "")):
-            items[_sentence_key(a, i)] = s
+            items[_sentence_key(k, a, i)] = s
     vectors, failures = await embedder.embed_items(items, stage=STAGE)
-    for a in scored:
-        _match(a, nuggets[a.question], vectors, threshold)
+    for k, a in enumerate(scored):
+        _match(k, a, nuggets[a.question], vectors, threshold)
     return failures
 
 
@@ -78,18 +78,18 @@ def _nugget_key(a: AnswerRecord, n: Nugget) -> str:
     return f"nugget {a.question!r}: {n.id}"
 
 
-def _sentence_key(a: AnswerRecord, i: int) -> str:
-    return f"sentence {i} of {a.method}'s answer to {a.question!r}"
+def _sentence_key(k: int, a: AnswerRecord, i: int) -> str:
+    return f"sentence {i} of answer {k} ({a.method}'s to {a.question!r})"
 
 
-def _match(a: AnswerRecord, nuggets: list[Nugget], vectors: dict[str, list[float]],
+def _match(k: int, a: AnswerRecord, nuggets: list[Nugget], vectors: dict[str, list[float]],
            threshold: float) -> None:
     score = a.nuggets
     assert score is not None
     for h in score.hits:  # scored again (a saved answer): the last run's matches go
         if h.similar or h.similarity is not None:
             h.similar, h.similarity, h.sentence = False, None, None
-    sents = [(s, vectors.get(_sentence_key(a, i)))
+    sents = [(s, vectors.get(_sentence_key(k, a, i)))
              for i, s in enumerate(statements(a.answer or ""))]
     sents = [(s, v) for s, v in sents if v is not None]
     embedded = [n for n in nuggets if _nugget_key(a, n) in vectors]
@@ -100,14 +100,14 @@ def _match(a: AnswerRecord, nuggets: list[Nugget], vectors: dict[str, list[float
         nearest = [max(range(len(embedded)), key=lambda k, j=j: sims[k][j])
                    for j in range(len(sents))]
         hits = {h.id: h for h in score.hits}
-        for k, n in enumerate(embedded):
+        for m, n in enumerate(embedded):
             hit = hits.get(n.id)
-            own = [j for j in range(len(sents)) if nearest[j] == k]
+            own = [j for j in range(len(sents)) if nearest[j] == m]
             if hit is None or hit.matched or not own:
                 continue
-            best = max(own, key=lambda j, k=k: sims[k][j])
-            hit.similarity = round(sims[k][best], 3)
-            if hit.similarity >= threshold:
+            best = max(own, key=lambda j, m=m: sims[m][j])
+            hit.similarity = round(sims[m][best], 3)  # shown rounded, compared exact
+            if sims[m][best] >= threshold:
                 hit.similar, hit.sentence = True, " ".join(sents[best][0].split())[:200]
     found = sum(h.matched or h.similar for h in score.hits)
     score.matched_similar = found

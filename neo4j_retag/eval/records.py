@@ -19,9 +19,10 @@ class Metrics(BaseModel):
 class NuggetHit(BaseModel):
     """One nugget against one answer: matched by which alias in which sentence of the answer,
     and whether the text the answer cites holds it too (None: the answer cites nothing).
-    With `--nugget-similarity`, a nugget no alias matched has ``similarity`` (its text's best
-    cosine to a sentence of the answer) and is ``similar`` (that sentence in ``sentence``) at
-    the threshold or above."""
+    With `--nugget-similarity`, a nugget no alias matched has ``similarity``: its text's best
+    cosine to a sentence of the answer nearer to it than to the question's other nuggets (None
+    when no sentence is), and is ``similar`` (that sentence in ``sentence``) at the threshold
+    or above."""
 
     id: str
     matched: bool

@@ -31,6 +31,7 @@ from . import require_extra
 from .claims import claim_metrics, extract_claims
 from .judge import criteria, judge
 from .nugget_scores import nugget_markdown, nugget_summary, score_answers
+from .nugget_similarity import STAGE as NUGGET_EMBED
 from .nugget_similarity import match_similar
 from .nuggets import Nugget
 from .questions import EvalQuestion, generate_questions, write_questions
@@ -168,7 +169,8 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     Returns the scores with the files written and every answer in short. Raises InputError for
     an unknown method, fewer than two when judged (one is enough without the judge), or no
     questions; LLMError when no question could be generated; ConfigError when the ``[eval]``
-    extra is not installed.
+    extra is not installed or, with ``similarity``, the embedding endpoint is unusable (both
+    before any answer).
     """
     for m in methods:
         method_spec(m)
@@ -186,6 +188,8 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     questions = list({q.question: q for q in questions}.values())  # each asked once
     if not questions:
         raise InputError("no evaluation questions given")
+    if similarity is not None and nuggets:  # an endpoint that is down fails now, not after
+        await Embedder.of(llm).probe(NUGGET_EMBED)  # hours of answers (ConfigError, LLMError)
     files: list[Path] = []
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept

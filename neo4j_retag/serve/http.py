@@ -228,13 +228,13 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         writes()
         root = service.settings.serve.ingest_root
         paths = [await service.db(inside_root, p, root) for p in body.paths]  # walks: a thread
-        return service.start_ingest(paths, topics=body.topics)
+        return service.start_ingest(paths, topics=body.topics).model_dump()
 
     @app.get("/jobs/{job_id}")
     async def job(job_id: str) -> dict[str, Any]:
         if (found := service.job(job_id)) is None:
             raise NotFoundError(f"no job {job_id}")
-        return found
+        return found.model_dump()
 
     @app.get("/stats")
     async def stats() -> dict[str, Any]:

@@ -145,7 +145,7 @@ def build_mcp(service: Service) -> RetagMCP:
             async def go() -> dict[str, Any]:
                 root = service.settings.serve.ingest_root
                 checked = [await service.db(inside_root, p, root) for p in paths]
-                return service.start_ingest(checked, topics)
+                return service.start_ingest(checked, topics).model_dump()
             return await _tool(go)
 
         @mcp.tool(name="delete_documents", **ONCE)

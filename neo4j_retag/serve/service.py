@@ -27,7 +27,7 @@ from .answer import AskRequest
 from .gate import Gate
 from .health import Health
 from .ingest_job import IngestProcess
-from .jobs import Jobs
+from .jobs import Job, Jobs
 from .origin import Sessions
 from .procs import QuestionProcesses
 from .questions import QUESTIONS_PER_CALL, QuestionRunner
@@ -122,22 +122,26 @@ class Service:
         assert self.graph is not None, "the service is not started"
         return self.graph
 
-    def start_ingest(self, paths: list[Path], topics: bool = True) -> dict[str, Any]:
+    def start_ingest(self, paths: list[Path], topics: bool = True) -> Job:
         """An ingest job in a process of its own (:mod:`.ingest_job`); its state (progress by
-        stage, result or error) is ``self.jobs.get(id)``."""
+        stage, result or error) is ``self.job(id)``. A process that cannot be started ends
+        the job as failed (and raises)."""
         job = self.jobs.new(paths)
-        job_id = job["id"]
 
         def progress(task: str, n: int, total: int | None = None) -> None:
-            self.jobs.progress(job_id, task, n, total)
+            self.jobs.progress(job.id, task, n, total)
 
         def end(state: dict[str, Any]) -> None:
-            self.jobs.end(job_id, state)
+            self.jobs.end(job.id, state)
 
         self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
-        self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
+        try:
+            self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
+        except Exception as err:  # a running job nobody follows would be kept forever
+            end({"status": "failed", "error": f"the ingest process did not start: {err}"})
+            raise
         return job
 
-    def job(self, job_id: str) -> dict[str, Any] | None:
-        """A copy of job ``job_id`` as it stands (None when there is no such job)."""
+    def job(self, job_id: str) -> Job | None:
+        """Job ``job_id`` as it stands (None when there is no such job)."""
         return self.jobs.get(job_id)

@@ -130,3 +130,16 @@ def test_scoring_again_replaces_the_last_runs_matches():
     change = next(h for h in rec.nuggets.hits if h.id == "change")
     assert not change.similar and change.sentence is None
     assert rec.nuggets.matched_similar == rec.nuggets.matched == 1
+
+
+def test_two_answers_to_one_question_keep_their_own_sentences():
+    first, second = scored(), scored(f"{GHOSTS} {END}")  # the second never gives freely
+    asyncio.run(match_similar(FakeEmbedder(), [first, second], {Q: NUGGETS}, 0.9))
+    assert [a.nuggets.matched_similar for a in (first, second)] == [2, 1]
+
+
+def test_the_threshold_is_compared_with_the_exact_cosine():
+    rec = scored()
+    asyncio.run(match_similar(FakeEmbedder(), [rec], {Q: NUGGETS}, 0.9806))  # cosine 0.98058
+    change = next(h for h in rec.nuggets.hits if h.id == "change")
+    assert change.similarity == 0.981 and not change.similar  # shown rounded, compared exact
