@@ -35,7 +35,7 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import Failure
 from neo4j_retag.eval.nugget_scores import nugget_markdown, nugget_summary
-from neo4j_retag.eval.nugget_similarity import match_similar
+from neo4j_retag.eval.nugget_similarity import clear_similar, match_similar
 from neo4j_retag.eval.nuggets import DEFAULT_SIMILARITY, NuggetSet, find, read_nuggets
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.eval.report import scores, write_folder
@@ -151,10 +151,7 @@ def similar(settings: Settings, answers: list[AnswerRecord], nuggets: NuggetSet,
     if threshold is None:
         for a in answers:
             if a.nuggets is not None:
-                a.nuggets.matched_similar = a.nuggets.recall_similar = None
-                for h in a.nuggets.hits:
-                    if h.similar or h.similarity is not None:
-                        h.similar, h.similarity, h.sentence = False, None, None
+                clear_similar(a.nuggets)
         return [], None
     usage = Usage()
     failed = with_llm(settings, usage, lambda llm: match_similar(

@@ -25,14 +25,15 @@ from ..llm.embeddings import Embedder
 from . import require
 from .nugget_scores import content_words
 from .nuggets import DEFAULT_SIMILARITY, Nugget, sentences
-from .records import AnswerRecord
+from .records import AnswerRecord, NuggetScore
 
 STAGE = "nugget_embed"
 # a sentence of fewer content words is a heading or a bare name ("Lumen Analytics
 # sponsorship"): it names a subject and states no fact, yet a name it shares with a nugget
 # lifts its cosine above real paraphrases (docs/evaluation.md)
 MIN_CONTENT_WORDS = 6
-__all__ = ["DEFAULT_SIMILARITY", "STAGE", "cosines", "match_similar", "statements"]
+__all__ = ["DEFAULT_SIMILARITY", "STAGE", "clear_similar", "cosines", "match_similar",
+           "statements"]
 
 
 def cosines(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
@@ -54,17 +55,27 @@ async def match_similar(embedder: Embedder, answers: list[AnswerRecord],
     sentence. Returns the texts that could not be embedded (their nuggets count by alias
     only; a sentence that could not be embedded matches nothing). Raises ConfigError when the
     embedding endpoint is unusable (every text would fail alike)."""
-    scored = [a for a in answers if a.nuggets is not None and a.question in nuggets]
+    scored = [(a, statements(a.answer or "")) for a in answers
+              if a.nuggets is not None and a.question in nuggets]
     items: dict[str, str] = {}
-    for k, a in enumerate(scored):  # keyed by position: a question may be asked twice
+    for k, (a, sents) in enumerate(scored):  # keyed by position: a question may be asked twice
         for n in nuggets[a.question]:
             items[_nugget_key(a, n)] = n.text
-        for i, s in enumerate(statements(a.answer or "")):
+        for i, s in enumerate(sents):
             items[_sentence_key(k, a, i)] = s
     vectors, failures = await embedder.embed_items(items, stage=STAGE)
-    for k, a in enumerate(scored):
-        _match(k, a, nuggets[a.question], vectors, threshold)
+    for k, (a, sents) in enumerate(scored):
+        _match(k, a, sents, nuggets[a.question], vectors, threshold)
     return failures
+
+
+def clear_similar(score: NuggetScore) -> None:
+    """Drop the embedding matches ``score`` carries from an earlier scoring (a saved answer):
+    alias matches and their sentences stay."""
+    for h in score.hits:
+        if h.similar or h.similarity is not None:
+            h.similar, h.similarity, h.sentence = False, None, None
+    score.matched_similar = score.recall_similar = None
 
 
 def statements(answer: str) -> list[str]:
@@ -82,22 +93,19 @@ def _sentence_key(k: int, a: AnswerRecord, i: int) -> str:
     return f"sentence {i} of answer {k} ({a.method}'s to {a.question!r})"
 
 
-def _match(k: int, a: AnswerRecord, nuggets: list[Nugget], vectors: dict[str, list[float]],
-           threshold: float) -> None:
+def _match(k: int, a: AnswerRecord, stated: list[str], nuggets: list[Nugget],
+           vectors: dict[str, list[float]], threshold: float) -> None:
     score = a.nuggets
     assert score is not None
-    for h in score.hits:  # scored again (a saved answer): the last run's matches go
-        if h.similar or h.similarity is not None:
-            h.similar, h.similarity, h.sentence = False, None, None
-    sents = [(s, vectors.get(_sentence_key(k, a, i)))
-             for i, s in enumerate(statements(a.answer or ""))]
+    clear_similar(score)  # scored again (a saved answer): the last run's matches go
+    sents = [(s, vectors.get(_sentence_key(k, a, i))) for i, s in enumerate(stated)]
     sents = [(s, v) for s, v in sents if v is not None]
     embedded = [n for n in nuggets if _nugget_key(a, n) in vectors]
     if sents and embedded:
         sims = cosines([vectors[_nugget_key(a, n)] for n in embedded], [v for _, v in sents])
         # a sentence speaks for the nugget it is nearest to: a name shared with another
         # nugget ("Scrooge") lifts its cosine to that one too, but not above its own nugget's
-        nearest = [max(range(len(embedded)), key=lambda k, j=j: sims[k][j])
+        nearest = [max(range(len(embedded)), key=lambda m, j=j: sims[m][j])
                    for j in range(len(sents))]
         hits = {h.id: h for h in score.hits}
         for m, n in enumerate(embedded):

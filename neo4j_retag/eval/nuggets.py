@@ -102,7 +102,7 @@ def find(nugget: Nugget, text: str) -> Match | None:
     for alias in nugget.patterns():
         if alias_in(alias, text):
             first = _parts(alias)[0]
-            sentence = next((s for s in _SENTENCE.split(text) if first in normalise(s)), "")
+            sentence = next((s for s in sentences(text) if first in normalise(s)), "")
             return Match(alias=alias, sentence=" ".join(sentence.split())[:200])
     return None
 

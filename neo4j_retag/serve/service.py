@@ -127,13 +127,8 @@ class Service:
         stage, result or error) is ``self.job(id)``. A process that cannot be started ends
         the job as failed (and raises)."""
         job = self.jobs.new(paths)
-
-        def progress(task: str, n: int, total: int | None = None) -> None:
-            self.jobs.progress(job.id, task, n, total)
-
-        def end(state: dict[str, Any]) -> None:
-            self.jobs.end(job.id, state)
-
+        progress = functools.partial(self.jobs.progress, job.id)
+        end = functools.partial(self.jobs.end, job.id)
         self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
         try:
             self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
