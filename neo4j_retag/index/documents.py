@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,8 +128,10 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
     Unreadable (``no-text``) when no page has a text layer."""
     texts: list[str] = []
     spans: list[tuple[int, dict[str, int | str]]] = []
+    lost: Counter[str] = Counter()
     at = blank_pages = pages = 0
     for part in parts:
+        lost.update(part.lost)
         pages += part.page is not None
         text = clean(part.text).strip()
         if not text:
@@ -141,8 +144,14 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
         at += len(text)
     if pages and blank_pages == pages:
         raise Unreadable("no-text", f"no text layer: OCR is not included ({pages} pages)")
+    if not texts and lost:
+        raise Unreadable("no-text", "nothing shown: " + ", ".join(
+            f"{n} {reason}" for reason, n in sorted(lost.items())))
     doc = _doc("\n\n".join(texts), str(path), title, {})
     doc.spans = spans
+    for reason, n in sorted(lost.items()):  # said and counted on the document (LOST_KEYS)
+        doc.metadata[reason.replace("-", "_")] = str(n)
+        log.warning("%s: %d %s (not indexed)", path, n, reason.replace("-", " "))
     if blank_pages:  # scanned pages in a PDF with text: said and counted on the document
         doc.metadata["pages_without_text"] = str(blank_pages)
         log.warning("%s: %d of %d pages have no text layer (OCR is not included)", path,
