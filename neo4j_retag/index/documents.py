@@ -44,6 +44,10 @@ RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
 SUFFIXES = TEXT_SUFFIXES | RECORD_SUFFIXES | BINARY_SUFFIXES | HTML_SUFFIXES
 TEXT_FIELDS = ("body", "text", "content")
 META_FIELDS = ("title", "source", "published_at", "category")
+# what a document's reader could not read, counted on the document (metadata, Document node
+# properties): pages without a text layer, hidden slides skipped, glyphs left as U+FFFD
+LOST_KEYS = ("pages_without_text", "hidden_slides", "unmapped_glyphs")
+LOST_CHAR = "\ufffd"  # an unreadable character in a text unit: the unit is counted lossy
 WESTERN = "cp1252"  # the tie-break among code pages the detector cannot tell apart
 CHAOS_TIE = 0.2  # chaos ratios this close are a tie (charset-normalizer gave French in
 # cp1252 0.15 where cp1257 scored 0; Polish, Czech or Russian in cp1252 score 0.5 and more)

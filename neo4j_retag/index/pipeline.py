@@ -22,7 +22,7 @@ from ..errors import ConfigError, DatabaseUnreachable, Failure, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
-from .documents import Document, check_inputs, read_path
+from .documents import LOST_CHAR, LOST_KEYS, Document, check_inputs, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .embed import embed_graph, prepare
 from .encoding import check_encoding
@@ -72,9 +72,14 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
     result.documents_replaced = len(stale)
     rows = []
     for doc in docs.values():
+        for key in LOST_KEYS:
+            if doc.metadata.get(key):
+                result.lossy[key] = result.lossy.get(key, 0) + int(doc.metadata[key])
         if doc.id in existing:
             continue
         units = text_units(doc, settings)
+        if lossy := sum(LOST_CHAR in u.text for u, _ in units):
+            result.lossy["text_units"] = result.lossy.get("text_units", 0) + lossy
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
                      "metadata": doc.metadata,
                      "chunks": [u.model_dump() | where for u, where in units]})
