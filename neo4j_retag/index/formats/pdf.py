@@ -7,6 +7,7 @@ without layout analysis."""
 from __future__ import annotations
 
 import ctypes
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pypdfium2.raw as raw
 
 from ...model import Progress
 from .base import Part, Unreadable, check_type
-from .pdf_glyphs import Glyphs, recover
+from .pdf_glyphs import UNREADABLE, Glyphs, recover
 
 PROGRESS_PAGES = 50  # a PDF this long shows its pages read
 _VALUED = {raw.FPDF_FORMFIELD_TEXTFIELD, raw.FPDF_FORMFIELD_COMBOBOX,
@@ -84,6 +85,18 @@ def _fill(text: str, fields: list[tuple[str, str]]) -> str:
     return "\n".join(lines + extra)
 
 
+def _suspect(textpage: pdfium.PdfTextPage) -> bool:
+    """A page with a glyph mapped to the private-use area or to U+0000: PDFium's bounded
+    text drops the latter, its char list keeps them (U+FFFE in the range text, which also
+    stands for a line-end hyphen: the chars are looked at only then). Only such pages are
+    read again with pypdf (pdf_glyphs)."""
+    text = textpage.get_text_range()
+    if UNREADABLE.search(text):
+        return True
+    return any(raw.FPDFText_GetUnicode(textpage.raw, m.start()) == 0
+               for m in re.finditer("\ufffe", text))
+
+
 def read_pdf(path: Path, progress: Progress) -> Iterator[Part]:
     """One `Part` per page (``page`` from 1; a page without a text layer gives an empty
     one), read a page at a time, form values beside their labels, ligatures recovered
@@ -109,12 +122,13 @@ def read_pdf(path: Path, progress: Progress) -> Iterator[Part]:
             try:
                 textpage = page.get_textpage()
                 text = _text(textpage.get_text_bounded())
+                suspect = _suspect(textpage)
                 if fields := _fields(doc, page, textpage):
                     text = _fill(text, fields)
                 textpage.close()
             finally:
                 page.close()
-            text, lost = recover(text, glyphs.fixes(i))
+            text, lost = recover(text, glyphs.fixes(i) if suspect else [])
             yield Part(text, page=i + 1, lost={"unmapped-glyphs": lost} if lost else {})
             if n >= PROGRESS_PAGES:
                 progress(task, 1, None)

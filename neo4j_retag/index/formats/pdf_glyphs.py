@@ -25,6 +25,9 @@ _BFRANGE = re.compile(rb"beginbfrange(.*?)endbfrange", re.S)
 _HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
 
 
+UNREADABLE = re.compile("[\x00\ue000-\uf8ff]")  # U+0000 and the private-use area
+
+
 def unreadable(ch: str) -> bool:
     """A character that stands for no text: U+0000 or the private-use area."""
     return ch == "\x00" or "\ue000" <= ch <= "\uf8ff"
@@ -170,7 +173,5 @@ def recover(text: str, fixes: list[tuple[str, str, int]]) -> tuple[str, int]:
         text = text[:found] + fixed + text[found + len(seen):]
         lost += fixed.count(LOST)
         at = found + len(fixed)
-    rest = sum(1 for ch in text if unreadable(ch))
-    if rest:
-        text = "".join(LOST if unreadable(ch) else ch for ch in text)
+    text, rest = UNREADABLE.subn(LOST, text)
     return text, lost + rest
