@@ -6,8 +6,10 @@ tests/document_files.py), read by our readers and by the maintained libraries in
 For each file and reader: the expected sentences found once, missing, duplicated, and the
 text a reader must not show (a deleted revision, a hidden element, boilerplate, a hidden
 slide) that leaked. Text is compared with Markdown marks (| * _ # \\) and whitespace folded.
-Writes bench-results/document_fidelity.json.
+Writes bench-results/document_fidelity.json. The other readers are compared when installed
+(not part of any extra: they were measured, not kept; docs/documents.md says why):
 
+    pip install 'markitdown[docx,pptx,pdf]' mammoth trafilatura readability-lxml
     python benchmarks/document_fidelity.py
 """
 
