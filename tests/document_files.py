@@ -343,9 +343,10 @@ FORM_FIELDS = [("Applicant name", "Ingrid Holm"), ("Vessel", "Sea Lark"),
                ("Berth requested", "4")]
 
 
-def pdf_form(path: Path) -> Path:
+def pdf_form(path: Path, hidden: tuple[str, ...] = ()) -> Path:
     """A filled AcroForm: labels in the page text, values only in the fields (as a form a
-    user filled in and saved: each field has its value and an appearance showing it)."""
+    user filled in and saved: each field has its value and an appearance showing it); the
+    fields labelled in ``hidden`` have the annotation flag Hidden."""
     helv = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
     n = len(FORM_FIELDS)
     widgets = [5 + i for i in range(n)]
@@ -362,8 +363,9 @@ def pdf_form(path: Path) -> Path:
         b"<< /F1 4 0 R >> >> /Contents %d 0 R /Annots [%s] >>" % (5 + n, refs),
         helv]
     objects += [b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (field%d) /TU (%s) /V (%s) "
-                b"/Rect [200 %d 400 %d] /F 4 /P 3 0 R /DA (/Helv 11 Tf 0 g) /AP << /N %d 0 R >>"
-                b" >>" % (i, label.encode(), value.encode(), 735 - 30 * i, 755 - 30 * i, aps[i])
+                b"/Rect [200 %d 400 %d] /F %d /P 3 0 R /DA (/Helv 11 Tf 0 g) /AP << /N %d 0 R "
+                b">> >>" % (i, label.encode(), value.encode(), 735 - 30 * i, 755 - 30 * i,
+                            2 if label in hidden else 4, aps[i])
                 for i, (label, value) in enumerate(FORM_FIELDS)]
     objects.append(_stream(lines))
     objects += [_stream(b"/Tx BMC BT /Helv 11 Tf 2 6 Td (%s) Tj ET EMC" % value.encode(),

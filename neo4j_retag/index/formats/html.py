@@ -29,8 +29,6 @@ _BOILER = re.compile(r"(?:^|[\s_-])(cookies?|consent|gdpr|breadcrumbs?|sidebar|n
                      r"newsletter|share|social|related|advert|ads|promo|skip-link)(?:$|[\s_-])",
                      re.I)
 _HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
-# a stylesheet rule hiding a class or id: ".gone{display:none}", "#old, .x { ... }"
-_RULE = re.compile(r"([^{}]+)\{([^}]*)\}")
 _SIMPLE = re.compile(r"^\s*([.#])([\w-]+)\s*$")
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 # blocks whose text is one paragraph (not walked into: their inline tags join their text)
@@ -38,12 +36,34 @@ _BLOCKS = {"p", "li", "pre", "blockquote", "dt", "dd", "caption", "figcaption", 
            "summary", "td", "th"}
 
 
+# page containers: the boilerplate words of their id/class ("has-sidebar", "menu-open") say
+# nothing about their content
+_CONTAINERS = {"html", "body", "main", "article", "form"}
+
+
+def _top_rules(css: str) -> Iterator[tuple[str, str]]:
+    """(selectors, declarations) of a stylesheet's top-level rules: a rule inside @media
+    (hidden on a small screen only, say) is not one a reader of the page misses."""
+    depth, start, selectors = 0, 0, ""
+    for i, ch in enumerate(css):
+        if ch == "{":
+            if depth == 0:
+                selectors, start = css[start:i], i + 1
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                if not selectors.lstrip().startswith("@"):
+                    yield selectors, css[start:i]
+                start = i + 1
+
+
 def _hidden_selectors(tree: LexborHTMLParser) -> tuple[set[str], set[str]]:
     """The classes and ids that the page's <style> blocks hide (simple selectors only)."""
     classes: set[str] = set()
     ids: set[str] = set()
     for style in tree.css("style"):
-        for selectors, body in _RULE.findall(style.text() or ""):
+        for selectors, body in _top_rules(style.text() or ""):
             if _HIDDEN_STYLE.search(body):
                 for sel in selectors.split(","):
                     if m := _SIMPLE.match(sel):
@@ -72,7 +92,8 @@ class _Page:
         classes = (attrs.get("class") or "").split()
         if self.classes.intersection(classes) or attrs.get("id") in self.ids:
             return True
-        if _BOILER.search(" ".join(classes)) or _BOILER.search(attrs.get("id") or ""):
+        if tag not in _CONTAINERS and (_BOILER.search(" ".join(classes))
+                                       or _BOILER.search(attrs.get("id") or "")):
             return True
         # a page header (site name, slogan); an article's own header is kept
         return tag == "header" and not any(

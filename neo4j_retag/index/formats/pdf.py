@@ -21,6 +21,7 @@ from .pdf_glyphs import UNREADABLE, Glyphs, recover
 PROGRESS_PAGES = 50  # a PDF this long shows its pages read
 _VALUED = {raw.FPDF_FORMFIELD_TEXTFIELD, raw.FPDF_FORMFIELD_COMBOBOX,
            raw.FPDF_FORMFIELD_LISTBOX}
+_UNSHOWN = raw.FPDF_ANNOT_FLAG_HIDDEN | raw.FPDF_ANNOT_FLAG_NOVIEW  # a field nobody sees
 _CHECKED = {raw.FPDF_FORMFIELD_CHECKBOX, raw.FPDF_FORMFIELD_RADIOBUTTON}
 
 
@@ -48,7 +49,8 @@ def _fields(doc: pdfium.PdfDocument, page: pdfium.PdfPage,
     for i in range(raw.FPDFPage_GetAnnotCount(page.raw)):
         annot = raw.FPDFPage_GetAnnot(page.raw, i)
         try:
-            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_WIDGET:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_WIDGET or \
+                    raw.FPDFAnnot_GetFlags(annot) & _UNSHOWN:
                 continue
             kind = raw.FPDFAnnot_GetFormFieldType(env, annot)
             if kind in _VALUED:

@@ -135,9 +135,13 @@ def _headers_footers(document) -> tuple[list[str], list[str]]:  # noqa: ANN001
     """The distinct header and footer texts of all sections (a header repeated on every
     page or section is one text)."""
     found: dict[str, list[str]] = {"header": [], "footer": []}
+    even = document.settings.odd_and_even_pages_header_footer
     for section in document.sections:
+        # a first-page or even-page header Word shows only when the document says so
+        shown = ["", "first_page_"] if section.different_first_page_header_footer else [""]
+        shown += ["even_page_"] if even else []
         for kind in ("header", "footer"):
-            for attr in (kind, f"first_page_{kind}", f"even_page_{kind}"):
+            for attr in (f"{prefix}{kind}" for prefix in shown):
                 part = getattr(section, attr)
                 if part.is_linked_to_previous:
                     continue

@@ -141,3 +141,30 @@ def test_glyph_names_to_letters():
     from neo4j_retag.index.formats.pdf_glyphs import letters
     assert [letters(n) for n in ("fi", "f_f_i", "uniFB02", "ffl.alt", "A", "g123")] == \
         ["fi", "ffi", "fl", "ffl", "A", None]
+
+
+def test_pdf_hidden_form_field_not_read(tmp_path):
+    doc = _read(tmp_path, lambda p: f.pdf_form(p, hidden=("Vessel",)), "form.pdf")
+    _once(doc, "Applicant name: Ingrid Holm", "Berth requested: 4")
+    assert "Sea Lark" not in doc.text and "\nVessel:\n" in doc.text
+
+
+def test_docx_first_page_header_only_when_shown(tmp_path):
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Berths are let by the season.")
+    d.sections[0].first_page_header.paragraphs[0].text = "Cover page only"
+    d.save(str(tmp_path / "a.docx"))
+    assert "Cover page only" not in list(read_path(tmp_path / "a.docx"))[0].text
+    d.sections[0].different_first_page_header_footer = True
+    d.save(str(tmp_path / "b.docx"))
+    _once(list(read_path(tmp_path / "b.docx"))[0], "Page header: Cover page only")
+
+
+def test_html_media_rules_and_container_classes_hide_nothing(tmp_path):
+    html = ("<html><head><style>@media (max-width: 600px) { .wide { display: none } }"
+            "</style></head><body class=\"has-sidebar menu-open\"><p class=\"wide\">Berths "
+            "are let by the season.</p><div class=\"sidebar\">Weather widget</div></body></html>")
+    doc = _read(tmp_path, html, "p.html")
+    _once(doc, "Berths are let by the season.")
+    assert "Weather" not in doc.text
