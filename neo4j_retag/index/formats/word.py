@@ -24,9 +24,17 @@ from .tables import markdown_table
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _HEADING = re.compile(r"^(?:Heading\s*(\d)|Title)$", re.I)
-# what a reader does not see: deleted or moved-away text, field codes, note separators
+# what a reader does not see: deleted or moved-away text, field codes, note separators,
+# properties, a ruby's phonetic guide (its base text is read)
 _UNSEEN = {f"{W}{t}" for t in ("del", "moveFrom", "delText", "instrText", "delInstrText",
-                               "rPr", "pPr", "sdtPr", "footnoteRef", "endnoteRef")}
+                               "rPr", "pPr", "sdtPr", "footnoteRef", "endnoteRef", "rt")}
+_OFF = {"0", "false", "off"}
+
+
+def _vanished(run) -> bool:  # noqa: ANN001 - a w:r element
+    """A run formatted as hidden text (``w:vanish``): Word does not show or print it."""
+    mark = run.find(f"{W}rPr/{W}vanish")
+    return mark is not None and mark.get(f"{W}val") not in _OFF
 _BREAKS = {f"{W}br": "\n", f"{W}cr": "\n", f"{W}tab": "\t", f"{W}noBreakHyphen": "-"}
 
 
@@ -58,7 +66,7 @@ def _runs(node, notes: _Notes | None, boxes: list) -> Iterator[str]:  # noqa: AN
     paragraph), note references become ``[^id]`` marks."""
     for child in node:
         tag = child.tag
-        if not isinstance(tag, str) or tag in _UNSEEN:
+        if not isinstance(tag, str) or tag in _UNSEEN or (tag == f"{W}r" and _vanished(child)):
             continue
         if tag == f"{W}t":
             yield child.text or ""

@@ -168,3 +168,14 @@ def test_html_media_rules_and_container_classes_hide_nothing(tmp_path):
     doc = _read(tmp_path, html, "p.html")
     _once(doc, "Berths are let by the season.")
     assert "Weather" not in doc.text
+
+
+def test_docx_hidden_text_run_left_out(tmp_path):
+    import docx
+    d = docx.Document()
+    p = d.add_paragraph("The fee is 4.50 EUR per metre.")
+    p.add_run(" Old fee 3.90 EUR.").font.hidden = True
+    p.add_run(" Paid monthly.").font.hidden = False
+    d.save(str(tmp_path / "h.docx"))
+    doc = list(read_path(tmp_path / "h.docx"))[0]
+    assert doc.text == "The fee is 4.50 EUR per metre. Paid monthly."
