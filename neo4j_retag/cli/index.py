@@ -156,6 +156,8 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
         ("report citations removed (ids not in the context)",
          s["reports"].get("invalid_citations", 0)),
+        ("report findings dropped (not held by their context)",
+         s["reports"].get("unsupported_findings", 0)),
         ("composed reports: findings left out (over REPORT_MAX_TOKENS)",
          s["reports"].get("left_out", 0)),
         ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
