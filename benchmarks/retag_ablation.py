@@ -47,6 +47,10 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
     "retag-general-p50": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.5"}),
     "retag-general-p25": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.25"}),
     "retag-general-p12": ("retag", {"RETAG_TOPICS": "false", "TOP_P": "12"}),
+    "retag-general-p25-cut600": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.25",
+                                           "RETAG_REPORT_TOKENS": "600"}),
+    "retag-general-p50-cut400": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.5",
+                                           "RETAG_REPORT_TOKENS": "400"}),
     "local": ("local", {}),
 }
 

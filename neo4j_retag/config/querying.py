@@ -19,6 +19,10 @@ class QuerySettings(Group):
     top_p_share: float = env(
         "TOP_P_SHARE", 1.0, "ReTAG: at most this share of the level's community reports is "
         "retrieved (p = min(TOP_P, ceil(share x reports)); 1 = the paper's fixed p)", gt=0, le=1)
+    retag_report_tokens: int = env(
+        "RETAG_REPORT_TOKENS", 0, "ReTAG: each retrieved report is read up to this many tokens "
+        "(its title, summary and first findings: GraphRAG orders findings by importance); "
+        "0 = whole reports", ge=0)
     retag_topics: bool = env(
         "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
         "reports; false = the general graph's reports (the paper's retrieval-only arm)")

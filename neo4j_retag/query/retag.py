@@ -14,8 +14,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, Trace, timed
+from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
+from ..tokens import truncate
 from .map_reduce import map_reduce
 from .retrieval import (
     check_level,
@@ -77,6 +78,21 @@ def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int
     return max(1, min(top_p, math.ceil(share * n)))
 
 
+def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> list[ReportRow]:
+    """``reports`` each cut to RETAG_REPORT_TOKENS (0: whole), the cut ones counted in a
+    note: more reports are read for the same map tokens, their most important part first."""
+    cap = settings.query.retag_report_tokens
+    if not cap:
+        return reports
+    out = [r.model_copy(update={"full_content": truncate(r.full_content, cap,
+                                                         settings.encoding)})
+           for r in reports]
+    if cut := sum(a.full_content != b.full_content for a, b in zip(out, reports, strict=True)):
+        trace.note(f"{cut} of {len(reports)} reports read up to their first {cap} tokens "
+                   "(RETAG_REPORT_TOKENS)")
+    return out
+
+
 async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. ``query.topic`` forces
     a topic.
@@ -130,6 +146,7 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
             reports = await retrieve_reports(graph, llm, settings, scope, trace.level,
                                              question, trace.keywords, top_p, trace, how)
     trace.retrieval = how.mode  # what was used (bm25 when the embedding failed under auto)
+    reports = cut_reports(settings, reports, trace)
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
