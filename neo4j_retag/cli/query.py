@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ConfigError
 from ..eval.nuggets import DEFAULT_SIMILARITY
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
@@ -52,14 +53,13 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
-DEFAULT_METHOD = "retag"
 
 
 def method_help() -> str:
     """Every registered method with its one-line help."""
     from ..query import METHODS
-    return "; ".join(f"{name}{' (default)' if name == DEFAULT_METHOD else ''}: {m.help}"
-                     for name, m in METHODS.items())
+    return "default ASK_METHOD (retag; the embedded model's: docs/evaluation.md); " + "; ".join(
+        f"{name}: {m.help}" for name, m in METHODS.items())
 
 
 def refine_help() -> str:
@@ -70,7 +70,7 @@ def refine_help() -> str:
 
 @click.command()
 @click.argument("question")
-@click.option("--method", type=MethodChoice(), default=DEFAULT_METHOD, cls=LazyHelpOption,
+@click.option("--method", type=MethodChoice(), default=None, cls=LazyHelpOption,
               help_fn=method_help)
 @click.option("--level", type=int, default=None,
               help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
@@ -89,7 +89,7 @@ def refine_help() -> str:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
+def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
         budget: int | None, retrieval: str | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
@@ -99,9 +99,13 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     from ..llm import Usage
     from ..serve.answer import AskRequest, answer_question
     from .eval_view import context_table
+    settings = obj.settings
+    method = method or settings.query.ask_method
+    if method not in _methods():
+        raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "
+                          f"{', '.join(_methods())}")
     if dynamic and method not in ("global", "global-dynamic"):
         raise click.UsageError("--dynamic goes with --method global")
-    settings = obj.settings
     usage = Usage()
     try:
         request = AskRequest(question=question, method=method, level=level, top_p=top_p,

@@ -13,6 +13,9 @@ from .groups import Group, env
 class QuerySettings(Group):
     """Querying (Edge et al. §3.1.6, ReTAG §3.2-3.4)."""
 
+    ask_method: str = env(
+        "ASK_METHOD", "retag", "the method of `ask` without --method (for the embedded model "
+        "the one measured best with it: docs/evaluation.md)")
     map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, ge=1)
     reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, ge=1)
     top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)", ge=1)

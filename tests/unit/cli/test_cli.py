@@ -56,8 +56,15 @@ def test_ask_help_lists_every_registered_method():
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
     for name, m in METHODS.items():
-        assert f"{name}: {m.help}" in text or f"{name} (default): {m.help}" in text, name
+        assert f"{name}: {m.help}" in text, name
     assert "global-dynamic" in text and "(KGiRAG-style; retag, global)" in text
+    assert "default ASK_METHOD" in text
+
+
+def test_an_unknown_ask_method_setting_is_one_line_naming_it():
+    out = cli(["ask", "themes?"], {"ASK_METHOD": "retagg"})  # before any service is reached
+    assert out.exit_code == 2
+    assert "ASK_METHOD='retagg' is no query method: one of retag, global" in out.output
 
 
 @pytest.mark.parametrize("args", [["ingest", ".", "--glean", "-1"],
