@@ -93,7 +93,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     settings = waiting(obj.settings, wait).model_copy(update=updates)
     if estimate:
         from .estimate import print_estimate
-        print_estimate(settings, list(paths), text_field, not no_topics, as_json)
+        print_estimate(settings, list(paths), text_field,
+                       not no_topics and settings.query.retag_topics, as_json)
         return
     usage = Usage()
     seconds: dict[str, float] = {}

@@ -241,6 +241,10 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                                              result.chatter_stripped)
     if not topics or graph.run("index/index_meta_all")[0].get("topics_dirty") is False:
         return result
+    if not settings.query.retag_topics:  # ReTAG reads no topic: none paid for
+        result.outcomes.append("topics not built: RETAG_TOPICS=false, ReTAG reads the general "
+                               "graph's reports (`neo4j-retag topics build` builds them anyway)")
+        return result
     if result.reports.failed or result.reports.waiting:
         # topics mined from an incomplete set of reports would differ from the full one's
         result.outcomes.append("topics not rebuilt: community reports failed (the next run "

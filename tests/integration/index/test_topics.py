@@ -199,3 +199,14 @@ def test_refused_topic_mining_is_never_stored(indexed, graph, double):
     double.script["map"] = default_map
     again = run(fresh, lambda llm: build_topics(graph, llm, fresh))
     assert again.topics and not again.failed
+
+
+def test_ingest_builds_no_topics_when_retag_reads_none(settings, graph, double, tmp_path):
+    from neo4j_retag.index.pipeline import run_ingest
+    from tests.conftest import corpus
+    off = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20,
+                                      "retag_topics": False})
+    out = run(off, lambda llm: run_ingest(graph, llm, off, [corpus(tmp_path, 2)]))
+    assert out.topics is None and double.count("topics") == 0 and double.count("map") == 0
+    assert any("topics not built: RETAG_TOPICS=false" in o for o in out.outcomes)
+    assert graph.run("query/topics") == []
