@@ -11,7 +11,8 @@ TOPICS = [{"name": "Ghosts", "share": 0.8}, {"name": "Money", "share": 0.3},
 
 def test_a_topic_holding_most_entities_is_not_offered_and_said():
     trace = Trace(method="retag")
-    got = offered_topics(Settings(retag_topic_max_share=0.5), TOPICS, trace)
+    got = offered_topics(Settings(retag_topics=True, retag_topic_max_share=0.5), TOPICS,
+                         trace)
     assert [t["name"] for t in got] == ["Money", "Old"]
     assert trace.notes == ["topic 'Ghosts' holds 80% of the entities, over "
                            "RETAG_TOPIC_MAX_SHARE=0.5: not a topic, not offered"]
