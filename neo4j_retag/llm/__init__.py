@@ -228,7 +228,7 @@ class LLM:
         self.usage.stage(stage).failed += 1
         assert last is not None
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {tries} attempts "
-                         f"(last: {last.detail})", last.raw)
+                         f"(last: {last.detail})", last.raw, last.verdict)
 
     async def structured(
         self,

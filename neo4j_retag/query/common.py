@@ -14,9 +14,11 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
+from ..llm.reply import ReplyFault
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
+from ..refusal import Refusal
 from ..text import strip_chatter
 from ..tokens import count
 from .retrieval import check_level
@@ -85,6 +87,7 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     except LLMError as err:
         if err.reason in ("invalid", "degenerate"):
             trace.failures.append(Failure.of(stage, err))
+            refused(trace, stage, err)
             what = "free-text answer" if err.reason == "invalid" else "usable answer"
             return no_answer_for(llm.settings, trace, f"the {stage} step gave no {what} "
                                  f"after its retries ({err})", logging.WARNING)
@@ -96,6 +99,14 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed
     return text
+
+
+def refused(trace: Trace, stage: str, err: LLMError) -> None:
+    """``err``'s refused reply in ``trace.refusals`` (its rule, numbers and first 500
+    characters), when an answer check refused it: a refusal a reader can judge."""
+    if isinstance(err, ReplyFault) and err.verdict is not None:
+        v = err.verdict
+        trace.refusals.append(Refusal.of(stage, v.rule, v.why, v.numbers, err.raw))
 
 
 def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
