@@ -114,7 +114,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
-        _exit_status(answer)
+        _exit_status(answer, obj.debug)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -173,11 +173,12 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
-    _exit_status(answer)
+    _exit_status(answer, obj.debug)
 
 
-def _exit_status(answer: Answer) -> None:
-    """Each step that failed (a map batch, a DRIFT step, an embedding) on stderr; exit 1 with
+def _exit_status(answer: Answer, debug: bool = False) -> None:
+    """Each step that failed (a map batch, a DRIFT step, an embedding) and each reply the
+    answer checks refused (one line; its text too with ``debug``) on stderr; exit 1 with
     one line when the answer is the no-answer sentence (a script must not take it for an
     answer), else exit 3 when a step failed (an answer from part of its context is not a
     clean success)."""
@@ -185,6 +186,11 @@ def _exit_status(answer: Answer) -> None:
     for failure in answer.trace.failures:
         err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
                           highlight=False)
+    for r in answer.trace.refusals:
+        err_console.print(f"[yellow]refused:[/yellow] {escape(r.line())}", highlight=False,
+                          soft_wrap=True)
+        if debug:
+            err_console.print(r.text, highlight=False, markup=False)
     if not answer.answered:
         err_console.print(f"no answer: {answer.trace.no_answer}", highlight=False,
                           markup=False)
