@@ -279,6 +279,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
         qs = [EvalQuestion(question=q.question) for q in nset.questions]
     else:
         qs = read_questions(questions_file) if questions_file else None
+    # every question of a questions file must have its nuggets (InputError names the nearest)
+    nuggets = nset.for_questions([q.question for q in qs]) if nset and qs else None
     out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
     with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
@@ -286,7 +288,7 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars, judged=judge,
-                                        nuggets=nset.by_question() if nset else None,
+                                        nuggets=nuggets,
                                         similarity=similarity),
             obj.settings, usage)
     if as_json:

@@ -118,3 +118,18 @@ def test_ask_prints_one_line_per_refusal_and_the_text_with_debug(monkeypatch, de
             body = json.loads(out.stdout)
             assert body["answered"] is False
             assert len(body["trace"]["refusals"][0]["text"]) == 500
+
+
+def test_eval_with_a_question_no_nugget_question_matches_fails_naming_the_nearest(tmp_path):
+    # issue 45: a questions file that differs from the nuggets file gave no nugget table,
+    # no warning and exit 0; case and "?" differences match, anything else is an error
+    import json
+    nuggets = tmp_path / "nuggets.json"
+    nuggets.write_text(json.dumps([{"question": "Who is Fred?",
+                                    "nuggets": [{"id": "a", "text": "nephew"}]}]))
+    questions = tmp_path / "questions.txt"
+    questions.write_text("Who was Fred\n")
+    out = CliRunner().invoke(main, ["eval", str(questions), "--nuggets", str(nuggets),
+                                    "--methods", "rag", "--no-judge"])
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert "nearest nugget question is 'Who is Fred?'" in out.output
