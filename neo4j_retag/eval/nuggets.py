@@ -111,12 +111,17 @@ def _unmarked(text: str) -> str:
     return MARKER.sub(" ", text)
 
 
+def _units(parts: list[str], text: str) -> list[str]:
+    # an A + B alias within one sentence; one phrase anywhere ("Mrs. Cratchit" spans a split)
+    return [text] if len(parts) == 1 else sentences(text)
+
+
 def alias_in(alias: str, text: str) -> bool:
     """Whether ``alias`` (every part of an ``A + B`` alias within one sentence) occurs in
     ``text`` as whole words, both compared normalised, citation markers removed."""
     parts = _parts(alias)
-    return bool(parts) and any(all(p in normalise(s) for p in parts)
-                               for s in sentences(_unmarked(text)))
+    return bool(parts) and any(all(p in normalise(u) for p in parts)
+                               for u in _units(parts, _unmarked(text)))
 
 
 class Match(BaseModel):
@@ -141,15 +146,17 @@ def _negated(part: str, sentence: str) -> bool:
 
 def find(nugget: Nugget, text: str) -> Match | None:
     """The first alias of ``nugget`` that occurs in ``text`` (markers removed; an ``A + B``
-    alias within one sentence), with its sentence; a Match with ``negated`` when every
-    occurrence is negated; None if none occurs."""
+    alias within one sentence), with its sentence (that of its first part); a Match with
+    ``negated`` when every occurrence is negated; None if none occurs."""
     negated: Match | None = None
+    text = _unmarked(text)
     for alias in nugget.patterns():
         parts = _parts(alias)
-        for s in sentences(_unmarked(text)) if parts else []:
-            norm = normalise(s)
+        for unit in _units(parts, text) if parts else []:
+            norm = normalise(unit)
             if all(p in norm for p in parts):
-                m = Match(alias=alias, sentence=" ".join(s.split())[:200])
+                sentence = next((s for s in sentences(unit) if parts[0] in normalise(s)), "")
+                m = Match(alias=alias, sentence=" ".join(sentence.split())[:200])
                 if not any(_negated(p, norm) for p in parts):
                     return m
                 negated = negated or m.model_copy(update={"negated": True})
