@@ -8,8 +8,7 @@ LLM calls, prompt tokens and seconds per answer.
     # a real endpoint on an index already built or imported (the `neo4j-retag` settings:
     # OPENAI_BASE_URL, OPENAI_MODEL, NEO4J_BOLT_PORT, NEO4J_DATA ... from the environment/.env):
     .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/sample.json --name sample-qwen
-    # the saved answers scored again with the current matching rules (no LLM, no Neo4j):
-    .venv/bin/python benchmarks/nugget_compare.py --rescore bench-results/nuggets-sample-qwen.json
+    # the saved answers scored again with the current matching rules: nugget_rescore.py
     # are the nuggets grounded? (every nugget has an alias the corpus holds; no LLM, no Neo4j)
     .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/bbc200.json \\
         --check-corpus ../shared/corpora/bbc-news
@@ -38,14 +37,8 @@ from neo4j_retag.db import Graph
 from neo4j_retag.errors import Failure
 from neo4j_retag.eval.nugget_scores import nugget_markdown, nugget_summary
 from neo4j_retag.eval.nugget_similarity import clear_similar, match_similar
-from neo4j_retag.eval.nuggets import (
-    DEFAULT_SIMILARITY,
-    Nugget,
-    NuggetSet,
-    find,
-    read_nuggets,
-)
-from neo4j_retag.eval.records import AnswerRecord, Scores
+from neo4j_retag.eval.nuggets import DEFAULT_SIMILARITY, NuggetSet, find, read_nuggets
+from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.eval.report import scores, write_folder
 from neo4j_retag.eval.run import evaluate, method_spec
 from neo4j_retag.index.topics import build_topics
@@ -228,73 +221,6 @@ def run(args: argparse.Namespace, settings: Settings, nuggets: NuggetSet) -> int
     return 3 if result.failures else 0
 
 
-def rescore_hits(a: AnswerRecord, nuggets: list[Nugget]) -> None:
-    """``a``'s nugget hits matched again by the current rules (``eval.nuggets.find``), in
-    place. Kept from the run: ``in_cited`` and the claims (they need the cited text from
-    Neo4j), and an embedding match (``similar``) of a nugget still unmatched."""
-    n = a.nuggets
-    if n is None:
-        return
-    by_id = {h.id: h for h in n.hits}
-    for nug in nuggets:
-        h = by_id.get(nug.id)
-        m = find(nug, a.answer) if a.answer and h else None
-        if h is None:
-            continue
-        h.matched, h.negated = m is not None and not m.negated, m is not None and m.negated
-        if m is not None or not h.similar:  # an embedding match keeps its sentence
-            h.alias, h.sentence = (m.alias, m.sentence) if m else (None, None)
-        if h.matched:
-            h.similar, h.similarity = False, None
-    n.matched = sum(h.matched for h in n.hits)
-    n.recall = round(n.matched / n.total, 3) if n.total else 0.0
-    if n.matched_similar is not None:
-        n.matched_similar = sum(h.matched or h.similar for h in n.hits)
-        n.recall_similar = round(n.matched_similar / n.total, 3) if n.total else 0.0
-
-
-def rescore(path: Path) -> int:
-    """The answers saved in ``path`` (a nuggets-NAME.json) scored again by the current
-    matching rules; the file, its .md and (for the run's own file) its folder rewritten.
-    Prints the mean recall per method before -> after. Returns 0."""
-    data = json.loads(path.read_text())
-    nuggets = read_nuggets(Path("benchmarks/nuggets") / Path(data["nuggets_file"]).name)
-    by_q = nuggets.for_questions(sorted({a["question"] for a in data["answers"]}))
-    answers = [AnswerRecord.model_validate(a) for a in data["answers"]]
-    methods = data["methods"]
-    before = nugget_summary(answers, methods) or {}
-    for a in answers:
-        if a.question in by_q:
-            rescore_hits(a, by_q[a.question])
-    after = nugget_summary(answers, methods) or {}
-    for m in methods:
-        if m in before:
-            b, c = before[m], after[m]
-            sim = (f"; + by embedding {b.recall_similar.mean:.3f} -> "
-                   f"{c.recall_similar.mean:.3f}" if b.recall_similar and c.recall_similar
-                   else "")
-            print(f"{path.name} {m}: recall {b.recall.mean:.3f} -> {c.recall.mean:.3f}{sim}")
-    negated = [f"{a.method}: {a.question} [{h.id}] {h.sentence}" for a in answers
-               if a.nuggets for h in a.nuggets.hits if h.negated]
-    for line in negated:
-        print(f"  negated: {line}")
-    scores_ = data["scores"]
-    scores_["nuggets"] = {m: s.model_dump(mode="json") for m, s in after.items()} or None
-    data["answers"] = [a.model_dump(mode="json") for a in answers]
-    data["rescored"] = ("scored again by the issue-45 rules (markers removed, negation, "
-                        "A + B within one sentence); in_cited, claims and embedding matches "
-                        "of still unmatched nuggets kept from the run")
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    if path.name == f"nuggets-{data['name']}.json":
-        result = Scores.model_validate(scores_)
-        out = RESULTS / f"nuggets-{data['name']}"
-        write_folder(out, result, answers, [])
-        table = nugget_markdown(result.nuggets or {}, result.cost, answers, methods)
-        (out / "nuggets.md").write_text(table)
-        path.with_suffix(".md").write_text(table)
-    return 0
-
-
 def _threshold(text: str) -> float:
     value = float(text)
     if not 0 <= value <= 1:
@@ -304,11 +230,7 @@ def _threshold(text: str) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("nuggets", type=Path, nargs="?",
-                    help="a nuggets file (benchmarks/nuggets/*.json)")
-    ap.add_argument("--rescore", type=Path, default=None, metavar="RESULT",
-                    help="only score the answers saved in RESULT (a nuggets-NAME.json) again "
-                    "with the current matching rules: no LLM, no Neo4j")
+    ap.add_argument("nuggets", type=Path, help="a nuggets file (benchmarks/nuggets/*.json)")
     ap.add_argument("--name", help="results name: bench-results/nuggets-NAME.*")
     ap.add_argument("--methods", default=METHODS, help=f"comma-separated (default {METHODS})")
     ap.add_argument("--level", type=int, default=None, help="community level (QUERY_LEVEL)")
@@ -331,10 +253,6 @@ def main() -> None:
     ap.add_argument("--check-corpus", type=Path, default=None, metavar="DIR",
                     help="only check that every nugget has an alias the corpus holds")
     args = ap.parse_args()
-    if args.rescore:
-        sys.exit(rescore(args.rescore))
-    if args.nuggets is None:
-        ap.error("give a nuggets file (or --rescore RESULT)")
     nuggets = read_nuggets(args.nuggets)
     if args.check_corpus:
         missing = check_corpus(nuggets, args.check_corpus)
