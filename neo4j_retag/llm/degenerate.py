@@ -11,9 +11,10 @@ and the numbers behind it), and the LLM client treats it as an unusable reply
 caller gives the honest no-answer, the refused text kept in the trace.
 
 Plain string work, no I/O. The thresholds are measured on the labelled set of 168 real Qwen
-and SmolLM2 replies (benchmarks/answer_checks/): none of its good replies refused - lists of
-similar items, yes/no and one-word answers, quotes, a partly Chinese reply - and every bad one
-caught.
+and SmolLM2 replies (benchmarks/answer_checks/): none of its 149 good replies refused (lists,
+numbered points under headings, quotes, a partly Chinese reply, wrong but on-topic answers)
+and its 19 bad ones caught. Fee lists and tables, yes/no, numeric and French answers are
+scripted unit cases (tests/unit/llm/test_degenerate.py): no stored run held a real one.
 """
 
 from __future__ import annotations
@@ -150,12 +151,17 @@ def repeated_lines(text: str) -> Verdict | None:
 
 
 def repeated_ngram(text: str) -> Verdict | None:
-    """Whether ``text`` loops on one phrase: one word 6-gram whose occurrences cover more
-    than a third of its (24 or more) words."""
-    words = _WORD.findall(MARKER.sub(" ", text).casefold())
+    """Whether ``text`` loops on one phrase: one 6-gram of words and numbers within a
+    sentence whose occurrences cover more than a third of its (24 or more) words."""
+    # numbers kept ("The fee for berth 4 is 4.50 EUR" and "... berth 5 is 4.20 EUR" differ),
+    # and no 6-gram across a sentence end ("EUR per metre. The fee for" is a list's template)
+    sents = [_TOKEN.findall(x.casefold()) for x in _SENTENCE.split(MARKER.sub(" ", text))]
+    words = [w for x in sents for w in x]
     if len(words) < 4 * NGRAM:
         return None
-    grams = Counter(tuple(words[i:i + NGRAM]) for i in range(len(words) - NGRAM + 1))
+    grams = Counter(tuple(x[i:i + NGRAM]) for x in sents for i in range(len(x) - NGRAM + 1))
+    if not grams:
+        return None
     gram, n = grams.most_common(1)[0]
     if n >= 3 and n * NGRAM > len(words) * NGRAM_SHARE:
         return Verdict("looping_phrase", f"the phrase {' '.join(gram)!r} makes up over a third "
@@ -186,19 +192,19 @@ def repeated_sentences(text: str) -> Verdict | None:
 
 
 def echoed_question(text: str, question: str) -> Verdict | None:
-    """Whether ``text`` is the question given back: its first line is the question (after a
-    list mark or a "Question:" label), or every word of it is one of the question's but for
-    filler ("several", "the"): a yes, a no or a number of its own is an answer ("Yes, the
-    fees were raised in March." to "Were the fees raised in March?")."""
+    """Whether ``text`` is the question given back: the question alone (after a list mark or
+    a "Question:" label), or every word of it (4 or more) one of the question's but for
+    filler ("several", "the"). A yes, a no or a number of its own is an answer ("Yes, the
+    fees were raised in March." to "Were the fees raised in March?"), and so is an answer
+    under the question restated as its first line."""
     if not question.strip() or not text.strip():
         return None
     asked = _TOKEN.findall(question.casefold())
-    first = next(ln for ln in text.splitlines() if ln.strip())
-    lead = _TOKEN.findall(re.sub(r"^\W*(?:question\s*:)?", "", first.strip(), flags=re.I)
-                          .casefold())
-    if lead == asked:
+    alone = _TOKEN.findall(re.sub(r"^\W*(?:question\s*:)?", "", MARKER.sub(" ", text).strip(),
+                                  flags=re.I).casefold())
+    if alone == asked:
         return Verdict("echo", "the question echoed back, not an answer",
-                       {"first_line_is_question": 1})
+                       {"words": len(alone), "words_not_in_question": 0})
     words = _TOKEN.findall(MARKER.sub(" ", text).casefold())
     asked_stems = {_stem(w) for w in asked}
     extra = [w for w in words if _stem(w) not in asked_stems and w not in _FILLER]

@@ -153,10 +153,14 @@ FEES = ("- Berth 4: 4.50 EUR per metre\n- Berth 5: 4.20 EUR per metre\n"
 @pytest.mark.parametrize("question, text", [
     (FEES_Q, FEES),  # similar items, each with its own numbers: a list, not a loop
     (FEES_Q, FEES + "\n- Berth 8: 3.90 EUR per metre"),  # five lines: not "repeated" either
+    (FEES_Q, " ".join(f"The fee for berth {n} is {p} EUR per metre." for n, p in  # not a loop
+                      [(4, "4.50"), (5, "4.20"), (6, "4.00"), (7, "3.90"), (8, "3.90")])),
     ("Were the docking fees raised in March?", "Yes, the docking fees were raised in March."),
     ("Were the docking fees raised in March?", "No."),
     ("Is the fee for berth 4 or berth 7 higher?", "Berth 4."),
     ("How much is berth 6 per metre?", "4.00 EUR."),
+    ("What are the docking fees per berth?",  # the question as a heading, then the answer
+     "What are the docking fees per berth?\nBerth 4 costs 4.50 EUR per metre, berth 7 3.90."),
     ("What does the harbour office say about the fees?",
      'It says: "berth 4 costs 4.50 EUR per metre".'),
     ("What are the docking fees per berth?",  # another language than the context's
@@ -172,6 +176,8 @@ def test_right_answers_are_not_refused(question, text):
 @pytest.mark.parametrize("question, text, rule", [
     ("Were the docking fees raised in March?", "Were the docking fees raised in March?",
      "echo"),
+    ("Were the docking fees raised in March?", "- Question: Were the docking fees raised in "
+     "March?", "echo"),
     ("What are the docking fees per berth?", "no", "bare_word"),
     ("What are the main themes?", "1. Importance Score: 95\n2. Fees: 80\n3. Berths: 73",
      "empty_items"),
