@@ -79,15 +79,18 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
     someone listens to the question's events (`serve`)."""
     sink = events.token_sink()
+
+    def keep(fault: ReplyFault) -> None:  # every refused reply, a retried one too
+        refused(trace, stage, fault)
+
     try:
         text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
-                                             prose=True, subject=subject) if sink
-                          else llm.complete(messages, stage=stage, prose=True,
-                                            subject=subject)))
+                                             prose=True, subject=subject, on_refusal=keep)
+                          if sink else llm.complete(messages, stage=stage, prose=True,
+                                                    subject=subject, on_refusal=keep)))
     except LLMError as err:
         if err.reason in ("invalid", "degenerate"):
             trace.failures.append(Failure.of(stage, err))
-            refused(trace, stage, err)
             what = "free-text answer" if err.reason == "invalid" else "usable answer"
             return no_answer_for(llm.settings, trace, f"the {stage} step gave no {what} "
                                  f"after its retries ({err})", logging.WARNING)
@@ -103,7 +106,8 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
 
 def refused(trace: Trace, stage: str, err: LLMError) -> None:
     """``err``'s refused reply in ``trace.refusals`` (its rule, numbers and first 500
-    characters), when an answer check refused it: a refusal a reader can judge."""
+    characters), when an answer check refused it: a refusal a reader can judge, the one
+    before a retry that was accepted too."""
     if isinstance(err, ReplyFault) and err.verdict is not None:
         v = err.verdict
         trace.refusals.append(Refusal.of(stage, v.rule, v.why, v.numbers, err.raw))

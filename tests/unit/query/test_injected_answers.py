@@ -131,7 +131,29 @@ def test_every_answer_step_refuses_both_injected_forms(dsettings, double, stage,
         llm, [{"role": "system", "content": "Answer."}, {"role": "user", "content": "q?"}],
         stage, trace))
     assert out == no_answer(dsettings) and trace.no_answer
-    assert [r.rule for r in trace.refusals] == ["json"] and trace.refusals[0].stage == stage
+    # every attempt's refusal kept (asked, asked again, nudged: LLM_MAX_RETRIES 2)
+    assert [r.rule for r in trace.refusals] == ["json"] * 3
+    assert {r.stage for r in trace.refusals} == {stage}
+
+
+def test_a_refused_reply_before_an_accepted_retry_stays_in_the_trace(dsettings, double):
+    # issue 45: the quickstart's reduce refused, then answered: the refusal is still shown
+    from neo4j_retag.llm import Subject
+    from neo4j_retag.query.common import complete_or_note
+    replies = iter(["The power of storytelling",
+                    "The ferry sank in 1912 off the harbour of Millbrook."])
+    double.script["reduce"] = lambda b: next(replies)
+    trace = Trace()
+    subject = Subject("What sank?", "The ferry sank in 1912 off the harbour of Millbrook, "
+                      "the town council said on Monday.")
+    out = run_with_llm(dsettings, lambda llm: complete_or_note(
+        llm, [{"role": "system", "content": "Answer."}, {"role": "user", "content": "q?"}],
+        "reduce", trace, subject=subject))
+    assert out.startswith("The ferry sank") and trace.no_answer is None
+    assert [(r.stage, r.rule, r.text) for r in trace.refusals] == [
+        ("reduce", "ungrounded", "The power of storytelling")]
+    assert trace.refusals[0].numbers == {"content_words": 2, "in_context": 0,
+                                         "threshold": 0.25}
 
 
 @pytest.mark.parametrize("text", INJECTED)
