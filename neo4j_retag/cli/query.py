@@ -118,7 +118,7 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
-        _exit_status(answer)
+        _exit_status(answer, obj.debug)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -177,11 +177,12 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
-    _exit_status(answer)
+    _exit_status(answer, obj.debug)
 
 
-def _exit_status(answer: Answer) -> None:
-    """Each step that failed (a map batch, a DRIFT step, an embedding) on stderr; exit 1 with
+def _exit_status(answer: Answer, debug: bool = False) -> None:
+    """Each step that failed (a map batch, a DRIFT step, an embedding) and each reply the
+    answer checks refused (one line; its text too with ``debug``) on stderr; exit 1 with
     one line when the answer is the no-answer sentence (a script must not take it for an
     answer), else exit 3 when a step failed (an answer from part of its context is not a
     clean success)."""
@@ -189,6 +190,11 @@ def _exit_status(answer: Answer) -> None:
     for failure in answer.trace.failures:
         err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
                           highlight=False)
+    for r in answer.trace.refusals:
+        err_console.print(f"[yellow]refused:[/yellow] {escape(r.line())}", highlight=False,
+                          soft_wrap=True)
+        if debug:
+            err_console.print(r.text, highlight=False, markup=False)
     if not answer.answered:
         err_console.print(f"no answer: {answer.trace.no_answer}", highlight=False,
                           markup=False)
@@ -277,6 +283,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
         qs = [EvalQuestion(question=q.question) for q in nset.questions]
     else:
         qs = read_questions(questions_file) if questions_file else None
+    # every question of a questions file must have its nuggets (InputError names the nearest)
+    nuggets = nset.for_questions([q.question for q in qs]) if nset and qs else None
     out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
     with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
@@ -284,7 +292,7 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars, judged=judge,
-                                        nuggets=nset.by_question() if nset else None,
+                                        nuggets=nuggets,
                                         similarity=similarity),
             obj.settings, usage)
     if as_json:

@@ -18,7 +18,7 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # above them and below the CLI, unaware of each other; events (stage events) is plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
 # sits below index/ and query/, both of which build reports
-LAYERS = [{"errors", "keys"},
+LAYERS = [{"errors", "keys", "refusal"},
           {"config", "model", "tokens", "text", "events", "citations"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
