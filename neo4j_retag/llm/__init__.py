@@ -40,7 +40,7 @@ from .reply import (
 from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
 from .structured import accepted, validator
-from .transport import send
+from .transport import FirstReply, send
 from .usage import Usage
 
 __all__ = ["LLM", "Usage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
@@ -78,6 +78,7 @@ class LLM:
             max_retries=0,  # tenacity owns retries
         )
         self.semaphore = asyncio.Semaphore(settings.llm.parallel)
+        self.first = FirstReply()  # a wrong endpoint costs one request (transport.send)
         self.caps = Capabilities(settings)
         mode = settings.llm.json_mode
         self.json_explicit = mode != "auto"
@@ -117,7 +118,7 @@ class LLM:
     async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
         """One request with transport retries; the decoded JSON body."""
         return await send(self.client, self.settings, self.usage, self.semaphore, stage,
-                          messages, self._wire(params))
+                          messages, self._wire(params), self.first)
 
     async def _call(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Reply:
         """One request, adapting once to a parameter the endpoint refuses; the checked reply.

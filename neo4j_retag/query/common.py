@@ -14,6 +14,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
+from ..llm.reply import blocked_line
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
@@ -52,12 +53,9 @@ class AnswerFailedError(LLMError):
     the reason, never the canned no-answer sentence as if the data had no answer."""
 
 
-BLOCKED = "the answer was blocked by the endpoint's content filter"
-
-
 def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
     """The error for an answer step that failed with ``err``, noted in the trace."""
-    msg = (BLOCKED if err.reason == "content_filter"
+    msg = (blocked_line(err) if err.reason == "content_filter"
            else f"the {stage} call failed ({err.reason}): {err}")
     trace.note(msg)
     trace.failures.append(Failure.of(stage, err))
