@@ -249,16 +249,20 @@ class LLM:
         attempt gave valid output."""
 
         schema = schema_of(model)
-        small = bounded(model, self.settings.llm.schema_max_items,
-                        self.settings.llm.schema_max_chars)
+        cap = self.settings.llm
+        small = bounded(model, cap.schema_max_items, cap.schema_max_chars)
+        # a model with its own bounds (extraction records) checks them whatever the mode,
+        # record by record and counted; the schema then only holds the reply's shape
+        own = getattr(model, "OWN_BOUNDS", False)
+        context = {"max_items": cap.schema_max_items, "max_chars": cap.schema_max_chars}
         while True:
             sent = small if self.json_mode == "json_object" else schema
             fmt = response_format(self.json_mode, model.__name__, sent)
+            parse = validator(model, stage, schema if own else sent, context if own else None)
             try:
                 check = accept if self.settings.llm.answer_check else None
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
-                                           validate=accepted(validator(model, stage, sent),
-                                                             check, stage),
+                                           validate=accepted(parse, check, stage),
                                            response_format=fmt, attempts=attempts)
             except LLMError as err:
                 nxt = FALLBACK.get(self.json_mode)
