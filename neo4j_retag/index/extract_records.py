@@ -29,6 +29,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ..keys import MAX_KEY_CHARS, entity_key
 from ..model import clamped
+from ..text import TERM
 from .tuples import DROP, REPAIR, from_text, from_tuple
 
 
@@ -240,7 +241,7 @@ class ClaimsExtraction(Records):
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", text.casefold()) if len(w) > 3}
+    return {w for w in TERM.findall(text.casefold()) if len(w) > 3}
 
 
 def grounded(claim: ExtractedClaim, text: str, share: float = 0.6) -> bool:

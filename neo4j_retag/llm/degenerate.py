@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..citations import MARKER
+from ..text import WORD
 
 MIN_DISTINCT_LINES = 0.6  # share of distinct normalised lines below which text repeats itself
 NGRAM = 6
@@ -30,7 +31,7 @@ NEAR_COPY_SHARE = 0.5  # share of lines that are near-copies of an earlier line
 MIN_GROUNDED = 1 / 3  # share of an answer's own content words that its context must hold
 MIN_CONTEXT_WORDS = 5  # a context with fewer content words cannot tell grounded from not
 
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_WORD = WORD  # letters and combining marks of any script
 _LIST_MARK = re.compile(r"^\s*(?:[-*•>#]+|\(?\d+[.)]|[a-z][.)])\s*", re.I)
 # function words and the words every answer of this product uses about its data (not a
 # subject of the corpus): they neither ground an answer nor make it ungrounded

@@ -5,7 +5,6 @@ prepared context, a level's reports, and BM25 over an in-memory candidate set.""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,11 +17,9 @@ from ..llm.reply import blocked_line
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
-from ..text import strip_chatter
+from ..text import TERM, strip_chatter
 from ..tokens import count
 from .retrieval import check_level
-
-WORD = re.compile(r"\w+")
 
 
 def note_once(trace: Trace, text: str, level: int = logging.INFO) -> None:
@@ -127,8 +124,9 @@ def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens, for BM25 over texts held in memory."""
-    return WORD.findall(text.casefold())
+    """Lower-cased word tokens (letters, combining marks and digits of any script: a
+    Devanagari word is not cut at its vowel signs), for BM25 over texts held in memory."""
+    return TERM.findall(text.casefold())
 
 
 def bm25_order(query: str, texts: Sequence[str]) -> list[int]:
