@@ -139,3 +139,28 @@ def test_doctor_reports_any_non_api_reply_in_one_line(tmp_path, ctype, body):
     assert "OPENAI_BASE_URL" in detail and "\n" not in detail
     assert "_set_private_attributes" not in detail and "object has no attribute" not in detail
     assert stub.calls["POST"] == 0  # the model list showed it: no completion asked
+
+
+def test_a_filtered_stream_names_its_category(tmp_path):
+    from neo4j_retag.llm.stream import complete_streaming
+
+    def chunk(content, finish, **extra):
+        return "data: " + json.dumps({"id": "s", "object": "chat.completion.chunk", "created": 0,
+                                      "model": "m", "choices": [{
+                                          "index": 0, "delta": {"content": content},
+                                          "finish_reason": finish, **extra}]}) + "\n\n"
+    body = (chunk("The ", None) + chunk("", "content_filter", content_filter_results={
+        "sexual": {"filtered": False, "severity": "safe"},
+        "hate": {"filtered": True, "severity": "high"}}) + "data: [DONE]\n\n")
+    with Stub(200, "text/event-stream", body) as stub:
+        settings = _settings(tmp_path, stub)
+
+        async def go():
+            async with LLM(settings) as llm:
+                return await complete_streaming(llm, [{"role": "system", "content": "s"},
+                                                      {"role": "user", "content": "q"}],
+                                                stage="reduce", on_token=lambda t: None)
+        with pytest.raises(LLMError) as e:
+            asyncio.run(go())
+    assert e.value.reason == "content_filter" and "category: hate (high))" in str(e.value)
+    assert stub.calls["POST"] == 1
