@@ -179,8 +179,13 @@ def _mostly_capitals(text: str) -> bool:
 
 
 def _bigrams(text: str) -> Counter[str]:
-    return Counter(run[i:i + 2] for run in _UNSPACED.findall(text)
-                   for i in range(len(run) - 1))
+    """Bigrams of user-perceived characters (grapheme clusters: a Thai consonant with its
+    vowel and tone marks is one), of each run of an unspaced script."""
+    out: Counter[str] = Counter()
+    for run in _UNSPACED.findall(text):
+        g = regex.findall(r"\X", run)
+        out.update("".join(g[i:i + 2]) for i in range(len(g) - 1))
+    return out
 
 
 def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:

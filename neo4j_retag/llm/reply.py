@@ -138,6 +138,9 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     if not isinstance(msg, dict):
         raise ReplyFault(NO_MESSAGE, "the first choice has no message")
     content = msg.get("content")
+    refusal = msg.get("refusal")  # OpenAI's structured-output refusal, beside no content
+    if isinstance(refusal, str) and refusal.strip() and not (content or "").strip():
+        raise ReplyFault(REFUSED, f"the model refused: {refusal.strip()[:80]!r}", refusal)
     if content is None:
         content = ""
     if not isinstance(content, str):

@@ -194,7 +194,9 @@ async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage:
         raise ConfigError(f"the {t.what} endpoint rejected the key: check {t.key_var}") from err
     except openai.NotFoundError as err:
         st.failed += 1
-        if _not_json(err.response.text):  # a web server's 404 page: the path is wrong
+        # a web server's 404 page, or a JSON 404 about no model ({"detail": "Not Found"}):
+        # the path is wrong
+        if _not_json(err.response.text) or "model" not in err.response.text.lower():
             raise wrong_endpoint(settings, 404, err.response.headers.get("content-type", ""),
                                  err.response.text, t) from err
         raise ConfigError(f"model {t.model!r} not found at the {t.what} endpoint: check "

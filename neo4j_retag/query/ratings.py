@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from pydantic import BeforeValidator
+
 # words of degree, as a share of the scale (GraphRAG's 0-5: 0 not relevant, 1 potentially,
 # 3 relevant, 5 answers it); longest first, so "not relevant" is not read as "relevant"
 DEGREE = {
@@ -24,7 +26,9 @@ DEGREE = {
 NUMBER_WORDS = {w: float(i) for i, w in enumerate(
     ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])}
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
-_LEAD = re.compile(rf"^\s*({_NUMBER})\s*(?:(/|out of|of)\s*({_NUMBER})|(%|percent))?", re.I)
+_RATED = rf"({_NUMBER})\s*(?:(/|out of|of)\s*({_NUMBER})|(%|percent))?"
+_LEAD = re.compile(rf"^\s*{_RATED}", re.I)
+_ANY = re.compile(rf"(?<![\w.]){_RATED}", re.I)  # "Rating: 4/5", "about 3" (one number only)
 
 
 class Read(NamedTuple):
@@ -41,19 +45,21 @@ def _num(text: str) -> float:
 def read_rating(value: Any, lo: float, hi: float) -> Read:
     """``value`` as a rating on [``lo``, ``hi``]. Raises ValueError (naming the scale) when
     it reads as no rating; an out-of-range number is clamped, with ``outside`` set."""
-    if isinstance(value, bool):
-        return Read(hi if value else lo)
+    if isinstance(value, bool):  # as the words "true" / "false"
+        return Read(lo + DEGREE[str(value).lower()] * (hi - lo))
+    found = _ANY.findall(value) if isinstance(value, str) and len(value) <= 40 else []
     if isinstance(value, int | float):
         number = float(value)
-    elif isinstance(value, str) and (m := _LEAD.match(value)):
+    elif isinstance(value, str) and (m := _LEAD.match(value) or (
+            _ANY.search(value) if len(found) == 1 else None)):
         number = _num(m.group(1))
         if m.group(3):  # a fraction of its own scale: "2/5", "8/10", "3 out of 5"
             whole = _num(m.group(3))
             if whole <= 0:
                 raise ValueError(f"{value!r} is no rating on {lo:g}-{hi:g}")
-            number = lo + number / whole * (hi - lo) if whole != hi else number
+            number = lo + number * (hi - lo) / whole if whole != hi else number
         elif m.group(4):
-            number = lo + number / 100 * (hi - lo)
+            number = lo + number * (hi - lo) / 100
     elif isinstance(value, str):
         words = " ".join(re.sub(r"[^\w\s]", " ", value.casefold()).split())
         for word in sorted(DEGREE, key=len, reverse=True):
@@ -69,3 +75,10 @@ def read_rating(value: Any, lo: float, hi: float) -> Read:
     if lo <= number <= hi:
         return Read(number)
     return Read(min(hi, max(lo, number)), number)
+
+
+def rated(lo: float, hi: float) -> BeforeValidator:
+    """A score field read as models write it (``Annotated[float, rated(0, 100)]``): the forms
+    of ``read_rating``, out-of-range values clamped; anything else invalid (the reply is asked
+    again, then its item fails), never a silent 0."""
+    return BeforeValidator(lambda v: read_rating(v, lo, hi).value)

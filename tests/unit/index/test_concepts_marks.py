@@ -86,3 +86,12 @@ def test_hangul_names_are_kept_without_their_particles():
 ])
 def test_korean_particles(word, stem):
     assert strip_particle(word) == stem
+
+
+def test_unspaced_scripts_pair_whole_characters_with_their_marks():
+    # Thai: a consonant with its vowel and tone marks is one character of a bigram, so no
+    # bigram starts with a dangling mark
+    got = keys("เชียงใหม่เป็นเมืองเก่า เชียงใหม่มีวัดมาก")
+    assert got and not any(0x0E31 <= ord(k[0]) <= 0x0E4E and k[0] not in "เแโใไ"
+                           for k in got)
+    assert "หม่" in got  # of ใหม่: ห, then ม with its tone mark

@@ -164,3 +164,21 @@ def test_a_filtered_stream_names_its_category(tmp_path):
             asyncio.run(go())
     assert e.value.reason == "content_filter" and "category: hate (high))" in str(e.value)
     assert stub.calls["POST"] == 1
+
+
+def test_a_structured_output_refusal_is_named(tmp_path):
+    body = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "choices": [{
+        "index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": None,
+            "refusal": "I can't assist with extracting that."}}]})
+    with Stub(200, "application/json", body) as stub:
+        got, _ = asyncio.run(_many(_settings(tmp_path, stub, llm_max_retries=0), 1))
+    assert isinstance(got[0], LLMError) and got[0].reason == "refused"
+    assert "I can't assist with extracting" in str(got[0])
+
+
+def test_a_json_404_that_names_no_model_is_a_wrong_path(tmp_path):
+    with Stub(404, "application/json", '{"detail": "Not Found"}') as stub:
+        got, _ = asyncio.run(_many(_settings(tmp_path, stub), 3))
+    assert all(isinstance(e, ConfigError) and "OPENAI_BASE_URL" in str(e) for e in got)
+    assert "OPENAI_MODEL" not in str(got[0]) and stub.calls["POST"] == 1

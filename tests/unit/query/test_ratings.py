@@ -94,3 +94,26 @@ def test_an_unreadable_rating_is_a_counted_failure(double, tmp_path):
 def test_an_out_of_range_rating_is_clamped_and_noted(double, tmp_path):
     got, trace, _ = _rate(double, tmp_path, [{"rating": 9, "reason": "very"}])
     assert got == 5.0 and any("rated 9, outside 0-5" in n for n in trace.notes)
+
+
+@pytest.mark.parametrize("written, value", [
+    ("Rating: 4", 4.0), ("about 2/5", 2.0), ("score of 70%", 3.5), (True, 3.0), (False, 0.0),
+])
+def test_a_rating_inside_a_short_phrase_is_read(written, value):
+    assert read_rating(written, 0, 5).value == pytest.approx(value)
+
+
+def test_two_numbers_are_no_rating():
+    with pytest.raises(ValueError):
+        read_rating("between 2 and 3", 0, 5)
+
+
+@pytest.mark.parametrize("written, score", [("high", 80.0), ("3/4", 75.0), ("55%", 55.0),
+                                            (140, 100.0)])
+def test_map_and_drift_scores_read_the_same_forms(written, score):
+    from neo4j_retag.query.drift_steps import Reply
+    from neo4j_retag.query.map_reduce import MapPoint
+    assert MapPoint.model_validate({"description": "d", "score": written}).score == score
+    assert Reply.model_validate({"response": "r", "score": written}).score == score
+    with pytest.raises(ValidationError):
+        MapPoint.model_validate({"description": "d", "score": "somewhat"})
