@@ -82,10 +82,12 @@ def chat_shaped(body: Any) -> bool:
         or str(body.get("object", "")).startswith("chat.completion"))
 
 
-def not_chat(settings: Settings, body: Any, what: str = "chat completion") -> ConfigError:
-    """The one line for a 200 whose JSON is no chat completion (or no model list, ``what``):
-    a health check, another service. Every later call would get the same."""
-    t = Target.chat(settings)
+def not_chat(settings: Settings, body: Any, what: str = "chat completion",
+             target: Target | None = None) -> ConfigError:
+    """The one line for a 200 whose JSON is no chat completion (or no model list, no
+    embeddings: ``what``): a health check, another service. Every later call would get the
+    same."""
+    t = target or Target.chat(settings)
     snippet = json.dumps(body, ensure_ascii=False)[:120]
     return ConfigError(
         f"the {t.what} endpoint {t.url} answered HTTP 200 with JSON that is no {what}: "

@@ -182,3 +182,18 @@ def test_a_json_404_that_names_no_model_is_a_wrong_path(tmp_path):
         got, _ = asyncio.run(_many(_settings(tmp_path, stub), 3))
     assert all(isinstance(e, ConfigError) and "OPENAI_BASE_URL" in str(e) for e in got)
     assert "OPENAI_MODEL" not in str(got[0]) and stub.calls["POST"] == 1
+
+
+def test_an_embeddings_endpoint_answering_status_json_is_one_line(tmp_path):
+    from neo4j_retag.llm.embeddings import Embedder
+    with Stub(200, "application/json", '{"healthy": true}') as stub:
+        settings = _settings(tmp_path, stub, embedding_base_url=stub.url,
+                             embedding_model="e")
+
+        async def go():
+            async with LLM(settings) as llm:
+                return await Embedder.of(llm).embed_items({"a": "alpha", "b": "beta"})
+        with pytest.raises(ConfigError) as e:
+            asyncio.run(go())
+    assert "EMBEDDING_BASE_URL" in str(e.value) and "no embeddings list" in str(e.value)
+    assert stub.calls["POST"] == 1
