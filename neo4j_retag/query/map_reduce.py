@@ -23,7 +23,7 @@ from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import check as check_answer
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ..prompts import fragment, render
 from ..refusal import Refusal
 from ..text import strip_chatter
@@ -31,6 +31,7 @@ from ..tokens import count
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import complete_or_note, no_answer_for, note_once
 from .map_batches import CONTEXT_LENGTH, batches, map_budget, report_table, split_refused
+from .ratings import rated
 
 
 class MapFailedError(LLMError):
@@ -40,7 +41,7 @@ class MapFailedError(LLMError):
 
 class MapPoint(BaseModel):
     description: str
-    score: Annotated[float, clamped(0, 100, 0.0)] = 0  # the 0-100 helpfulness score
+    score: Annotated[float, rated(0, 100)] = 0  # the 0-100 helpfulness score ("high": 80)
     reports: list[int] = []
 
     @field_validator("reports", mode="before")
