@@ -10,28 +10,25 @@ and the numbers behind it), and the LLM client treats it as an unusable reply
 (``degenerate``): asked again once with a repetition penalty, then the item fails and the
 caller gives the honest no-answer, the refused text kept in the trace.
 
-Plain string work, no I/O. The thresholds are measured on the labelled set of 168 real Qwen
-and SmolLM2 replies (benchmarks/answer_checks/): none of its 149 good replies refused (lists,
-numbered points under headings, quotes, a partly Chinese reply, wrong but on-topic answers)
-and its 19 bad ones caught. Fee lists and tables, yes/no, numeric and French answers are
-scripted unit cases (tests/unit/llm/test_degenerate.py): no stored run held a real one.
+Plain string work, no I/O. The thresholds are measured on the labelled set of 182 real Qwen
+and SmolLM2 replies (benchmarks/answer_checks/): none of its 158 good replies refused (lists,
+numbered points under headings, quotes, a partly Chinese reply, yes/no and numeric answers,
+wrong but on-topic answers) and its 24 bad ones caught. Fee lists, tables and French
+answers are scripted unit cases (tests/unit/llm/test_degenerate.py): no run gave a real one.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 
 from ..citations import MARKER
 from ..text import TERM, WORD
+from .degenerate_lists import _LIST_MARK, empty_items, repeated_labels, repeated_lines
+from .verdict import Subject, Verdict
 
-MIN_DISTINCT_LINES = 0.6  # share of distinct normalised lines below which text repeats itself
 NGRAM = 6
 NGRAM_SHARE = 1 / 3  # one 6-gram covering more than this share of the words: a loop
-NEAR_COPY = 0.8  # difflib ratio above which two lines are the same line with tiny variations
-NEAR_COPY_SHARE = 0.5  # share of lines that are near-copies of an earlier line
 REPEATED_SENTENCES = 0.3  # share of the words in sentences that repeat an earlier one
 MIN_GROUNDED = 1 / 4  # share of an answer's own content words that its context must hold
 MIN_CONTEXT_WORDS = 5  # a context with fewer content words cannot tell grounded from not
@@ -39,7 +36,6 @@ MIN_ENGLISH = 0.1  # share of English function words under which a reply is in a
 
 _WORD = WORD  # letters and combining marks of any script
 _TOKEN = TERM  # words and numbers: list items differ by numbers
-_LIST_MARK = re.compile(r"^\s*(?:[-*•>#]+|\(?\d+[.)]|[a-z][.)])\s*", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # function words and the words every answer of this product uses about its data (not a
 # subject of the corpus): they neither ground an answer nor make it ungrounded
@@ -64,47 +60,13 @@ that with for as by from not no yes he she they his her their we you""".split())
 _OPEN = frozenset({"what", "which", "who", "whom", "whose", "how", "why", "where", "when",
                    "describe", "list", "name"})
 _YES_NO = frozenset({"yes", "no", "none", "nothing", "unknown", "maybe"})
-# a list item that is a label and a bare number ("Importance Score: 95,"): no theme, no fact
-_EMPTY_ITEM = re.compile(r"^[^:\d\n]{1,40}:\s*[\d.,%]+\W*$")
-# a question that asks for figures, whose answer may well be "label: number" lines
-_ASKS_FIGURES = re.compile(r"\b(how (many|much|often|long)|scores?|results?|numbers?|rates?|"
-                           r"prices?|costs?|fees?|percent\w*|votes?|years?|dates?|figures?|"
-                           r"when|totals?|counts?)\b", re.I)
 # the map and reduce prompts' rating field: the data never holds it, so prose about it is
 # about the prompt ("The importance score of 95 indicates ..."), not a label line before a
 # point ("Importance Score: 80")
+# the model's own no-answer: "no answer was provided", "no information is given in the data"
+_NO_ANSWER = re.compile(r"\bno (?:answer|information|data|details?)\b[^.!?\n]{0,40}?\b(?:was |"
+                        r"were |is |are |)(?:provided|given|found|available)\b", re.I)
 _TEMPLATE_TERM = re.compile(r"importance scores?(?!\s*:)", re.I)
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a free-text answer must be about: the ``question`` it answers and the ``context``
-    it was given (the data only, never the prompt's instructions: a template word such as
-    "importance score" must not count as grounding)."""
-
-    question: str = ""
-    context: str = ""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Why a reply is no answer: ``rule`` (repeated_lines, near_copies, looping_phrase,
-    repeated_sentences, echo, bare_word, ungrounded; the reply checks add json,
-    prompt_echo, prompt_header), ``why`` (one line) and ``numbers`` (the counts and shares
-    the rule compared with its threshold)."""
-
-    rule: str  # also empty_items, template_subject
-    why: str
-    numbers: dict[str, float] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return self.why
-
-
-def _norm_line(line: str) -> str:
-    text = MARKER.sub(" ", line)
-    text = _LIST_MARK.sub("", text)
-    return " ".join(_TOKEN.findall(text.casefold()))
 
 
 def _stem(word: str) -> str:
@@ -116,39 +78,6 @@ def _stem(word: str) -> str:
 def content_words(text: str) -> set[str]:
     """Stems of the words of ``text`` over 3 letters that are not function words."""
     return {_stem(w) for w in _WORD.findall(text.casefold()) if len(w) > 3 and w not in _STOP}
-
-
-def _news(line: str, earlier: str) -> bool:
-    """Whether ``line`` tells something ``earlier`` does not: a number or a name of its own
-    ("Berth 5: 4.20 EUR" after "Berth 4: 4.50 EUR" is the next item, not a copy)."""
-    before = set(_TOKEN.findall(earlier.casefold()))
-    own = _TOKEN.findall(_LIST_MARK.sub("", MARKER.sub(" ", line)))
-    return any(t.casefold() not in before and (t[0].isdigit() or t[0].isupper())
-               for t in own[1:] + own[:1] if t)
-
-
-def repeated_lines(text: str) -> Verdict | None:
-    """Whether ``text``'s lines repeat one another: fewer than 60 % of its (5 or more)
-    normalised lines distinct (numbers kept), or half of its (4 or more) lines near-copies
-    of an earlier one that add no number or name of their own (one list item with tiny
-    variations, not a list of similar items)."""
-    raw = [ln for ln in text.splitlines() if _norm_line(ln)]
-    lines = [_norm_line(ln) for ln in raw]
-    distinct = len(set(lines))
-    if len(lines) >= 5 and distinct / len(lines) < MIN_DISTINCT_LINES:
-        return Verdict("repeated_lines", f"{len(lines) - distinct} of its {len(lines)} lines "
-                       "repeat another line", {"lines": len(lines), "distinct": distinct,
-                                               "threshold": MIN_DISTINCT_LINES})
-    if len(lines) >= 4:
-        copies = sum(
-            any(difflib.SequenceMatcher(None, line, lines[j]).ratio() >= NEAR_COPY
-                and not _news(raw[i], raw[j]) for j in range(i))
-            for i, line in enumerate(lines) if i)
-        if copies / len(lines) >= NEAR_COPY_SHARE:
-            return Verdict("near_copies", f"{copies} of its {len(lines)} lines are near-copies "
-                           "of an earlier line", {"lines": len(lines), "near_copies": copies,
-                                                  "threshold": NEAR_COPY_SHARE})
-    return None
 
 
 def repeated_ngram(text: str) -> Verdict | None:
@@ -226,31 +155,6 @@ def bare_word(text: str, question: str) -> Verdict | None:
     return None
 
 
-def empty_items(text: str, question: str) -> Verdict | None:
-    """Whether half or more of ``text``'s (3 or more) list items are a label and a bare
-    number ("Importance Score: 95", "Lounge: 80") where the question asks for no figure; an
-    item with text under it (a line that is no item, or one indented deeper) is a heading."""
-    raw = [ln for ln in text.splitlines() if ln.strip()]
-    items = [i for i, ln in enumerate(raw) if (m := _LIST_MARK.match(ln)) and m.group().strip()]
-    if len(items) < 3 or _ASKS_FIGURES.search(question):
-        return None
-
-    def indent(line: str) -> int:
-        return len(line) - len(line.lstrip())
-
-    def heading(i: int) -> bool:
-        nxt = raw[i + 1] if i + 1 < len(raw) else None
-        return nxt is not None and (i + 1 not in items or indent(nxt) > indent(raw[i]))
-
-    empty = sum(bool(_EMPTY_ITEM.match(_LIST_MARK.sub("", MARKER.sub(" ", raw[i])).strip()))
-                and not heading(i) for i in items)
-    if empty / len(items) >= 0.5:
-        return Verdict("empty_items", f"{empty} of its {len(items)} list items are a label and "
-                       "a number, no answer", {"items": len(items), "empty": empty,
-                                               "threshold": 0.5})
-    return None
-
-
 def template_subject(text: str, question: str) -> Verdict | None:
     """Whether ``text`` is about the prompt's own rating field: two or more sentences speak
     of "the importance score" (a question that asks about it excepted)."""
@@ -288,13 +192,26 @@ def ungrounded(text: str, subject: Subject) -> Verdict | None:
     return None
 
 
+def says_no_answer(text: str) -> Verdict | None:
+    """Whether ``text`` is a short reply (20 words or fewer) saying that no answer or
+    information was given or found ("No, no answer was provided to this question."): the
+    model's own no-answer, which the product says in its own words."""
+    words = _WORD.findall(MARKER.sub(" ", text))
+    if len(words) <= 20 and _NO_ANSWER.search(text):
+        return Verdict("non_answer", "says no answer or information was given, not an answer",
+                       {"words": len(words)})
+    return None
+
+
 def check(text: str, subject: Subject | None = None) -> Verdict | None:
-    """Why the free text ``text`` is no answer, as a Verdict, or None: repeated lines or
-    near-copies, one phrase or whole sentences looping, the question echoed back, a bare
+    """Why the free text ``text`` is no answer, as a Verdict, or None: repeated lines,
+    near-copies or one label leading most items, one phrase or whole sentences looping, a
+    short reply saying no answer was given, the question echoed back, a bare
     yes/no to an open question, or nothing in common with ``subject``'s context. Never
     raises."""
     subject = subject or Subject()
-    return (repeated_lines(text) or repeated_ngram(text) or repeated_sentences(text)
+    return (repeated_lines(text) or repeated_labels(text) or repeated_ngram(text)
+            or repeated_sentences(text) or says_no_answer(text)
             or echoed_question(text, subject.question) or bare_word(text, subject.question)
             or empty_items(text, subject.question) or template_subject(text, subject.question)
             or ungrounded(text, subject))

@@ -189,3 +189,22 @@ def test_right_answers_are_not_refused(question, text):
 def test_each_new_rule_refuses_with_its_numbers(question, text, rule):
     verdict = check(text, Subject(question, FEES_CONTEXT))
     assert verdict is not None and verdict.rule == rule and verdict.why
+
+
+def test_one_label_leading_most_items_is_a_loop_but_a_list_of_labels_is_not():
+    from neo4j_retag.llm.degenerate_lists import repeated_labels
+    looping = "\n".join(f"- Harbour Dues Review: {n} thousand euros in {2010 + n}"
+                        for n in range(1, 6))
+    assert repeated_labels(looping).rule == "repeated_labels"
+    berths = "\n".join(f"- Berth {n}: {3 + n / 10:.2f} EUR per metre" for n in range(4, 9))
+    themes = "- Theme: greed\n- Theme: charity\n- Theme: memory\n- Theme: family"
+    assert repeated_labels(berths) is None and repeated_labels(themes) is None
+    assert check(berths) is None
+
+
+def test_a_short_reply_saying_no_answer_was_given_is_refused_a_negative_answer_is_not():
+    from neo4j_retag.llm.degenerate import says_no_answer
+    assert says_no_answer("Sorry - no information about the ferry was given.").rule == \
+        "non_answer"
+    assert says_no_answer("No, the docking fees were not raised in March.") is None
+    assert says_no_answer("No data is available on ferries; the council " + "met " * 30) is None
