@@ -100,6 +100,34 @@ BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of 
                            r"at most \d+ inputs|input array", re.I)
 
 
+# the setting that sizes each stage's prompt: what to lower when it is over the window
+STAGE_BUDGETS = {
+    "extract": "CHUNK_SIZE", "glean": "CHUNK_SIZE", "claims": "CHUNK_SIZE",
+    "topic_assign": "CHUNK_SIZE", "summarize": "SUMMARY_MAX_TOKENS",
+    "report": "REPORT_CONTEXT_TOKENS", "lazy_report": "REPORT_CONTEXT_TOKENS",
+    "map": "MAP_CONTEXT_TOKENS", "rate": "MAP_CONTEXT_TOKENS",
+    "relevance": "CHUNK_SIZE",
+}
+
+
+def budget_setting(stage: str) -> str:
+    """The token budget setting(s) that size ``stage``'s prompt (every answer and reduce
+    step: REDUCE_CONTEXT_TOKENS), with LLM_MAX_TOKENS, the completion's share of the window."""
+    return f"{STAGE_BUDGETS.get(stage, 'REDUCE_CONTEXT_TOKENS')} or LLM_MAX_TOKENS"
+
+
+def over_window(stage: str, local: bool, ctx: int, message: str) -> str:
+    """The one line for a prompt the endpoint refused as over its window: the window it
+    names, and the settings that fix it (LLM_CTX for the local server, the stage's budget)."""
+    window = window_in(message)
+    named = f" ({window} tokens)" if window else ""  # no comma: window_in reads it again
+    fix = (f"raise LLM_CTX (now {ctx:,}; `neo4j-retag llm stop` and `llm start` to apply it) "
+           f"or lower {budget_setting(stage)}" if local
+           else f"lower {budget_setting(stage)} to fit the model's window")
+    return (f"{stage}: the prompt is over the LLM's context window{named}: {fix} "
+            f"(the endpoint said: {' '.join(message.split())[:300]})")
+
+
 def context_refused(message: str) -> bool:
     """True when an endpoint's error ``message`` says the prompt (or an input) is longer
     than the model's window."""
