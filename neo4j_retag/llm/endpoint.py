@@ -25,6 +25,7 @@ from ..model import JSON
 
 log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"
+WINDOW_KEY = "context_tokens"  # the capability: the window (tokens) learnt from a refusal
 MAX_RETRY_AFTER = 60.0  # seconds: longer waits are capped (the call is retried anyway)
 _backoff = wait_exponential_jitter(initial=1, max=30)
 # request parameters an endpoint may refuse and the client can do without (reasoning models

@@ -15,14 +15,13 @@ from typing import TypeVar
 from ..config import Settings
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.endpoint import window_in
+from ..llm.endpoint import WINDOW_KEY, window_in
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
 from ..tokens import count, count_recurring, truncate
 
 T = TypeVar("T")
 CONTEXT_LENGTH = "context_length"  # transport's reason for a prompt over the model's window
-WINDOW_KEY = "context_tokens"  # the window learnt, in the endpoint's Capabilities
 MIN_MAP_TOKENS = 256  # a map batch budget never goes below this (one report, truncated)
 
 

@@ -218,8 +218,11 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
-            raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
-                                 "the LLM with `neo4j-retag doctor`)")
+            # over the window: the setting that fixes it, not a retry
+            over = next((f.error for f in trace.failures if f.reason == CONTEXT_LENGTH), None)
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ("
+                                 + (over or "retry, or check the LLM with `neo4j-retag "
+                                    "doctor`") + ")", CONTEXT_LENGTH if over else "llm_error")
         why = ("no map point scored above 0: the reports do not answer this"
                if not trace.points_degenerate else
                f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "
