@@ -41,6 +41,7 @@ PARTIAL_STAGE = "reduce_partial"
 PARTIAL_RESPONSE = ("the key points that answer the question, one short paragraph each, "
                     "keeping their data references")
 MAX_LEVELS = 4  # partial-reduce levels (each at least halves the points)
+FRAGMENT_TOKENS = 24  # an analyst header ("----Analyst n----", its score) and the newlines
 MAX_REFUSALS = 4  # final reduces refused as over the window before the step fails
 
 
@@ -128,6 +129,8 @@ async def _partial(llm: LLM, question: str, group: list[P], cap: int, trace: Tra
         return group[0]
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed
+    # within the cap whatever the endpoint did with it: two must fit beside each other
+    text = truncate(text, cap, llm.settings.encoding)
     reports = list(dict.fromkeys(i for p in group for i in p.reports))
     return group[0].model_copy(update={"description": text, "reports": reports,
                                        "score": max(p.score for p in group)})
@@ -138,8 +141,9 @@ async def condense(llm: LLM, question: str, points: list[P], room: int,
     """``points`` reduced level by level until their analyst context fits ``room`` tokens
     (a hierarchical reduce); unchanged when they fit already."""
     enc = llm.settings.encoding
-    # a partial answer must leave room for a second beside it at the next level
-    cap = max(64, min(llm.settings.llm.max_tokens, room // 2))
+    # a partial answer (with its analyst header) must leave room for a second beside it at
+    # the next level
+    cap = max(32, min(llm.settings.llm.max_tokens, room // 2 - FRAGMENT_TOKENS))
     level, calls, before = 0, 0, len(points)
     while _tokens(points, enc) > room:
         if level == MAX_LEVELS:
@@ -147,8 +151,13 @@ async def condense(llm: LLM, question: str, points: list[P], room: int,
             trace.note(f"the reduce step's points still exceed the window after {level} levels "
                        f"of partial reduces: the best {len(kept)} of {len(points)} are used")
             return kept
-        level += 1
         groups = _groups([_fitted(p, room, enc, trace) for p in points], room, enc)
+        if all(len(g) == 1 for g in groups):  # no two fit together: nothing to reduce
+            _, kept = analyst_context(points, room, enc)
+            trace.note(f"the reduce step's points do not fit the window two at a time: the "
+                       f"best {len(kept)} of {len(points)} are used")
+            return kept
+        level += 1
         points = list(await asyncio.gather(*(
             _partial(llm, question, g, cap, trace) if len(g) > 1 else asyncio.sleep(0, g[0])
             for g in groups)))
