@@ -20,10 +20,12 @@ class Budget:
     setting: str  # the budget setting that sizes the prompt's data
     prompt: str  # the prompt it fills
     completion: str  # the setting that caps the completion
+    parts: tuple[str, ...] = ()  # fragments the prompt takes in (the claims instructions)
 
 
 BUDGETS = (
-    Budget("CHUNK_SIZE", "index/extract_graph", "LLM_MAX_TOKENS"),
+    Budget("CHUNK_SIZE", "index/extract_graph", "LLM_MAX_TOKENS",
+           ("index/extract_claims", "index/extract_claims_shape")),
     Budget("REPORT_CONTEXT_TOKENS", "index/community_report", "REPORT_MAX_TOKENS"),
     Budget("MAP_CONTEXT_TOKENS", "query/map", "LLM_MAX_TOKENS"),
     Budget("REDUCE_CONTEXT_TOKENS", "query/reduce", "LLM_MAX_TOKENS"),
@@ -70,7 +72,8 @@ def over_budgets(settings: Settings, ctx: int) -> tuple[list[str], list[str]]:
     """(every budget as "SETTING: frame + budget + completion = N of ctx", those over)."""
     lines, over = [], []
     for b in BUDGETS:
-        frame = tokens.count("\n".join(t for _, t in sections(b.prompt)), settings.encoding)
+        frame = tokens.count("\n".join(t for name in (b.prompt, *b.parts)
+                                       for _, t in sections(name)), settings.encoding)
         data, completion = _value(settings, b.setting), _value(settings, b.completion)
         need = frame + data + completion
         line = (f"{b.setting} {data:,} + {b.completion} {completion:,} + the prompt's "
