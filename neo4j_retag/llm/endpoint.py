@@ -117,14 +117,20 @@ def budget_setting(stage: str) -> str:
     return f"{STAGE_BUDGETS.get(stage, 'REDUCE_CONTEXT_TOKENS')} or LLM_MAX_TOKENS"
 
 
+def window_fix(stage: str, local: bool, ctx: int) -> str:
+    """What fixes a ``stage`` prompt over the window: LLM_CTX for the local server (``ctx``:
+    its value), else the stage's budget setting."""
+    return (f"raise LLM_CTX (now {ctx:,}; `neo4j-retag llm stop` and `llm start` to apply it) "
+            f"or lower {budget_setting(stage)}" if local
+            else f"lower {budget_setting(stage)} to fit the model's window")
+
+
 def over_window(stage: str, local: bool, ctx: int, message: str) -> str:
     """The one line for a prompt the endpoint refused as over its window: the window it
-    names, and the settings that fix it (LLM_CTX for the local server, the stage's budget)."""
+    names, and the settings that fix it (``window_fix``)."""
     window = window_in(message)
     named = f" ({window} tokens)" if window else ""  # no comma: window_in reads it again
-    fix = (f"raise LLM_CTX (now {ctx:,}; `neo4j-retag llm stop` and `llm start` to apply it) "
-           f"or lower {budget_setting(stage)}" if local
-           else f"lower {budget_setting(stage)} to fit the model's window")
+    fix = window_fix(stage, local, ctx)
     return (f"{stage}: the prompt is over the LLM's context window{named}: {fix} "
             f"(the endpoint said: {' '.join(message.split())[:300]})")
 

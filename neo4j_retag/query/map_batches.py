@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..config import Settings
-from ..errors import Failure, LLMError
+from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
-from ..llm.endpoint import WINDOW_KEY, window_in
+from ..llm.endpoint import WINDOW_KEY, window_fix, window_in
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
 from ..tokens import count, count_recurring, truncate
@@ -23,6 +23,7 @@ from ..tokens import count, count_recurring, truncate
 T = TypeVar("T")
 CONTEXT_LENGTH = "context_length"  # transport's reason for a prompt over the model's window
 MIN_MAP_TOKENS = 256  # a map batch budget never goes below this (one report, truncated)
+MIN_DATA_TOKENS = 64  # a window with less room than this for a prompt's data is refused
 
 
 def report_table(reports: list[ReportRow]) -> str:
@@ -79,6 +80,24 @@ def room_in_window(llm: LLM, settings: Settings, frame: list[dict[str, str]],
         return None
     used = count("\n".join(m["content"] for m in frame), settings.encoding)
     return int(window * 0.9) - used - (completion or settings.llm.max_tokens)
+
+
+def check_fits(llm: LLM, stage: str, frame: list[dict[str, str]]) -> None:
+    """Raise ConfigError - one line naming LLM_CTX, before any call - when the local
+    server's window cannot hold ``frame`` (a prompt without its data) and its completion with
+    room for any data: every call would be refused (or cut). A window learnt from a refusal
+    is left to the calls (a refusal may name a bound that is not the model's)."""
+    settings = llm.settings
+    if not settings.llm.local:
+        return
+    room = room_in_window(llm, settings, frame)
+    if room is None or room >= MIN_DATA_TOKENS:
+        return
+    used = count("\n".join(m["content"] for m in frame), settings.encoding)
+    raise ConfigError(f"{stage}: the prompt alone (~{used} tokens) and its completion "
+                      f"(LLM_MAX_TOKENS {settings.llm.max_tokens}) leave no room for data in "
+                      f"the LLM's window ({known_window(llm, settings)} tokens, a tenth kept "
+                      f"free): {window_fix(stage, settings.llm.local, settings.services.llm_ctx)}")
 
 
 def map_budget(llm: LLM, settings: Settings, question: str) -> int:

@@ -28,7 +28,14 @@ from ..prompts import render
 from ..text import strip_chatter
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import no_answer_for, note_once
-from .map_batches import CONTEXT_LENGTH, batches, map_budget, report_table, split_refused
+from .map_batches import (
+    CONTEXT_LENGTH,
+    batches,
+    check_fits,
+    map_budget,
+    report_table,
+    split_refused,
+)
 from .reduce_fit import reduce_fitting
 
 
@@ -193,6 +200,8 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     if not reports:
         text = no_answer_for(settings, trace, "no community reports to answer from")
         return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
+    # a window that cannot hold the map prompt at all: one line, no call
+    check_fits(llm, "map", render("query/map", context="", question=map_question, min_points=3))
     with timed(trace.seconds, "map"):
         groups = batches(reports, map_budget(llm, settings, map_question),
                          settings.query.shuffle_seed, settings.encoding, trace)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from neo4j_retag.errors import LLMError
+from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.model import ReportRow, Trace
 from neo4j_retag.query.map_batches import WINDOW_KEY, batches
@@ -149,3 +149,12 @@ def test_an_overflow_names_the_setting_that_fixes_it(tmp_path, double, local, na
                                                  stage="map"))
     assert e.value.reason == "context_length" and names in str(e.value), str(e.value)
     assert "(256 tokens)" in str(e.value)
+
+
+def test_a_window_that_cannot_hold_the_map_prompt_is_one_line_and_no_call(tmp_path, double):
+    port = int(double.base_url.rsplit(":", 1)[1].split("/")[0])
+    s = make_settings(tmp_path, {}, llm_port=port, openai_model="double", llm_ctx=256)
+    with pytest.raises(ConfigError) as e:
+        _ask(s, _reports(4))
+    assert "raise LLM_CTX (now 256" in str(e.value) and "(256 tokens" in str(e.value)
+    assert double.count() == 0  # refused before any call: nothing paid, nothing retried
