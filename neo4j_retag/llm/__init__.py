@@ -160,6 +160,7 @@ class LLM:
         attempts: int | None = None,
         prose: bool = False,
         subject: Subject | None = None,
+        on_refusal: Callable[[ReplyFault], None] | None = None,
     ) -> Any:
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
         ``validate`` appends the harmless defects it repaired to ``repairs``. ``prose``: the
@@ -170,6 +171,8 @@ class LLM:
         fails (never cached, and a cached reply that is degenerate is asked again).
         ``attempts``
         (default LLM_MAX_RETRIES + 1) bounds the tries of an optional call (a gleaning round).
+        ``on_refusal`` gets every reply an answer check refused (``ReplyFault.verdict`` set),
+        a retried one too: the caller keeps it in the trace.
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
@@ -219,6 +222,8 @@ class LLM:
                 fault = err if isinstance(err, ReplyFault) else ReplyFault(INVALID, str(err),
                                                                            err.raw)
                 self.usage.fault(fault.reason)
+                if on_refusal is not None and fault.verdict is not None:
+                    on_refusal(fault)
                 last = fault
                 if not retry.after(fault):
                     break
@@ -231,7 +236,7 @@ class LLM:
         self.usage.stage(stage).failed += 1
         assert last is not None
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {tries} attempts "
-                         f"(last: {last.detail})", last.raw)
+                         f"(last: {last.detail})", last.raw, last.verdict)
 
     async def structured(
         self,

@@ -7,6 +7,7 @@ retries on these and counts them, so a run's summary says which faults it met an
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from .. import tokens
 from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
-from .degenerate import Subject, degenerate
+from .degenerate import Subject, Verdict, check
 
 # reasons a reply is unusable (retried, then the item fails with the last one)
 NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
@@ -47,11 +48,14 @@ _CHATTER = re.compile(r"\n+\s*(i hope (?:this|that) helps|let me know if|feel fr
 
 
 class ReplyFault(LLMParseError):
-    """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
+    """A reply that arrived but cannot be used; ``reason`` is one of the names above;
+    ``verdict`` the answer check's rule and numbers when a check refused it."""
 
-    def __init__(self, reason: str, message: str, raw: str = "") -> None:
+    def __init__(self, reason: str, message: str, raw: str = "",
+                 verdict: Verdict | None = None) -> None:
         super().__init__(f"{reason}: {message}", raw, reason)
         self.detail = message
+        self.verdict = verdict
 
 
 @dataclass
@@ -159,11 +163,17 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
-_KEY = re.compile(r'"\s*:')  # a JSON key, what an object with a defect still has
-def answers_nothing(text: str, subject: Subject | None = None) -> str | None:
-    """Why ``text`` answers nothing (``degenerate.degenerate`` on it without its chatter), or
+_KEY = re.compile(r"""["']\s*:""")  # a key: what an object or dict with a defect still has
+def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None:
+    """Why ``text`` answers nothing (``degenerate.check`` on it without its chatter), or
     None: the check of a fresh reply and of a cached one alike."""
-    return degenerate(strip_chatter(text).text, subject)
+    return check(strip_chatter(text).text, subject)
+
+
+def refusal(text: str, system: str, subject: Subject | None = None) -> Verdict | None:
+    """Every check an answer's free text gets (``not_prose``, then ``answers_nothing``):
+    the first Verdict that refuses ``text``, or None. The answer-check benchmark's measure."""
+    return not_prose(text, system) or answers_nothing(text, subject)
 
 
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
@@ -175,9 +185,9 @@ def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
     its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
     if prose and (why := not_prose(text, system)):
-        raise ReplyFault(INVALID, f"{stage}: {why}", text)
+        raise ReplyFault(INVALID, f"{stage}: {why}", text, why)
     if prose and check and (why := answers_nothing(text, subject)):
-        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
+        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text, why)
     return text
 
 
@@ -185,26 +195,23 @@ def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
 _HEADER = re.compile(r"^-+([A-Za-z][^\n]*?)-+[ \t]*$", re.M)
 
 
-def not_prose(text: str, prompt: str) -> str | None:
-    """Why ``text`` is no free-text answer, or None: a JSON object or array (a document told
-    the model to answer with a template), or a piece of the prompt's own instructions or
-    example echoed back, or an answer that opens with one of the prompt's section headers.
-    The caller raises it as ``invalid`` (retried, then the item fails)."""
+def not_prose(text: str, prompt: str) -> Verdict | None:
+    """Why ``text`` is no free-text answer, or None: a JSON object or array, or a Python
+    dict, alone or followed by prose ("{...} That is all.": a document told the model to
+    answer with a template) - rule ``json``; a piece of the prompt's own instructions or
+    example echoed back (``prompt_echo``), or an answer that opens with one of the prompt's
+    section headers (``prompt_header``). The caller raises it as ``invalid`` (retried, then
+    the item fails)."""
     # after the lead-in is gone ("Answer: {...}"), and JSON with a harmless defect (a
     # trailing comma) still JSON
     body = _FENCE.sub("", strip_chatter(text).text.strip()).strip()
-    if body and body[0] in "{[" and body[-1] in "}]":
-        try:
-            value = json.loads(body)
-        except ValueError:
-            # an object only: "[Data: Reports (1)]" is a citation, not a JSON array
-            value = (json_repair.loads(body) if body[0] == "{" and _KEY.search(body)
-                     and not unclosed(body) else None)
-        if isinstance(value, dict | list) and value:
-            return "a JSON value where a free-text answer was asked for"
+    if body and body[0] in "{[" and (value := _leading_value(body)):
+        return Verdict("json", "a JSON value where a free-text answer was asked for",
+                       {"value_chars": len(value), "prose_after": len(body) - len(value)})
     norm = " ".join(body.casefold().split())
     if len(norm) >= 20 and norm in " ".join(prompt.casefold().split()):
-        return "the prompt's own instructions or template echoed back, not an answer"
+        return Verdict("prompt_echo", "the prompt's own instructions or template echoed back, "
+                       "not an answer", {"chars": len(norm)})
     first = next((ln for ln in body.splitlines() if ln.strip()), "")
     lead = " ".join(first.lstrip(" \t-#*>").casefold().split())
     for header in _HEADER.findall(prompt):
@@ -212,8 +219,47 @@ def not_prose(text: str, prompt: str) -> str | None:
         # "-Target response length and format: 10 sentences ..." (SmolLM2's reduce), not
         # "Goals of the council ...": the header then its own end
         if lead.startswith(h) and lead[len(h):len(h) + 1] in ("", ":", "-"):
-            return f"the prompt's section header {header!r} echoed back, not an answer"
+            return Verdict("prompt_header", f"the prompt's section header {header!r} echoed "
+                           "back, not an answer", {})
     return None
+
+
+def _leading_value(body: str) -> str:
+    """The JSON value (or Python dict or list) ``body`` opens with, as text, when it is a
+    non-empty one: the whole body, or its first balanced value when prose follows. "" for
+    none: "[Data: Reports (1)] ..." is a citation, not a JSON array."""
+    end = _value_end(body)
+    head = body[:end] if end else body
+    if head != body and head[0] != "{":
+        return ""  # "[1, 2] are the berths": only an object before prose is a template
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            value = parse(head)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        return head if isinstance(value, dict | list) and value else ""
+    if head[0] == "{" and _KEY.search(head) and not unclosed(head) and head[-1] == "}":
+        value = json_repair.loads(head)  # a harmless defect: a trailing comma
+        return head if isinstance(value, dict) and value else ""
+    return ""
+
+
+def _value_end(text: str) -> int:
+    """Where the first bracketed value of ``text`` closes (strings in either quote skipped),
+    or 0 when it never does."""
+    depth, quote, esc = 0, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            esc, quote = (False, quote) if esc else (ch == "\\", "" if ch == quote else quote)
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return 0
 
 
 def unclosed(text: str) -> bool:

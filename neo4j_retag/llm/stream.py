@@ -37,10 +37,12 @@ log = logging.getLogger(__name__)
 
 async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
                              on_token: Callable[[str | None], None], prose: bool = False,
-                             subject: Subject | None = None) -> str:
+                             subject: Subject | None = None,
+                             on_refusal: Callable[[ReplyFault], None] | None = None) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
-    ``prose`` and ``subject`` as for ``LLM.complete`` (JSON or an echoed template is invalid,
-    text that answers nothing degenerate). Raises what ``LLM.complete`` raises."""
+    ``prose``, ``subject`` and ``on_refusal`` as for ``LLM.complete`` (JSON or an echoed
+    template is invalid, text that answers nothing degenerate). Raises what
+    ``LLM.complete`` raises."""
     params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
                               "max_tokens": llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
@@ -94,12 +96,15 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         reason = getattr(err, "reason", None)
         if reason:
             llm.usage.fault(reason)
+        if on_refusal is not None and isinstance(err, ReplyFault) and err.verdict is not None:
+            on_refusal(err)
         if parts:
             on_token(None)
         if reason == CONTENT_FILTER:  # the same request meets the same filter
             llm.usage.stage(stage).failed += 1
             raise err
-        text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject))
+        text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject,
+                                      on_refusal=on_refusal))
         on_token(text)
         return text
     for r in reply.repairs:

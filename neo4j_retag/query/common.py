@@ -14,9 +14,11 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
+from ..llm.reply import ReplyFault
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
+from ..refusal import Refusal
 from ..text import strip_chatter
 from ..tokens import count
 from .retrieval import check_level
@@ -79,11 +81,15 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     someone listens to the question's events (`serve`). An LLMError whose reason is in
     ``reraise`` is raised for the caller to handle (the reduce step's context_length)."""
     sink = events.token_sink()
+
+    def keep(fault: ReplyFault) -> None:  # every refused reply, a retried one too
+        refused(trace, stage, fault)
+
     try:
         text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
-                                             prose=True, subject=subject) if sink
-                          else llm.complete(messages, stage=stage, prose=True,
-                                            subject=subject)))
+                                             prose=True, subject=subject, on_refusal=keep)
+                          if sink else llm.complete(messages, stage=stage, prose=True,
+                                                    subject=subject, on_refusal=keep)))
     except LLMError as err:
         if err.reason in reraise:
             raise
@@ -100,6 +106,15 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed
     return text
+
+
+def refused(trace: Trace, stage: str, err: LLMError) -> None:
+    """``err``'s refused reply in ``trace.refusals`` (its rule, numbers and first 500
+    characters), when an answer check refused it: a refusal a reader can judge, the one
+    before a retry that was accepted too."""
+    if isinstance(err, ReplyFault) and err.verdict is not None:
+        v = err.verdict
+        trace.refusals.append(Refusal.of(stage, v.rule, v.why, v.numbers, err.raw))
 
 
 def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:

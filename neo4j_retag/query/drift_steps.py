@@ -158,7 +158,8 @@ def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], st
     reduce step's check: "the data does not say" is a fair intermediate answer (score 0)."""
     def accept(reply: Reply) -> str | None:
         text = str(reply.model_dump()[field])
-        return not_prose(text, msgs[0]["content"]) or degenerate(strip_chatter(text)[0])
+        why = not_prose(text, msgs[0]["content"])
+        return why.why if why else degenerate(strip_chatter(text)[0])
     return accept
 
 

@@ -22,9 +22,10 @@ from ..citations import check
 from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
-from ..llm.degenerate import degenerate
+from ..llm.degenerate import check as check_answer
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
 from ..prompts import render
+from ..refusal import Refusal
 from ..text import strip_chatter
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import no_answer_for, note_once
@@ -104,8 +105,11 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         # a batch whose every point answers nothing is asked again (with a repetition
         # penalty), then fails; single degenerate points are dropped below
         # score-0 points are "I don't know": dropped anyway, never judged
-        whys = [degenerate(p.description, subject) for p in result.points if p.score > 0]
+        scored = [p for p in result.points if p.score > 0]
+        whys = [check_answer(p.description, subject) for p in scored]
         if whys and all(whys):
+            trace.refusals.extend(Refusal.of("map", v.rule, v.why, v.numbers, p.description)
+                                  for p, v in zip(scored, whys, strict=True) if v)
             return f"every map point is degenerate (first: {whys[0]})"
         return None
 
@@ -130,8 +134,10 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         p.description, changed = strip_chatter(p.description)
         trace.chatter_stripped += changed
-        if p.score > 0 and settings.llm.answer_check and degenerate(p.description, subject):
+        v = check_answer(p.description, subject) if settings.llm.answer_check else None
+        if p.score > 0 and v:
             trace.points_degenerate += 1
+            trace.refusals.append(Refusal.of("map", v.rule, v.why, v.numbers, p.description))
             continue
         # a model made to give several points may repeat one: the best-scored copy stays
         key = " ".join(p.description.casefold().split())
