@@ -26,7 +26,7 @@ from ..model import Trace
 from ..prompts import fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
-from .common import complete_or_note
+from .common import complete_or_note, refused
 from .map_batches import (
     CONTEXT_LENGTH,
     MIN_MAP_TOKENS,
@@ -120,8 +120,10 @@ async def _partial(llm: LLM, question: str, group: list[P], cap: int, trace: Tra
     msgs = render("query/reduce", context=context, question=question,
                   response_type=PARTIAL_RESPONSE)
     try:
-        text = str(await llm.complete(msgs, stage=PARTIAL_STAGE, max_tokens=cap, prose=True,
-                                      truncation_ok=True, subject=Subject(question, context)))
+        text = str(await llm.complete(
+            msgs, stage=PARTIAL_STAGE, max_tokens=cap, prose=True, truncation_ok=True,
+            subject=Subject(question, context),
+            on_refusal=lambda fault: refused(trace, PARTIAL_STAGE, fault)))
     except LLMError as err:
         trace.failures.append(Failure.of(f"{PARTIAL_STAGE} of {len(group)} map points", err))
         trace.note(f"a partial reduce of {len(group)} map points failed ({err}): its best point "
