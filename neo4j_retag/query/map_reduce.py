@@ -2,7 +2,8 @@
 
 Map: the reports, shuffled with a fixed seed, packed into batches within a token budget; each
 batch gives key points with a 0-100 helpfulness score (score-0 points dropped). Reduce: the
-points, best first, fill one context, and the LLM writes the final answer citing the reports.
+points, best first, fill one context, and the LLM writes the final answer citing the reports
+(reduced level by level first when they exceed the endpoint's window: ``reduce_fit``).
 The answer's citations are only the ones its text makes; the reports behind the map points it
 was reduced from are its ``sources``, kept apart.
 """
