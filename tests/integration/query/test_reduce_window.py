@@ -30,12 +30,14 @@ def _many_points(body):
         for i, row in rows for k in range(5)]})
 
 
-def _windowed(answer, refused, sizes):
+def _windowed(answer, refused, sizes, window=None):
+    window = window or WINDOW
+
     def script(body):
         n = count("\n".join(m["content"] for m in body["messages"]))
-        if n > WINDOW:
+        if n > window:
             refused.append(n)
-            raise Fail(400, {"error": {"code": 400, "message": LLAMA.format(n=n, ctx=WINDOW),
+            raise Fail(400, {"error": {"code": 400, "message": LLAMA.format(n=n, ctx=window),
                                        "type": "exceed_context_size_error"}})
         sizes.append(n)
         return answer(body)
@@ -65,3 +67,30 @@ def test_a_reduce_over_a_small_window_is_split_and_answers(indexed, graph, doubl
     out = CliRunner().invoke(main, [*args[:1], "Who organised the festival?", *args[2:]],
                              env=env)
     assert out.exit_code == 0 and len(refused) == first, out.output  # sized by the window
+
+
+def test_a_256_token_local_server_is_one_line_and_json(indexed, double):
+    """LLM_CTX=256 on the local server (the double on LLM_PORT): global search fails before
+    any call, naming LLM_CTX; rag's answer call, refused by the server, names it too; both
+    print their JSON under --json, with no retry."""
+    refused, sizes = [], []
+    double.script["answer"] = _windowed(lambda body: "An answer.", refused, sizes, 256)
+    port = double.base_url.rsplit(":", 1)[1].split("/")[0]
+    env = {**neo4j_vars(indexed), **double_vars(indexed), "OPENAI_BASE_URL": "",
+           "LLM_PORT": port, "LLM_CTX": "256", "OPENAI_MODEL": "double",
+           "EMBEDDING_BASE_URL": double.base_url}
+    before = double.count()
+    out = CliRunner().invoke(main, ["ask", "Themes?", "--method", "global", "--level", "0",
+                                    "--json"], env=env)
+    data = json.loads(out.stdout)
+    assert out.exit_code == 2 and "raise LLM_CTX (now 256" in data["error"], out.output
+    assert double.count() == before and len(out.stderr.strip().splitlines()) == 1
+    rag = ["ask", "What did Scrooge do?", "--method", "rag", "--retrieval", "bm25", "--json"]
+    out = CliRunner().invoke(main, rag, env=env)  # no text unit fits the scaled budget
+    data = json.loads(out.stdout)
+    assert out.exit_code == 2 and "REDUCE_CONTEXT_TOKENS" in data["error"], out.output
+    assert "LLM_CTX 256" in data["error"] and not refused
+    out = CliRunner().invoke(main, rag, env={**env, "REDUCE_CONTEXT_TOKENS": "400"})
+    data = json.loads(out.stdout)  # the answer call is refused by the server
+    assert out.exit_code == 1 and "raise LLM_CTX (now 256" in data["error"], out.output
+    assert len(refused) == 1 and len(out.stderr.strip().splitlines()) == 1  # not retried
