@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..citations import MARKER
+from ..text import TERM, WORD
 
 MIN_DISTINCT_LINES = 0.6  # share of distinct normalised lines below which text repeats itself
 NGRAM = 6
@@ -36,8 +37,8 @@ MIN_GROUNDED = 1 / 4  # share of an answer's own content words that its context 
 MIN_CONTEXT_WORDS = 5  # a context with fewer content words cannot tell grounded from not
 MIN_ENGLISH = 0.1  # share of English function words under which a reply is in another language
 
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)  # words and numbers: list items differ by numbers
+_WORD = WORD  # letters and combining marks of any script
+_TOKEN = TERM  # words and numbers: list items differ by numbers
 _LIST_MARK = re.compile(r"^\s*(?:[-*•>#]+|\(?\d+[.)]|[a-z][.)])\s*", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # function words and the words every answer of this product uses about its data (not a

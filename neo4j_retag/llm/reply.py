@@ -47,6 +47,50 @@ _CHATTER = re.compile(r"\n+\s*(i hope (?:this|that) helps|let me know if|feel fr
                       r"is there anything else)[^\n]*\s*$", re.I)
 
 
+def filtered(*parts: Any) -> list[str]:
+    """The categories a content filter flagged anywhere in ``parts`` (a choice, a body, an
+    error body): Azure's ``content_filter_results`` / ``content_filter_result`` entries
+    ``{"violence": {"filtered": true, "severity": "medium"}}``, as ``"violence (medium)"``;
+    a ``category``/``categories`` field too (other gateways)."""
+    out: list[str] = []
+
+    def walk(v: Any, depth: int = 0) -> None:
+        if depth > 6:
+            return
+        if isinstance(v, list):
+            for x in v:
+                walk(x, depth + 1)
+        if not isinstance(v, dict):
+            return
+        for k, x in v.items():
+            if isinstance(x, dict) and x.get("filtered") is True:
+                sev = x.get("severity")
+                out.append(f"{k} ({sev})" if isinstance(sev, str) and sev != "safe" else str(k))
+            elif k in ("category", "categories") and isinstance(x, str | list):
+                out.extend(str(c) for c in (x if isinstance(x, list) else [x]))
+            else:
+                walk(x, depth + 1)
+
+    for p in parts:
+        walk(p)
+    return list(dict.fromkeys(out))
+
+
+def blocked(categories: list[str]) -> str:
+    """The one line for a content-filter refusal, naming what it flagged."""
+    what = (f" (categor{'y' if len(categories) == 1 else 'ies'}: {', '.join(categories)})"
+            if categories else " (no category given)")
+    return f"the answer was blocked by the endpoint's content filter{what}"
+
+
+def blocked_line(err: BaseException) -> str:
+    """The content-filter line an error's message holds (with its categories), for the
+    caller's own message; the plain line when it holds none."""
+    m = re.search(r"the answer was blocked by the endpoint's content filter \([^)]*\)",
+                  str(err))
+    return m.group(0) if m else blocked([])
+
+
 class ReplyFault(LLMParseError):
     """A reply that arrived but cannot be used; ``reason`` is one of the names above;
     ``verdict`` the answer check's rule and numbers when a check refused it."""
@@ -98,6 +142,9 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     if not isinstance(msg, dict):
         raise ReplyFault(NO_MESSAGE, "the first choice has no message")
     content = msg.get("content")
+    refusal = msg.get("refusal")  # OpenAI's structured-output refusal, beside no content
+    if isinstance(refusal, str) and refusal.strip() and not (content or "").strip():
+        raise ReplyFault(REFUSED, f"the model refused: {refusal.strip()[:80]!r}", refusal)
     if content is None:
         content = ""
     if not isinstance(content, str):
@@ -105,8 +152,8 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     finish = choice.get("finish_reason")
     finish = finish if isinstance(finish, str) else None
     if finish == "content_filter":
-        raise ReplyFault(CONTENT_FILTER, "the answer was blocked by the endpoint's content "
-                         "filter", content)
+        raise ReplyFault(CONTENT_FILTER, blocked(filtered(choice, body.get(
+            "prompt_filter_results"))), content)
     repairs: list[str] = []
     text = clean(content)
     if text != content:

@@ -63,6 +63,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                     stream_options={"include_usage": True},
                     extra_headers={STAGE_HEADER: stage}, **llm._wire(params))
                 finish, usage = None, None
+                filters: list[Any] = []  # Azure's content_filter_results, per chunk
                 async with stream:
                     async for chunk in stream:
                         if chunk.usage is not None:
@@ -72,13 +73,17 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                                 parts.append(choice.delta.content)
                                 on_token(choice.delta.content)
                             finish = choice.finish_reason or finish
+                            if (extra := choice.model_extra or {}).get(
+                                    "content_filter_results"):
+                                filters.append(extra["content_filter_results"])
             finally:
                 st.seconds += time.perf_counter() - t0
         if finish is None:  # no finish reason: the connection was cut mid-answer
             raise ReplyFault(TRUNCATED, f"{stage}: the stream ended without a finish reason",
                              "".join(parts))
         body = {"choices": [{"message": {"role": "assistant", "content": "".join(parts)},
-                             "finish_reason": finish}], "usage": usage}
+                             "finish_reason": finish}], "usage": usage,
+                "prompt_filter_results": filters}  # the categories a filter names
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         reply = read_envelope(body, prompt, llm.settings.encoding)
         if "nousage" not in reply.repairs and (line := llm.usage.check_prompt(

@@ -13,6 +13,7 @@ from ..db import Graph, vectors
 from ..errors import ConfigError, LLMError, RetagError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
+from ..llm.transport import model_ids
 from ..services import llm_local
 from .doctor_budgets import over_budgets, window
 
@@ -73,7 +74,7 @@ async def _llm(settings: Settings) -> list[Check]:
     llm = LLM(settings.model_copy(update={"llm_cache": False, "llm_max_retries": 0}))
     out = []
     try:
-        models = [m.id async for m in llm.client.models.list()]
+        models = await model_ids(llm.client, llm.settings, llm.usage, llm.semaphore)
         out.append(Check("LLM endpoint", True, f"{settings.llm.endpoint}: models {models[:5]}"))
         text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
                                   max_tokens=5, truncation_ok=True)

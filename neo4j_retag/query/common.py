@@ -5,7 +5,6 @@ prepared context, a level's reports, and BM25 over an in-memory candidate set.""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,16 +13,14 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
-from ..llm.reply import ReplyFault
+from ..llm.reply import ReplyFault, blocked_line
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..refusal import Refusal
-from ..text import strip_chatter
+from ..text import TERM, strip_chatter
 from ..tokens import count
 from .retrieval import check_level
-
-WORD = re.compile(r"\w+")
 
 
 def note_once(trace: Trace, text: str, level: int = logging.INFO) -> None:
@@ -54,12 +51,9 @@ class AnswerFailedError(LLMError):
     the reason, never the canned no-answer sentence as if the data had no answer."""
 
 
-BLOCKED = "the answer was blocked by the endpoint's content filter"
-
-
 def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
     """The error for an answer step that failed with ``err``, noted in the trace."""
-    msg = (BLOCKED if err.reason == "content_filter"
+    msg = (blocked_line(err) if err.reason == "content_filter"
            else f"the {stage} call failed ({err.reason}): {err}")
     trace.note(msg)
     trace.failures.append(Failure.of(stage, err))
@@ -148,8 +142,9 @@ def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens, for BM25 over texts held in memory."""
-    return WORD.findall(text.casefold())
+    """Lower-cased word tokens (letters, combining marks and digits of any script: a
+    Devanagari word is not cut at its vowel signs), for BM25 over texts held in memory."""
+    return TERM.findall(text.casefold())
 
 
 def bm25_order(query: str, texts: Sequence[str]) -> list[int]:

@@ -24,7 +24,7 @@ from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import check as check_answer
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ..prompts import render
 from ..refusal import Refusal
 from ..text import strip_chatter
@@ -38,6 +38,7 @@ from .map_batches import (
     report_table,
     split_refused,
 )
+from .ratings import rated
 from .reduce_fit import reduce_fitting
 
 
@@ -48,7 +49,7 @@ class MapFailedError(LLMError):
 
 class MapPoint(BaseModel):
     description: str
-    score: Annotated[float, clamped(0, 100, 0.0)] = 0  # the 0-100 helpfulness score
+    score: Annotated[float, rated(0, 100)] = 0  # the 0-100 helpfulness score ("high": 80)
     reports: list[int] = []
 
     @field_validator("reports", mode="before")
