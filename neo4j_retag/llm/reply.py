@@ -7,7 +7,6 @@ retries on these and counts them, so a run's summary says which faults it met an
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
 from .degenerate import Subject, Verdict, check
+from .json_text import leading_value, unclosed
 
 # reasons a reply is unusable (retried, then the item fails with the last one)
 NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
@@ -210,7 +210,6 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
-_KEY = re.compile(r"""["']\s*:""")  # a key: what an object or dict with a defect still has
 def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None:
     """Why ``text`` answers nothing (``degenerate.check`` on it without its chatter), or
     None: the check of a fresh reply and of a cached one alike."""
@@ -252,7 +251,7 @@ def not_prose(text: str, prompt: str) -> Verdict | None:
     # after the lead-in is gone ("Answer: {...}"), and JSON with a harmless defect (a
     # trailing comma) still JSON
     body = _FENCE.sub("", strip_chatter(text).text.strip()).strip()
-    if body and body[0] in "{[" and (value := _leading_value(body)):
+    if body and body[0] in "{[" and (value := leading_value(body)):
         return Verdict("json", "a JSON value where a free-text answer was asked for",
                        {"value_chars": len(value), "prose_after": len(body) - len(value)})
     norm = " ".join(body.casefold().split())
@@ -269,68 +268,6 @@ def not_prose(text: str, prompt: str) -> Verdict | None:
             return Verdict("prompt_header", f"the prompt's section header {header!r} echoed "
                            "back, not an answer", {})
     return None
-
-
-def _leading_value(body: str) -> str:
-    """The JSON value (or Python dict or list) ``body`` opens with, as text, when it is a
-    non-empty one: the whole body, or its first balanced value when prose follows. "" for
-    none: "[Data: Reports (1)] ..." is a citation, not a JSON array."""
-    end = _value_end(body)
-    head = body[:end] if end else body
-    if head != body and head[0] != "{":
-        return ""  # "[1, 2] are the berths": only an object before prose is a template
-    for parse in (json.loads, ast.literal_eval):
-        try:
-            value = parse(head)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        return head if isinstance(value, dict | list) and value else ""
-    if head[0] == "{" and _KEY.search(head) and not unclosed(head) and head[-1] == "}":
-        value = json_repair.loads(head)  # a harmless defect: a trailing comma
-        return head if isinstance(value, dict) and value else ""
-    return ""
-
-
-def _value_end(text: str) -> int:
-    """Where the first bracketed value of ``text`` closes (strings in either quote skipped),
-    or 0 when it never does."""
-    depth, quote, esc = 0, "", False
-    for i, ch in enumerate(text):
-        if quote:
-            esc, quote = (False, quote) if esc else (ch == "\\", "" if ch == quote else quote)
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return 0
-
-
-def unclosed(text: str) -> bool:
-    """True when the first JSON value in ``text`` ends inside a string or an open bracket:
-    the reply was cut off (closing it would invent an ending)."""
-    depth, in_str, esc, started = 0, False, False, False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-            started = True
-        elif ch in "}]":
-            depth -= 1
-            if started and depth <= 0:
-                return False
-    return in_str or depth > 0
 
 
 def parse_json(text: str, repairs: list[str] | None = None) -> Any:
