@@ -28,7 +28,11 @@ _STRING, _ARRAY = 8, 9
 WANTED = ("general.name", "general.architecture", "tokenizer.chat_template",
           "general.alignment")
 VERSIONS = (2, 3)
-MAX_TENSORS = 1 << 20  # a tensor count beyond any model's: the header is garbage
+# bounds beyond any model's header: past them it is garbage (a zero-filled or damaged file)
+MAX_TENSORS = 1 << 20
+MAX_ITEMS = 1 << 24  # metadata entries, array items (a tokenizer's 150k tokens)
+MAX_STRING = 1 << 24  # bytes of one string (a chat template: a few kB)
+MAX_DIMS = 4  # GGML_MAX_DIMS
 # ggml type -> (elements per block, bytes per block), as ggml.c's type traits
 _BLOCKS = {0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24),
            8: (32, 34), 9: (32, 36), 10: (256, 84), 11: (256, 110), 12: (256, 144),
@@ -46,8 +50,17 @@ def _read(f: BinaryIO, fmt: str) -> Any:
     return struct.unpack(fmt, data)[0]
 
 
+def _length(f: BinaryIO, bound: int, what: str) -> int:
+    """A u64 length or count, refused past ``bound``: garbage read as a length would have
+    the reader allocate or loop over gigabytes."""
+    n = _read(f, "<Q")
+    if n > bound:
+        raise ValueError(f"a {what} of {n:,}: a corrupt header")
+    return n
+
+
 def _string(f: BinaryIO) -> str:
-    return f.read(_read(f, "<Q")).decode("utf-8", errors="replace")
+    return f.read(_length(f, MAX_STRING, "string length")).decode("utf-8", errors="replace")
 
 
 def _value(f: BinaryIO, vtype: int, keep: bool) -> Any:
@@ -56,10 +69,10 @@ def _value(f: BinaryIO, vtype: int, keep: bool) -> Any:
     if vtype == _STRING:
         if keep:
             return _string(f)
-        f.seek(_read(f, "<Q"), 1)
+        f.seek(_length(f, MAX_STRING, "string length"), 1)
         return None
     if vtype == _ARRAY:
-        itype, n = _read(f, "<I"), _read(f, "<Q")
+        itype, n = _read(f, "<I"), _length(f, MAX_ITEMS, "array length")
         if itype in _SCALARS:  # fixed-size items: one seek
             f.seek(n * struct.calcsize(_SCALARS[itype]), 1)
         else:
@@ -77,11 +90,9 @@ def _metadata(f: BinaryIO) -> tuple[int, JSON]:
     version = _read(f, "<I")
     if version not in VERSIONS:
         raise ValueError(f"GGUF version {version} (llama.cpp reads {VERSIONS})")
-    tensors = _read(f, "<Q")
-    if tensors > MAX_TENSORS:
-        raise ValueError(f"{tensors} tensors: a corrupt header")
+    tensors = _length(f, MAX_TENSORS, "tensor count")
     found: JSON = {}
-    for _ in range(_read(f, "<Q")):
+    for _ in range(_length(f, MAX_ITEMS, "metadata count")):
         key = _string(f)
         vtype = _read(f, "<I")
         keep = key in WANTED or key.endswith(".context_length")
@@ -128,10 +139,14 @@ def check_file(path: Path) -> JSON:
         size = path.stat().st_size
         with path.open("rb") as f:
             count, found = _metadata(f)
-            end = 0
+            end, name = 0, ""
             for _ in range(count):
                 name = _string(f)
-                dims = [_read(f, "<Q") for _ in range(_read(f, "<I"))]
+                n_dims = _read(f, "<I")
+                if n_dims > MAX_DIMS:
+                    raise ValueError(f"tensor {name!r} has {n_dims} dimensions: a corrupt "
+                                     "header")
+                dims = [_read(f, "<Q") for _ in range(n_dims)]
                 ggml_type, offset = _read(f, "<I"), _read(f, "<Q")
                 per, nbytes = _BLOCKS.get(ggml_type, (1, 0))  # unknown type: its offset only
                 elements = 1

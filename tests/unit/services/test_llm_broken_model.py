@@ -151,3 +151,18 @@ def test_cli_llm_start_on_a_broken_file_is_one_line_and_exit_2(tmp_path):
     assert out.exit_code == 2 and "Traceback" not in out.output, out.output
     assert str(broken) in out.output and "llm fetch" in out.output
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_a_garbage_header_fails_at_once(tmp_path):
+    """Random bytes after a sound magic and version: a length read from garbage is refused,
+    never allocated or looped over (the file is 64 MB; the check takes well under a second)."""
+    path = tmp_path / "garbage.gguf"
+    rng = bytes(range(256)) * 4096
+    with path.open("wb") as f:
+        f.write(b"GGUF" + struct.pack("<I", 3) + struct.pack("<Q", 291) + struct.pack("<Q", 30))
+        for _ in range(64):
+            f.write(hashlib.sha256(rng).digest() * 32768)  # 1 MB of noise
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match="corrupt header|ends inside|not a usable"):
+        check_file(path)
+    assert time.monotonic() - t0 < 2
