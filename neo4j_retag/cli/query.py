@@ -146,6 +146,9 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds: "
                   f"{secs}[/dim]")
+    if (part := tr.llm_stages.get("reduce_partial")) is not None:  # the hierarchical reduce
+        console.print(f"[dim]partial reduces {part.calls} (+{part.cached} cached) | prompt "
+                      f"tokens {part.prompt_tokens}: the map points exceeded the window[/dim]")
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")

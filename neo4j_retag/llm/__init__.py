@@ -139,6 +139,9 @@ class LLM:
         st.calls += 1
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         reply = read_envelope(body, prompt, self.settings.encoding)
+        if "nousage" not in reply.repairs and (line := self.usage.check_prompt(
+                stage, prompt, reply.prompt_tokens, self.settings.encoding)):
+            log.warning("%s", line)
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
         for r in reply.repairs:  # the envelope's own (think, nousage ...): whatever comes next

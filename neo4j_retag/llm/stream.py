@@ -86,6 +86,9 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                 "prompt_filter_results": filters}  # the categories a filter names
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         reply = read_envelope(body, prompt, llm.settings.encoding)
+        if "nousage" not in reply.repairs and (line := llm.usage.check_prompt(
+                stage, prompt, reply.prompt_tokens, llm.settings.encoding)):
+            log.warning("%s", line)
         st.calls += 1
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens

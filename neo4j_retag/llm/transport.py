@@ -17,7 +17,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from ..config import Settings
 from ..errors import ConfigError, LLMError
 from ..model import JSON
-from .endpoint import context_refused, transport_reason, wait
+from .endpoint import context_refused, over_window, transport_reason, wait
 from .reply import blocked, filtered
 from .usage import Usage
 
@@ -208,9 +208,12 @@ async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage:
         if "content_filter" in str(err) or "content management policy" in str(err):
             usage.fault("content_filter")  # Azure answers a filtered prompt with a 400
             raise LLMError(f"{stage}: {blocked(filtered(err.body))}", "content_filter") from err
-        # a prompt over the model's window: the caller can split it (map batches, inputs)
-        reason = "context_length" if context_refused(str(err)) else "http400"
-        raise LLMError(f"{stage}: {t.what} call failed: {err}", reason) from err
+        # a prompt over the model's window: the caller can split it (map batches, inputs);
+        # said with the settings that fix it when nobody can
+        if context_refused(str(err)):
+            raise LLMError(over_window(stage, settings.llm.local, settings.services.llm_ctx,
+                                       str(err)), "context_length") from err
+        raise LLMError(f"{stage}: {t.what} call failed: {err}", "http400") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):
             usage.fault(transport_reason(err))

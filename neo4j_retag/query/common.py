@@ -62,7 +62,8 @@ def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
 
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
-                           *, required: bool = False, subject: Subject | None = None) -> str:
+                           *, required: bool = False, subject: Subject | None = None,
+                           reraise: tuple[str, ...] = ()) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted and recorded in
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
@@ -71,7 +72,8 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     (injected by a document), or degenerate (``llm.degenerate``: repeated lines, a looping
     phrase, the question echoed, nothing of ``subject``'s context), is retried, then the
     honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
-    someone listens to the question's events (`serve`)."""
+    someone listens to the question's events (`serve`). An LLMError whose reason is in
+    ``reraise`` is raised for the caller to handle (the reduce step's context_length)."""
     sink = events.token_sink()
 
     def keep(fault: ReplyFault) -> None:  # every refused reply, a retried one too
@@ -83,6 +85,8 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
                           if sink else llm.complete(messages, stage=stage, prose=True,
                                                     subject=subject, on_refusal=keep)))
     except LLMError as err:
+        if err.reason in reraise:
+            raise
         if err.reason in ("invalid", "degenerate"):
             trace.failures.append(Failure.of(stage, err))
             what = "free-text answer" if err.reason == "invalid" else "usable answer"

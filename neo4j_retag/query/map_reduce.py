@@ -2,7 +2,8 @@
 
 Map: the reports, shuffled with a fixed seed, packed into batches within a token budget; each
 batch gives key points with a 0-100 helpfulness score (score-0 points dropped). Reduce: the
-points, best first, fill one context, and the LLM writes the final answer citing the reports.
+points, best first, fill one context, and the LLM writes the final answer citing the reports
+(reduced level by level first when they exceed the endpoint's window: ``reduce_fit``).
 The answer's citations are only the ones its text makes; the reports behind the map points it
 was reduced from are its ``sources``, kept apart.
 """
@@ -24,14 +25,21 @@ from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import check as check_answer
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
-from ..prompts import fragment, render
+from ..prompts import render
 from ..refusal import Refusal
 from ..text import strip_chatter
-from ..tokens import count
 from .citations import attribute, keep_valid_reports, report_ids
-from .common import complete_or_note, no_answer_for, note_once
-from .map_batches import CONTEXT_LENGTH, batches, map_budget, report_table, split_refused
+from .common import no_answer_for, note_once
+from .map_batches import (
+    CONTEXT_LENGTH,
+    batches,
+    check_fits,
+    map_budget,
+    report_table,
+    split_refused,
+)
 from .ratings import rated
+from .reduce_fit import reduce_fitting
 
 
 class MapFailedError(LLMError):
@@ -154,20 +162,6 @@ def with_marker(description: str, reports: list[int]) -> str:
     return text
 
 
-def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list[MapPoint]]:
-    """The best points, as GraphRAG's analyst reports, until the reduce budget is full."""
-    parts: list[str] = []
-    used: list[MapPoint] = []
-    for i, p in enumerate(kept):
-        text = fragment("query/analyst", n=i + 1, score=f"{p.score:g}",
-                        description=p.description) + "\n"
-        if count("".join(parts) + text, settings.encoding) > settings.query.reduce_context_tokens:
-            break
-        parts.append(text)
-        used.append(p)
-    return "\n".join(parts), used
-
-
 async def map_fitting(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
                       trace: Trace, depth: int = 0) -> list[MapPoint]:
     """:func:`_map`, by ``map_batches.split_refused``: a batch over the endpoint's window
@@ -214,9 +208,11 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     if not reports:
         text = no_answer_for(settings, trace, "no community reports to answer from")
         return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
+    # a window that cannot hold the map prompt at all: one line, no call
+    check_fits(llm, "map", render("query/map", context="", question=map_question, min_points=3))
     with timed(trace.seconds, "map"):
         groups = batches(reports, map_budget(llm, settings, map_question),
-                         settings.query.shuffle_seed, settings.encoding)
+                         settings.query.shuffle_seed, settings.encoding, trace)
         trace.map_batches = len(groups)
         done = 0
 
@@ -239,8 +235,11 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
-            raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
-                                 "the LLM with `neo4j-retag doctor`)")
+            # over the window: the setting that fixes it, not a retry
+            over = next((f.error for f in trace.failures if f.reason == CONTEXT_LENGTH), None)
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ("
+                                 + (over or "retry, or check the LLM with `neo4j-retag "
+                                    "doctor`") + ")", CONTEXT_LENGTH if over else "llm_error")
         why = ("no map point scored above 0: the reports do not answer this"
                if not trace.points_degenerate else
                f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "
@@ -260,18 +259,18 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
                   kept: list[MapPoint], by_id: dict[int, ReportRow], trace: Trace,
                   citable: Sequence[ReportRow]) -> Answer:
     """The reduce step over the map's ``kept`` points, and the answer's citations."""
-    with timed(trace.seconds, "reduce"):
-        context, used_points = _reduce_context(settings, kept)
-        trace.points_in_reduce = len(used_points)
-        events.emit("reduce", points=len(used_points))
-        msgs = render("query/reduce", context=context, question=question,
-                      response_type=response_type)
+    def subject(points: list[MapPoint]) -> Subject:
         # the points, and the reports they rest on: a faithful answer uses their words
-        support = dict.fromkeys(i for p in used_points for i in p.reports)
-        subject = Subject(question, "\n".join(
-            [p.description for p in used_points]
+        support = dict.fromkeys(i for p in points for i in p.reports)
+        return Subject(question, "\n".join(
+            [p.description for p in points]
             + [f"{by_id[i].title}\n{by_id[i].full_content}" for i in support]))
-        text = await complete_or_note(llm, msgs, "reduce", trace, subject=subject)
+
+    with timed(trace.seconds, "reduce"):
+        # budgeted like map: within REDUCE_CONTEXT_TOKENS and the endpoint's window
+        text, used_points = await reduce_fitting(llm, question, response_type, kept, trace,
+                                                 subject)
+    support = dict.fromkeys(i for p in used_points for i in p.reports)
     if not text:
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")
