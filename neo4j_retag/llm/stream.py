@@ -19,6 +19,7 @@ import openai
 
 from ..errors import LLMParseError
 from .degenerate import Subject
+from .endpoint import transport_reason
 from .reply import (
     CONTENT_FILTER,
     TRUNCATED,
@@ -54,6 +55,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         return str(hit)
     st = llm.usage.stage(stage)
     parts: list[str] = []
+    opened = False  # the endpoint answered with a stream: the attempt is a call from here
     try:
         async with llm.semaphore:
             t0 = time.perf_counter()
@@ -62,6 +64,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                     model=llm.settings.llm.model, messages=messages, stream=True,
                     stream_options={"include_usage": True},
                     extra_headers={STAGE_HEADER: stage}, **llm._wire(params))
+                st.calls += 1  # counted now: a stream cut later was still a call
+                opened = True
                 finish, usage = None, None
                 filters: list[Any] = []  # Azure's content_filter_results, per chunk
                 async with stream:
@@ -89,7 +93,6 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         if "nousage" not in reply.repairs and (line := llm.usage.check_prompt(
                 stage, prompt, reply.prompt_tokens, llm.settings.encoding)):
             log.warning("%s", line)
-        st.calls += 1
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
         text = free_text(reply, stage=stage, system=messages[0]["content"], prose=prose,
@@ -101,6 +104,10 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         reason = getattr(err, "reason", None)
         if reason:
             llm.usage.fault(reason)
+        elif isinstance(err, openai.OpenAIError):  # refused, unreachable or cut: a fault
+            llm.usage.fault(_fault(err))
+            if not opened:
+                st.failed += 1  # an attempt that reached no stream (as transport counts it)
         if on_refusal is not None and isinstance(err, ReplyFault) and err.verdict is not None:
             on_refusal(err)
         if parts:
@@ -117,3 +124,11 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
     if llm.cache is not None and text.strip():
         llm.cache.set(key, text)
     return text
+
+
+def _fault(err: openai.OpenAIError) -> str:
+    """The fault a failed streamed attempt is counted under (transport's names)."""
+    if isinstance(err, openai.APIStatusError) and not isinstance(
+            err, openai.RateLimitError | openai.InternalServerError):
+        return f"http{err.status_code}"
+    return transport_reason(err)

@@ -5,7 +5,7 @@ without streaming after telling the listener to start over."""
 
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.stream import complete_streaming
-from tests.llm_double import Reply
+from tests.llm_double import Fail, Reply
 
 from .test_client import answers, settings_for
 
@@ -51,3 +51,20 @@ async def test_a_stream_without_a_finish_reason_is_never_the_answer(tmp_path, do
     assert None in pieces and pieces[-1] == "A whole answer."  # the listener started over
     assert [c[1].get("stream") for c in double.calls] == [True, None]
     assert usage.faults.get("truncated") == 1
+    # both requests reached the endpoint: the cut stream is a call too
+    assert usage.stages["reduce"].calls == 2 == double.count()
+
+
+async def test_every_streamed_attempt_is_counted(tmp_path, double):
+    # the stream refused before any chunk (503), then asked again without streaming: a bare
+    # refusal, then an answer. Each request shows in calls or failed, and the faults say why
+    double.script["reduce"] = answers(
+        Fail(503), Reply("I can't.", finish_reason="stop"), "Marley was dead, to begin with.")
+    usage = Usage()
+    async with LLM(settings_for(tmp_path, double, llm_answer_check=True), usage) as llm:
+        text = await complete_streaming(llm, MSGS, stage="reduce", on_token=lambda t: None,
+                                        prose=True)
+    st = usage.stages["reduce"]
+    assert text == "Marley was dead, to begin with."
+    assert st.calls + st.failed == double.count() == 3, (double.count(), st)
+    assert st.failed == 1 and usage.faults.get("http5xx") == 1
