@@ -8,7 +8,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +21,17 @@ from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
 
 from .. import events
-from ..errors import (
-    ConfigError,
-    InputError,
-    LevelError,
-    LLMError,
-    NotFoundError,
-    QueryTimeout,
-    RetagError,
-)
+from ..errors import NotFoundError, RetagError
 from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
 from . import corpus
 from .answer import AskRequest
-from .gate import BusyError
+from .headers import SecurityHeaders
 from .origin import SESSION_COOKIE, Allowed, cookie
-from .security import Guard, TooLargeError, authorised, inside_root
+from .replies import Contained, WritesOffError, error_response
+from .security import Guard, authorised, inside_root
 from .service import Service
+from .throttle import Throttled
 
 log = logging.getLogger(__name__)
 PAGE = Path(__file__).with_name("page")
@@ -45,19 +39,6 @@ PAGE = Path(__file__).with_name("page")
 
 class Encoded(str):
     """An event's data that is JSON already (the answer, encoded on its question's loop)."""
-
-
-class WritesOffError(RetagError):
-    """A write while `serve` runs without --allow-writes (403)."""
-
-    def __init__(self) -> None:
-        super().__init__("writes are off: start `neo4j-retag serve --allow-writes`")
-
-
-STATUS: list[tuple[type[Exception], int]] = [
-    (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (NotFoundError, 404),
-    (InputError, 400),
-    (LevelError, 400), (QueryTimeout, 504), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
 class ServeAsk(AskRequest):
@@ -72,16 +53,6 @@ class IngestRequest(BaseModel):
 
 class LoginRequest(BaseModel):
     key: str = Field(max_length=1000)
-
-
-def error_response(err: Exception) -> JSONResponse:
-    status = next((s for cls, s in STATUS if isinstance(err, cls)), 500)
-    if status == 500 and not isinstance(err, RetagError):
-        log.error("internal error", exc_info=err)  # the log keeps it; the client gets one line
-        return JSONResponse({"error": f"internal error ({type(err).__name__}); see the "
-                             "server log"}, status_code=500)
-    headers = {"Retry-After": str(err.retry_after)} if isinstance(err, BusyError) else None
-    return JSONResponse({"error": str(err)}, status_code=status, headers=headers)
 
 
 def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
@@ -107,8 +78,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
                   "global sensemaking over a corpus: ask, stream, documents, MCP on /mcp.")
     app.router.routes.extend(mcp_http.routes)  # /mcp exactly (a Mount would redirect /mcp)
     app.mount("/page", StaticFiles(directory=PAGE), name="page")
-    for cls in (RetagError, Exception):
-        app.add_exception_handler(cls, lambda request, err: error_response(err))
+    app.add_exception_handler(RetagError, lambda request, err: error_response(err))
+    app.add_middleware(Contained)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
@@ -132,10 +103,13 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/session", include_in_schema=False)
     async def session(request: Request) -> dict[str, Any]:
         """What the page needs before it asks: whether a key is required, and held."""
-        key = service.settings.serve.key()
-        return {"key_required": key is not None, "signed_in": key is None or authorised(
-            request.headers.get("authorization"), key) or service.sessions.valid(
-            cookie(request.headers.get("cookie")))}
+        key, header = service.settings.serve.key(), request.headers.get("authorization")
+        signed_in = key is None or service.sessions.valid(cookie(request.headers.get("cookie")))
+        if not signed_in and header is not None:
+            with suppress(Throttled):  # a key check like the others: no side door
+                signed_in = service.throttle.check(_client(request),
+                                                   lambda: authorised(header, key))
+        return {"key_required": key is not None, "signed_in": signed_in}
 
     @app.post("/login", include_in_schema=False)
     async def login(body: LoginRequest, request: Request) -> Response:
@@ -144,8 +118,13 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         key = service.settings.serve.key()
         if key is None:
             return JSONResponse({"signed_in": True})
-        if not authorised(f"Bearer {body.key}", key):
-            await asyncio.sleep(0.5)  # slows guessing
+        try:  # the same throttle as the bearer key's: guesses here count there too
+            right = service.throttle.check(_client(request),
+                                           lambda: authorised(f"Bearer {body.key}", key))
+        except Throttled as err:
+            return JSONResponse({"error": str(err)}, status_code=429,
+                                headers={"Retry-After": str(err.retry_after)})
+        if not right:
             return JSONResponse({"error": "wrong API key"}, status_code=401)
         resp = JSONResponse({"signed_in": True})
         resp.set_cookie(SESSION_COOKIE, service.sessions.open(), httponly=True,
@@ -260,9 +239,15 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     return app
 
 
-def with_guard(app: FastAPI, service: Service, host: str, port: int) -> Guard:
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def with_guard(app: FastAPI, service: Service, host: str, port: int) -> SecurityHeaders:
     """``app`` behind the Host/Origin allow-list (for ``host``:``port``, the bound address),
-    CORS when SERVE_CORS is on, the API key or a page session, and the body cap."""
+    CORS when SERVE_CORS is on, the API key or a page session, the body cap and the control
+    character check, every response with the security headers (:mod:`.headers`)."""
     api = service.settings.serve
-    return Guard(app, allowed=Allowed(host, port, api), key=api.key(),
-                 sessions=service.sessions, max_body=api.max_body, cors=api.cors)
+    return SecurityHeaders(Guard(app, allowed=Allowed(host, port, api), key=api.key(),
+                                 sessions=service.sessions, max_body=api.max_body,
+                                 cors=api.cors, throttle=service.throttle))

@@ -12,14 +12,22 @@ from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
 from mcp_types import Resource as MCPResource
 from pydantic import ValidationError
 
-from ..errors import RetagError
+from ..errors import InputError, RetagError
 from ..index.delete import delete_documents, list_documents
 from . import corpus
 from .answer import AskRequest, cost_line
+from .clean import check_json
 from .security import inside_root
 from .service import Service
 
@@ -43,12 +51,28 @@ async def _tool(fn: Callable[[], Awaitable[T] | T]) -> T:
     except RetagError as err:
         raise ToolError(str(err)) from None
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ToolError(f"{where}: {first['msg']}" if where else first["msg"]) from None
+        raise ToolError(invalid(err)) from None
     except Exception as err:
         log.error("MCP tool failed", exc_info=err)
         raise ToolError(f"internal error ({type(err).__name__}); see the server log") from None
+
+
+async def _resource(fn: Callable[[], Awaitable[T]]) -> T:
+    """A resource's read; a RetagError (Neo4j down) becomes its one-line error (the SDK's
+    own would say only "Error reading resource")."""
+    try:
+        return await fn()
+    except RetagError as err:
+        raise ResourceError(str(err)) from None
+
+
+def invalid(err: ValidationError) -> str:
+    """A validation error as one line: the first problem's field and message (pydantic's
+    own is several lines with a URL)."""
+    first = err.errors()[0]
+    where = ".".join(str(x) for x in first["loc"])
+    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}" if where else first["msg"] + more
 
 
 def bounded_k(k: int) -> tuple[int, str | None]:
@@ -66,12 +90,35 @@ class RetagMCP(MCPServer):
         super().__init__("neo4j-retag", instructions=INSTRUCTIONS)
         self.service = service
 
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The SDK's call, its errors made one line: arguments of the wrong type or shape
+        (the SDK sends pydantic's several lines and a URL), control characters in any
+        argument (see serve.clean), an unknown tool."""
+        try:
+            check_json(arguments)
+        except InputError as err:
+            raise ToolError(str(err)) from None
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # logged by the SDK; its message names the tool only
+        except ToolError as err:
+            if isinstance(err.__cause__, ValidationError):
+                raise ToolError(invalid(err.__cause__)) from err.__cause__
+            raise ToolError(" ".join(str(err).split())) from err.__cause__
+
     async def list_resources(self) -> list[MCPResource]:
+        """The corpus and one resource per topic; while Neo4j is down an error with the
+        reason in one line (the SDK's own would be "Internal server error")."""
         listed = await super().list_resources()
+        try:
+            topics = await self.service.db(corpus.list_topics, self.service.g)
+        except RetagError as err:
+            raise MCPError(INTERNAL_ERROR, f"topics could not be listed: {err}") from None
         return listed + [MCPResource(uri=f"retag://topics/{quote(t['name'], safe='')}",
                                      name=t["name"], description=t["description"] or "",
                                      mime_type="application/json")
-                         for t in await self.service.db(corpus.list_topics, self.service.g)]
+                         for t in topics]
 
 
 def build_mcp(service: Service) -> RetagMCP:
@@ -157,14 +204,14 @@ def build_mcp(service: Service) -> RetagMCP:
     @mcp.resource("retag://corpus", name="corpus", mime_type="text/plain",
                   description="what the corpus is about (written when topics are built)")
     async def corpus_resource() -> str:
-        described = await service.db(corpus.corpus_description, service.g)
+        described = await _resource(lambda: service.db(corpus.corpus_description, service.g))
         return described or "(no corpus description yet)"
 
     @mcp.resource("retag://topics/{name}", name="topic", mime_type="application/json",
                   description="one topic: its name and description")
     async def topic_resource(name: str) -> dict[str, Any]:
         wanted = unquote(name)
-        for t in await service.db(corpus.list_topics, service.g):
+        for t in await _resource(lambda: service.db(corpus.list_topics, service.g)):
             if t["name"] == wanted:
                 return {"name": t["name"], "description": t["description"]}
         raise ResourceNotFoundError(f"no topic {wanted!r}")

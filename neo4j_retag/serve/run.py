@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 
 from ..config import Settings
 from ..errors import ConfigError
@@ -18,13 +19,16 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
           mcp_stdio: bool = False, allow_writes: bool = False,
           ssl: tuple[str, str] | None = None) -> None:
     """Run until interrupted. Raises ConfigError for a non-local host without
-    SERVE_API_KEY (before anything starts), or when the serve extra is not installed.
+    SERVE_API_KEY or with one under 32 characters (before anything starts; see
+    ``security.check_bind``), or when the serve extra is not installed.
     ``ssl``: (certificate file, key file) for HTTPS (uvicorn's TLS)."""
     if not mcp_stdio:
         check_bind(host, settings.serve)
     try:
         import uvicorn
+        from uvicorn.main import STARTUP_FAILURE
 
+        from .conn import server_config
         from .http import create_app, with_guard
     except ImportError as err:
         raise ConfigError(f"`serve` needs the serve extra: pip install 'neo4j-retag[serve]' "
@@ -40,8 +44,11 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
         log.warning("only the loopback names are allowed as Host: set SERVE_ALLOWED_HOSTS to "
                     "the name clients use (else 421)")
     tls = {"ssl_certfile": ssl[0], "ssl_keyfile": ssl[1]} if ssl else {}
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
-                **tls)
+    # the connection bounds (read timeouts, the cap) are serve.conn's
+    server = uvicorn.Server(server_config(app, host, port, timeout_graceful_shutdown=5, **tls))
+    server.run()
+    if not server.started:  # as uvicorn.run: the port taken, or the service did not start
+        sys.exit(STARTUP_FAILURE)
 
 
 async def _stdio(service: Service) -> None:

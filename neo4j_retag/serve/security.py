@@ -1,18 +1,24 @@
-"""Safe by default: loopback unless a key is set, a bearer key compared in constant time,
-request bodies capped, and ingest paths kept under one root (no `..`, no symlink escape)."""
+"""Safe by default: loopback unless a long key is set, a bearer key compared in constant time
+with guessing throttled, request bodies capped, control characters refused, and ingest paths
+kept under one root (no `..`, no symlink escape)."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from ..config import ServeSettings
 from ..errors import ConfigError, InputError
+from .clean import check, check_request
 from .origin import Allowed, Sessions, cookie
+from .throttle import Throttle, Throttled
 
 Scope = dict[str, Any]
+log = logging.getLogger(__name__)
+MIN_KEY_CHARS = 32  # beyond loopback: ~190 bits as token_urlsafe(24) makes them
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 # without the key: a load balancer's probe, the page (static; it asks for the key) and its
 # login
@@ -24,11 +30,26 @@ class TooLargeError(InputError):
 
 
 def check_bind(host: str, api: ServeSettings) -> None:
-    """Refuse to serve beyond loopback without SERVE_API_KEY. Raises ConfigError."""
-    if host not in LOCAL_HOSTS and api.key() is None:
+    """Refuse to serve beyond loopback without SERVE_API_KEY or with one shorter than
+    MIN_KEY_CHARS, and anywhere with a key no client can send in a header (a space or a
+    character outside printable ASCII). A short key on loopback is served, with a warning.
+    Raises ConfigError."""
+    key = api.key()
+    if key is not None and not all("!" <= ch <= "~" for ch in key):
+        raise ConfigError("SERVE_API_KEY holds a space or a character outside printable "
+                          "ASCII: no client could send it in an Authorization header")
+    local = host in LOCAL_HOSTS
+    if not local and key is None:
         raise ConfigError(f"refusing to listen on {host} without SERVE_API_KEY: anyone who can "
                           "reach it could use the LLM and read the corpus (set SERVE_API_KEY, "
                           "or bind 127.0.0.1)")
+    if key is not None and len(key) < MIN_KEY_CHARS:
+        hint = ("make one with `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+        if not local:
+            raise ConfigError(f"refusing to listen on {host} with a {len(key)}-character "
+                              f"SERVE_API_KEY: at least {MIN_KEY_CHARS} off loopback ({hint})")
+        log.warning("SERVE_API_KEY has %d characters: enough on loopback, refused on any "
+                    "other address (at least %d; %s)", len(key), MIN_KEY_CHARS, hint)
 
 
 def authorised(header: str | None, key: str) -> bool:
@@ -47,6 +68,7 @@ def inside_root(given: str, root: Path | None) -> Path:
     if root is None:
         raise InputError("ingest over HTTP is off: set SERVE_INGEST_ROOT to the folder it may "
                          "read")
+    check(given, f"path {given!r}", frozenset())  # a NUL would reach the file system
     if ".." in Path(given).parts:
         raise InputError(f"path {given!r}: '..' is not allowed")
     real_root = root.resolve()
@@ -73,12 +95,14 @@ async def send_error(send: Any, status: int, message: str,
 class Guard:
     """ASGI middleware in front of everything (the API, the page, /mcp), in this order: the
     Host and Origin allow-list (421 / 403), then CORS when SERVE_CORS is on (preflights end
-    there), the API key when one is set (a bearer header, or the page's session cookie), and
-    the body cap (the declared length, and the bytes that actually arrive, chunked or not)."""
+    there), the API key when one is set (a bearer header, or the page's session cookie;
+    wrong keys throttled: 429), the body cap (the declared length, and the bytes that
+    actually arrive, chunked or not), and control characters (400; see :mod:`.clean`)."""
 
     def __init__(self, app: Any, *, allowed: Allowed, key: str | None, sessions: Sessions,
-                 max_body: int, cors: bool = False) -> None:
+                 max_body: int, cors: bool = False, throttle: Throttle | None = None) -> None:
         self.allowed, self.key, self.sessions, self.max_body = allowed, key, sessions, max_body
+        self.throttle = throttle or Throttle()
         self.app = app
         self.inner: Any = self._checked
         if cors:
@@ -114,19 +138,27 @@ class Guard:
                          "SERVE_ALLOWED_ORIGINS)")
         return None
 
+    def key_ok(self, scope: Scope, header: str | None) -> bool:
+        """``header`` (``Bearer <key>``) is the key, checked through the throttle for the
+        request's client. Raises Throttled (not checked: too many wrong keys)."""
+        assert self.key is not None
+        key, client = self.key, (scope.get("client") or ("?",))[0]
+        return self.throttle.check(client, lambda: authorised(header, key))
+
     async def _checked(self, scope: Scope, receive: Any, send: Any) -> None:
         headers = _headers(scope)
         path = scope["path"]
-        if self.key and not _open(path) and not authorised(
-                headers.get("authorization"), self.key) and not self.sessions.valid(
+        if self.key and not _open(path) and not self.sessions.valid(
                 cookie(headers.get("cookie"))):
-            await send_error(send, 401, "missing or wrong API key (Authorization: Bearer ..., "
-                             "or log in on the page at /)", [(b"www-authenticate", b"Bearer")])
-            return
+            refused = self._unauthorised(scope, headers.get("authorization"))
+            if refused is not None:
+                await send_error(send, *refused)
+                return
         declared = headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > self.max_body:
             await send_error(send, 413, f"request body over {self.max_body} bytes")
             return
+        body = None
         if scope["type"] == "http" and scope.get("method") in ("POST", "PUT", "PATCH",
                                                                   "DELETE"):
             # read the whole body first (it is small: max_body): a chunked body over the cap
@@ -135,8 +167,31 @@ class Guard:
             if first is None:
                 await send_error(send, 413, f"request body over {self.max_body} bytes")
                 return
+            if first["type"] != "http.request":
+                return  # the client left before its body was complete: nobody to answer
             receive = _replay(first, receive)
+            # MCP's own arguments are checked per tool (an MCP error, not an HTTP 400)
+            body = None if path == "/mcp" else first["body"]
+        try:
+            check_request(path, scope.get("query_string", b""), body)
+        except InputError as err:
+            await send_error(send, 400, str(err))
+            return
         await self.app(scope, receive, send)
+
+    def _unauthorised(self, scope: Scope, header: str | None) -> tuple[Any, ...] | None:
+        """Why a request without a valid session may not pass (401, or 429 when its key may
+        not be checked yet), or None when its bearer key is right."""
+        if header is None:  # no key at all is no guess: not counted
+            return (401, "missing API key (Authorization: Bearer ..., or log in on the page "
+                    "at /)", [(b"www-authenticate", b"Bearer")])
+        try:
+            if self.key_ok(scope, header):
+                return None
+        except Throttled as err:
+            return 429, str(err), [(b"retry-after", str(err.retry_after).encode())]
+        return (401, "wrong API key (Authorization: Bearer ..., or log in on the page at /)",
+                [(b"www-authenticate", b"Bearer")])
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -31,6 +31,7 @@ from .jobs import Job, Jobs
 from .origin import Sessions
 from .procs import QuestionProcesses
 from .questions import QUESTIONS_PER_CALL, QuestionRunner
+from .throttle import Throttle
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class Service:
         self.graph: Graph | None = None
         self.jobs = Jobs()
         self.sessions = Sessions()
+        self.throttle = Throttle()  # key checks: the Guard's bearer, /login and /session
         self.health = Health(self)
         self._pool = ThreadPoolExecutor(max(4, settings.llm.parallel),
                                         thread_name_prefix="retag-db")

@@ -2,8 +2,12 @@
 // server-sent events), open a cited report beside the answer. No framework, no build step.
 // With SERVE_API_KEY set the page asks for the key once (POST /login); the server answers
 // with a same-site HttpOnly session cookie, so the key is kept neither by the page nor in a URL.
+// /health (open, no key) is read on load and every HEALTH_MS: a degraded service (Neo4j or the
+// LLM endpoint down) shows as a warning above the question box until it is back.
 "use strict";
 const $ = (id) => document.getElementById(id);
+const HEALTH_MS = 10000;
+let degraded = false;
 
 function headers(json) {
   return json ? { "Content-Type": "application/json" } : {};
@@ -157,9 +161,37 @@ async function ask(ev) {
 function loadCorpus() {
   getJSON("/topics").then((t) => {
     const topics = t.topics.map((x) => x.name).join(", ");
+    $("corpus").classList.remove("corpus-error");
     $("corpus").textContent = (t.corpus_description || "no corpus description yet") +
       (topics ? ` | topics: ${topics}` : " | no topics (neo4j-retag topics build)");
-  }).catch(() => {});
+  }).catch((err) => {
+    if (!$("login").hidden) return;  // not logged in: the login form says so
+    $("corpus").classList.add("corpus-error");
+    $("corpus").textContent = `corpus unavailable: ${err.message || err}`;
+  });
+}
+
+const SERVICES = { neo4j: "Neo4j", llm: "the LLM endpoint" };
+
+function showHealth(text) {
+  $("status").hidden = !text;
+  $("status").textContent = text || "";
+}
+
+async function checkHealth() {
+  let text;
+  try {
+    const h = await (await fetch("/health")).json();
+    const down = Object.entries(SERVICES).filter(([k]) => h[k] && h[k] !== "ok")
+      .map(([k, name]) => `${name}: ${h[k]}`);
+    text = down.length ? `Service degraded - ${down.join("; ")}. Questions fail until ` +
+      "it is back." : "";
+  } catch (err) {
+    text = `The server does not answer (${err.message || err}).`;
+  }
+  showHealth(text);
+  if (degraded && !text && $("login").hidden) loadCorpus();  // back: the corpus line too
+  degraded = Boolean(text);
 }
 
 async function login(ev) {
@@ -184,3 +216,5 @@ fetch("/session").then((r) => r.json()).then((s) => {
   if (s.signed_in) loadCorpus();
   else showLogin();
 }).catch(() => loadCorpus());
+checkHealth();
+setInterval(checkHealth, HEALTH_MS);

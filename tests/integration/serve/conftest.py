@@ -19,6 +19,7 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 import uvicorn  # noqa: E402
 
 from neo4j_retag.config import ServeSettings, Settings  # noqa: E402
+from neo4j_retag.serve.conn import Limits, server_config  # noqa: E402
 from neo4j_retag.serve.http import create_app, with_guard  # noqa: E402
 from neo4j_retag.serve.service import Service  # noqa: E402
 
@@ -31,10 +32,12 @@ FAKELLM = next((p / "shared" / "tools" / "fakellm" / "fakellm.py"
 
 
 class Running:
-    """``with Running(settings, port, ...) as r:`` - r.url, r.service."""
+    """``with Running(settings, port, ...) as r:`` - r.url, r.service. uvicorn as `serve`
+    configures it (serve.conn: read timeouts, the connection cap; ``limits`` changes them)."""
 
     def __init__(self, settings: Settings, port: int, *, allow_writes: bool = False,
-                 tls: tuple[Path, Path] | None = None, **api: Any) -> None:
+                 tls: tuple[Path, Path] | None = None, limits: Limits | None = None,
+                 **api: Any) -> None:
         # api: serve's settings by their variables' names in lower case (serve_api_key=...),
         # validated (model_copy would keep a key as a plain str, not a SecretStr)
         group = ServeSettings(**{k.upper(): v for k, v in api.items()})
@@ -42,8 +45,7 @@ class Running:
                                allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service, "127.0.0.1", port)
         ssl = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                                    log_level="warning", **ssl))
+        self.server = uvicorn.Server(server_config(app, "127.0.0.1", port, limits, **ssl))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
 

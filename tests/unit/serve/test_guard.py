@@ -1,7 +1,8 @@
 """The Guard in front of every route, driven as plain ASGI: a foreign Host (DNS rebinding) is
 421 and a foreign Origin 403 before anything else; the key as a bearer header or as the page's
-session cookie; a chunked body over the cap is 413 before the app reads it; CORS only when
-asked, for the allowed origins only."""
+session cookie, wrong keys throttled (429 without a check); a chunked body over the cap is 413
+before the app reads it; control characters are a 400 before the app; CORS only when asked,
+for the allowed origins only."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ async def app(scope, receive, send):
     await send({"type": "http.response.body", "body": b"app:" + body})
 
 
-async def call(guard, path="/ask", method="POST", headers=None, chunks=(b"{}",)):
+async def call(guard, path="/ask", method="POST", headers=None, chunks=(b"{}",),
+               client="127.0.0.1", query=b""):
     hdrs = {"host": "127.0.0.1:8765", **(headers or {})}
-    scope = {"type": "http", "method": method, "path": path, "headers": [
-        (k.encode(), v.encode()) for k, v in hdrs.items() if v is not None]}
+    scope = {"type": "http", "method": method, "path": path, "query_string": query,
+             "client": (client, 40000), "headers": [
+                 (k.encode(), v.encode()) for k, v in hdrs.items() if v is not None]}
     parts = list(chunks)
     sent: list = []
 
@@ -45,6 +48,8 @@ async def call(guard, path="/ask", method="POST", headers=None, chunks=(b"{}",))
         sent.append(message)
 
     await guard(scope, receive, send)
+    if not sent:
+        return None, {}, b""
     status = sent[0]["status"]
     headers_out = {k.decode(): v.decode() for k, v in sent[0].get("headers", [])}
     body = b"".join(m.get("body", b"") for m in sent[1:])
@@ -131,3 +136,57 @@ async def test_cors_only_when_asked_and_only_for_allowed_origins():
     assert status == 200 and headers["access-control-allow-origin"] == origin
     status, _, _ = await call(on, "/ask", "OPTIONS", {**pre, "origin": "https://evil.example"})
     assert status == 403
+
+
+async def test_wrong_keys_are_throttled_per_client_before_the_check():
+    g = guard(serve_api_key="k" * 40)
+    statuses = [(await call(g, "/documents", "GET", {"authorization": f"Bearer guess{i}"},
+                            client="10.1.1.1"))[0] for i in range(12)]
+    assert statuses == [401] * 5 + [429] * 7, statuses
+    status, headers, body = await call(g, "/documents", "GET",
+                                       {"authorization": "Bearer " + "k" * 40},
+                                       client="10.1.1.1")
+    assert status == 429 and headers["retry-after"] == "1"  # not checked, even when right
+    assert "too many wrong API keys from this client" in json.loads(body)["error"]
+    # another client is checked as usual; a request without a key is no guess
+    assert (await call(g, "/documents", "GET", {"authorization": "Bearer " + "k" * 40},
+                       client="10.1.1.2"))[0] == 200
+    for _ in range(10):
+        assert (await call(g, "/documents", "GET", client="10.1.1.3"))[0] == 401
+    assert (await call(g, "/documents", "GET", {"authorization": "Bearer " + "k" * 40},
+                       client="10.1.1.3"))[0] == 200
+
+
+async def test_control_characters_are_400_before_the_app():
+    g = guard()
+    for path, query, chunks, where in (
+            ("/text-units/a\x00b", b"", (b"",), "path"),
+            ("/reports/search", b"q=Fezziwig%1B%5B2J", (b"",), "q"),
+            ("/ingest", b"", (b'{"paths": ["ok", "\\u0007bell"]}',), "paths.1"),
+            ("/ask", b"", (b'{"question": "Who', b' is \\u0085 Marley?"}'), "question")):
+        status, headers, body = await call(g, path, "POST", chunks=chunks, query=query)
+        assert status == 400 and b"app:" not in body, (path, body)
+        assert json.loads(body)["error"].startswith(f"{where}: control character"), body
+    # MCP's arguments are checked per tool, as MCP errors
+    status, _, body = await call(g, "/mcp", chunks=(b'{"params": {"q": "\\u0000"}}',))
+    assert status == 200 and body.startswith(b"app:")
+    status, _, body = await call(g, "/ask", chunks=(b'{"question": "Why?\\n\\tWhen?"}',))
+    assert status == 200
+
+
+async def test_a_client_that_leaves_mid_body_gets_nothing_and_the_app_is_not_called():
+    g = guard()
+    scope = {"type": "http", "method": "POST", "path": "/ask", "query_string": b"",
+             "client": ("127.0.0.1", 1), "headers": [(b"host", b"127.0.0.1:8765")]}
+    messages = [{"type": "http.request", "body": b"{", "more_body": True},
+                {"type": "http.disconnect"}]
+    sent: list = []
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(m):
+        sent.append(m)
+
+    await g(scope, receive, send)
+    assert sent == []

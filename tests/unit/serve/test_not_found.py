@@ -7,7 +7,7 @@ import pytest
 
 from neo4j_retag.errors import InputError, NotFoundError
 from neo4j_retag.serve import corpus
-from neo4j_retag.serve.http import error_response
+from neo4j_retag.serve.replies import error_response
 
 
 class EmptyGraph:

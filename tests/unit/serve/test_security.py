@@ -20,7 +20,21 @@ def test_bind_needs_a_key_beyond_loopback():
     for key in (None, ""):
         with pytest.raises(ConfigError, match="without SERVE_API_KEY"):
             check_bind("0.0.0.0", Settings(serve_api_key=key).serve)
-    check_bind("0.0.0.0", Settings(serve_api_key="k").serve)
+    check_bind("0.0.0.0", Settings(serve_api_key="k" * 32).serve)
+
+
+def test_short_keys_only_on_loopback(caplog):
+    for host in ("0.0.0.0", "192.168.1.20", "::"):
+        for key in ("x", "correct-horse-battery-staple-31c"[:31]):
+            with pytest.raises(ConfigError, match=r"-character SERVE_API_KEY: at least 32"):
+                check_bind(host, Settings(serve_api_key=key).serve)
+    with caplog.at_level("WARNING"):
+        check_bind("127.0.0.1", Settings(serve_api_key="pw").serve)  # served, with a note
+    assert "SERVE_API_KEY has 2 characters" in caplog.text
+    # a key no client can send in a header is refused anywhere, however long
+    for key in ("ключ" * 10, "a key with spaces in it, long enough!", "tab\there" * 5):
+        with pytest.raises(ConfigError, match="printable ASCII"):
+            check_bind("127.0.0.1", Settings(serve_api_key=key).serve)
 
 
 def test_bearer_key():

@@ -1,0 +1,64 @@
+"""Text a client sends must be text: NUL and the other control characters (Unicode category
+Cc: C0, DEL, C1) and lone surrogates are refused with one line (400) before anything reads
+them, in the URL path, the query string, every string of a JSON body and every MCP argument.
+A NUL reaching ``pathlib`` or the driver was a 500; the others are never meant (a pasted
+terminal escape, a fuzzer). Tab, line feed and carriage return stay allowed in text (a
+question may span lines), never in a URL path."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+from urllib.parse import parse_qsl
+
+from ..errors import InputError
+
+TEXT_OK = frozenset("\t\n\r")
+
+
+def bad_char(value: str, allowed: frozenset[str] = TEXT_OK) -> str | None:
+    """The first control character or lone surrogate in ``value`` as ``U+XXXX``, or None."""
+    for ch in value:
+        if ch not in allowed and unicodedata.category(ch) in ("Cc", "Cs"):
+            return f"U+{ord(ch):04X}"
+    return None
+
+
+def check(value: str, where: str, allowed: frozenset[str] = TEXT_OK) -> None:
+    """Raise InputError naming ``where`` when ``value`` holds a control character."""
+    if (found := bad_char(value, allowed)) is not None:
+        raise InputError(f"{where}: control character {found} is not allowed")
+
+
+def check_json(value: Any, where: str = "") -> None:
+    """Every key and string in a decoded JSON value (``where``: its dotted path, e.g.
+    ``paths.0``). Raises InputError."""
+    if isinstance(value, str):
+        check(value, where or "body")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check(str(k), where or "body")
+            check_json(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_json(v, f"{where}.{i}" if where else str(i))
+
+
+def check_request(path: str, query: bytes, body: bytes | None) -> None:
+    """A request's URL path (no control character at all), its query parameters and its
+    body when it is JSON (one that is not is left to the route: 422). Raises InputError."""
+    check(path, "path", frozenset())
+    try:
+        params = parse_qsl(query.decode("latin-1"), keep_blank_values=True, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise InputError("query: not UTF-8 text") from None
+    for name, value in params:
+        check(name, "query")
+        check(value, name)
+    if body:
+        try:
+            decoded = json.loads(body, strict=False)  # raw control bytes too, to name them
+        except ValueError:
+            return
+        check_json(decoded)
