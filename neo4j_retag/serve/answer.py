@@ -26,7 +26,9 @@ class AskRequest(BaseModel):
     method: str = Field("retag", description="retag, global, global-dynamic, local, drift, rag, "
                         "ts, lazy or auto (one classification call picks retag/global or local)")
     level: int | None = Field(None, ge=0, description="community level (default QUERY_LEVEL)")
-    top_p: int | None = Field(None, ge=1, description="reports retrieved by BM25 (retag)")
+    # bounded: a top_p near 2**62 overflowed inside Neo4j's vector search (a 500)
+    top_p: int | None = Field(None, ge=1, le=10_000,
+                              description="reports retrieved by BM25 (retag)")
     topic: str | None = Field(None, description="force a topic instead of classifying")
     response_type: str = Field("multiple paragraphs", max_length=200)
     refine: int = Field(0, ge=0, le=5, description="KGiRAG refinement rounds (retag, global)")

@@ -10,9 +10,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
+from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -26,6 +27,7 @@ from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
 from . import corpus
 from .answer import AskRequest
+from .clean import INT64
 from .headers import SecurityHeaders
 from .origin import SESSION_COOKIE, Allowed, cookie
 from .replies import Contained, WritesOffError, error_response
@@ -229,7 +231,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         return await service.db(corpus.search_reports, service.g, q, k)
 
     @app.get("/reports/{report_id}")
-    async def report(report_id: int) -> dict[str, Any]:
+    async def report(report_id: Annotated[int, FastPath(ge=INT64[0], le=INT64[1])]
+                     ) -> dict[str, Any]:
         return await service.db(corpus.get_report, service.g, report_id)
 
     @app.get("/text-units/{unit_id}")

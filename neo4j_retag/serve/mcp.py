@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote, unquote
 
 from mcp.server.mcpserver import MCPServer
@@ -21,13 +21,13 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 from mcp_types import Resource as MCPResource
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from ..errors import InputError, RetagError
 from ..index.delete import delete_documents, list_documents
 from . import corpus
 from .answer import AskRequest, cost_line
-from .clean import check_json
+from .clean import INT64, check_json
 from .security import inside_root
 from .service import Service
 
@@ -176,7 +176,8 @@ def build_mcp(service: Service) -> RetagMCP:
         return await _tool(lambda: service.db(go))
 
     @mcp.tool(**ONCE)
-    async def get_report(report_id: int) -> dict[str, Any]:
+    async def get_report(report_id: Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+                         ) -> dict[str, Any]:
         """One community report: title, summary, findings, rating and its entities."""
         return await _tool(lambda: service.db(corpus.get_report, service.g, report_id))
 

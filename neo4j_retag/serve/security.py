@@ -68,17 +68,23 @@ def inside_root(given: str, root: Path | None) -> Path:
     if root is None:
         raise InputError("ingest over HTTP is off: set SERVE_INGEST_ROOT to the folder it may "
                          "read")
-    check(given, f"path {given!r}", frozenset())  # a NUL would reach the file system
+    shown = repr(given if len(given) <= 200 else given[:200] + "...")  # one short line
+    check(given, f"path {shown}", frozenset())  # a NUL would reach the file system
     if ".." in Path(given).parts:
-        raise InputError(f"path {given!r}: '..' is not allowed")
+        raise InputError(f"path {shown}: '..' is not allowed")
     real_root = root.resolve()
-    real = (Path(given) if Path(given).is_absolute() else real_root / given).resolve()
-    if not real.is_relative_to(real_root) or not real.exists():
-        raise InputError(f"path {given!r} is not a file or folder under the ingest root "
+    missing = InputError(f"path {shown} is not a file or folder under the ingest root "
                          "(SERVE_INGEST_ROOT)")
-    if real.is_dir() and any(not p.resolve().is_relative_to(real_root)
-                             for p in real.rglob("*")):
-        raise InputError(f"path {given!r} holds a link that leads outside the ingest root "
+    try:  # a name too long, a loop of links: the same answer as a missing path
+        real = (Path(given) if Path(given).is_absolute() else real_root / given).resolve()
+        if not real.is_relative_to(real_root) or not real.exists():
+            raise missing
+        escapes = real.is_dir() and any(not p.resolve().is_relative_to(real_root)
+                                        for p in real.rglob("*"))
+    except OSError:
+        raise missing from None
+    if escapes:
+        raise InputError(f"path {shown} holds a link that leads outside the ingest root "
                          "(SERVE_INGEST_ROOT)")
     return real
 

@@ -46,3 +46,13 @@ def test_a_request_path_query_and_body():
         with pytest.raises(InputError, match=rf"^{where}"):
             check_request(path, query, body)
     check_request("/ask", b"", b"not json at all \x00")  # left to the route (422)
+
+
+def test_integers_beyond_64_bits_and_deep_nesting():
+    check_json({"level": 2**63 - 1, "top_p": -(2**63), "dynamic": True})
+    with pytest.raises(InputError, match=r"^report_id: 9223372036854775808 is beyond"):
+        check_json({"report_id": 2**63})
+    with pytest.raises(InputError, match="nested deeper than 32 levels"):
+        check_request("/ask", b"", b"[" * 40 + b"]" * 40)
+    with pytest.raises(InputError, match="nested deeper than 32 levels"):
+        check_request("/ask", b"", b"[" * 100_000 + b"]" * 100_000)  # beyond Python's stack

@@ -37,6 +37,18 @@ def test_short_keys_only_on_loopback(caplog):
             check_bind("127.0.0.1", Settings(serve_api_key=key).serve)
 
 
+def test_the_cli_refuses_a_short_key_off_loopback_in_one_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from neo4j_retag.cli import main
+    monkeypatch.setenv("SERVE_API_KEY", "hunter2-but-longer")  # 18 characters
+    out = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "8999"])
+    assert out.exit_code == 2, out.output
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1 and "18-character SERVE_API_KEY: at least 32" in lines[0], lines
+    assert "Traceback" not in out.output
+
+
 def test_bearer_key():
     assert authorised("Bearer k3y", "k3y") and authorised("bearer k3y ", "k3y")
     for header in (None, "", "Bearer", "Bearer k3", "Basic k3y", "k3y"):
