@@ -6,7 +6,7 @@
 // LLM endpoint down) shows as a warning above the question box until it is back.
 "use strict";
 const $ = (id) => document.getElementById(id);
-const HEALTH_MS = 10000;
+const HEALTH_MS = 5000;
 let degraded = false;
 
 function headers(json) {

@@ -148,9 +148,10 @@ def test_ingest_root_and_write_jobs(indexed, tmp_path):
 def test_api_key_and_bind(indexed):
     with Running(indexed, BASE_PORT + 3, serve_api_key="s3cret") as srv:
         assert httpx.get(f"{srv.url}/health").status_code == 200  # probes need no key
-        for h in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic s3cret"}):
+        for h, said in (({}, "missing API key"), ({"Authorization": "Bearer wrong"}, "wrong"),
+                        ({"Authorization": "Basic s3cret"}, "wrong API key")):
             r = httpx.get(f"{srv.url}/documents", headers=h)
-            assert r.status_code == 401 and r.json()["error"].startswith("missing or wrong")
+            assert r.status_code == 401 and r.json()["error"].startswith(said), r.text
         r = httpx.get(f"{srv.url}/documents", headers={"Authorization": "Bearer s3cret"})
         assert r.status_code == 200
     env = {**os.environ, **neo4j_vars(indexed), "SERVE_API_KEY": "",

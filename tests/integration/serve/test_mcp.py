@@ -4,6 +4,7 @@ citations and cost, the other read tools, resources, write tools only with --all
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -96,3 +97,61 @@ async def test_mcp_over_stdio(indexed):
     async with Client(params) as client:
         got = await _exercise(client)
     _check(got)
+
+
+WRONG = [  # (tool, arguments, what the one line must name)
+    ("ask", {"question": 42}, "question: Input should be a valid string"),
+    ("ask", {"question": "Who?", "level": [0]}, "level: Input should be a valid integer"),
+    ("ask", {"question": "Who?", "topic": {"name": "x"}}, "topic: Input should be a valid"),
+    ("search_reports", {"query": "Scrooge", "k": "ten"}, "k: Input should be a valid integer"),
+    ("search_reports", {"query": "Marley\x1b[0m"}, "query: control character U+001B"),
+    ("get_report", {"report_id": 2**70}, "report_id: 1180591620717411303424 is beyond"),
+    ("get_report", {"report_id": -(2**63) - 1}, "beyond a 64-bit integer"),
+    ("get_report", {}, "report_id: Field required"),
+    ("list_topics", {"unused": "\x00"}, "unused: control character U+0000"),
+    ("nope", {}, "Unknown tool"),
+]
+
+
+async def test_mcp_errors_are_one_line(indexed):
+    with Running(indexed, BASE_PORT + 7) as srv:
+        async with Client(f"{srv.url}/mcp") as client:
+            got = [(await client.call_tool(tool, args), want) for tool, args, want in WRONG]
+    for result, want in got:
+        text = result.content[0].text
+        assert result.is_error and want in text, (want, text)
+        assert "\n" not in text and "pydantic" not in text and "validation error" not in text
+
+
+async def test_mcp_while_neo4j_is_down_says_why_in_one_line(indexed):
+    from mcp.shared.exceptions import MCPError
+    from neo4j import GraphDatabase
+    with Running(indexed, BASE_PORT + 7) as srv:
+        live = srv.service.graph.driver
+        dead = GraphDatabase.driver(f"bolt://127.0.0.1:{BASE_PORT + 9}", auth=("neo4j", "x"))
+        try:
+            async with Client(f"{srv.url}/mcp") as client:
+                srv.service.graph.driver = dead
+                errors = []
+                for read in (client.list_resources, lambda: client.read_resource(
+                        "retag://corpus"), lambda: client.read_resource("retag://topics/x")):
+                    with pytest.raises(MCPError) as err:
+                        await read()
+                    errors.append(err.value.error.message)
+                tool = await client.call_tool("list_topics", {})
+                srv.service.graph.driver = live
+                back = []
+                for _ in range(20):  # Neo4j back: answered again once the breaker retries
+                    try:
+                        back = (await client.list_resources()).resources
+                        break
+                    except MCPError:
+                        await asyncio.sleep(0.5)
+        finally:
+            srv.service.graph.driver = live
+            dead.close()
+    for message in [*errors, tool.content[0].text]:
+        assert "Neo4j at bolt://" in message and "unreachable" in message, message
+        assert "\n" not in message and "Internal server error" not in message
+    assert errors[0].startswith("topics could not be listed: Neo4j")
+    assert tool.is_error and any(str(r.uri) == "retag://corpus" for r in back)

@@ -115,3 +115,79 @@ def test_page_with_a_key_logs_in_and_asks(indexed, double, chromium):
         page.wait_for_function(
             "() => document.getElementById('corpus').textContent.length > 0", timeout=30_000)
         assert not page.locator("#login").is_visible()
+
+
+def test_a_page_on_another_origin_cannot_frame_it(indexed, double, chromium):
+    import http.server
+    import threading
+
+    from .conftest import BASE_PORT as base
+    with Running(indexed, base + 6) as srv:
+        frame_page = (f'<html><body><h1>win a prize</h1><iframe id="f" src="{srv.url}/" '
+                      'width="900" height="600"></iframe></body></html>').encode()
+
+        class Evil(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the handler's name
+                self.send_response(200)
+                self.send_header("content-type", "text/html")
+                self.end_headers()
+                self.wfile.write(frame_page)
+
+            def log_message(self, *args):
+                pass
+
+        evil = http.server.ThreadingHTTPServer(("127.0.0.1", base + 8), Evil)
+        threading.Thread(target=evil.serve_forever, daemon=True).start()
+        try:
+            calls = double.count()
+            page = chromium.new_page()
+            console: list[str] = []
+            page.on("console", lambda m: console.append(m.text))
+            page.goto(f"http://localhost:{base + 8}/")  # another origin than the server's
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(1000)
+            child = page.frames[1]
+            refused = child.url.startswith("chrome-error:") or any(
+                "frame-ancestors" in m for m in console)
+            assert refused, (child.url, console)
+            assert child.locator("#question").count() == 0  # nothing to click into
+            # the page itself, opened directly, works
+            direct = chromium.new_page()
+            direct.goto(srv.url + "/")
+            assert direct.locator("#question").count() == 1
+            assert double.count() == calls
+        finally:
+            evil.shutdown()
+            evil.server_close()
+
+
+def test_the_page_shows_a_degraded_service_and_its_recovery(indexed, chromium):
+    from neo4j import GraphDatabase
+
+    from .conftest import BASE_PORT as base
+    with Running(indexed, base + 6) as srv:
+        page = chromium.new_page()
+        page.goto(srv.url + "/")
+        page.wait_for_function("() => document.getElementById('corpus').textContent.length > 0",
+                               timeout=30_000)
+        assert not page.locator("#status").is_visible()
+        live = srv.service.graph.driver
+        dead = GraphDatabase.driver(f"bolt://127.0.0.1:{base + 9}", auth=("neo4j", "x"))
+        srv.service.graph.driver = dead  # Neo4j gone while the page is open
+        try:
+            page.wait_for_selector("#status:not([hidden])", timeout=30_000)
+            warning = page.locator("#status").text_content()
+            assert "Neo4j: unreachable" in warning and "Questions fail" in warning, warning
+            page.reload()  # and a page opened while it is down
+            page.wait_for_function("() => document.getElementById('corpus').textContent"
+                                   ".startsWith('corpus unavailable')", timeout=30_000)
+            corpus = page.locator("#corpus").text_content()
+            assert "Neo4j at bolt://" in corpus and "unreachable" in corpus, corpus
+            page.wait_for_selector("#status:not([hidden])", timeout=30_000)
+        finally:
+            srv.service.graph.driver = live
+            dead.close()
+        # back: the warning goes and the corpus line is read again, without a reload
+        page.wait_for_selector("#status[hidden]", state="attached", timeout=30_000)
+        page.wait_for_function("() => !document.getElementById('corpus').textContent"
+                               ".startsWith('corpus unavailable')", timeout=30_000)
