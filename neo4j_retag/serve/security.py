@@ -46,8 +46,8 @@ def check_bind(host: str, api: ServeSettings) -> None:
     if key is not None and len(key) < MIN_KEY_CHARS:
         hint = ("make one with `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
         if not local:
-            raise ConfigError(f"refusing to listen on {host} with a {len(key)}-character "
-                              f"SERVE_API_KEY: at least {MIN_KEY_CHARS} off loopback ({hint})")
+            raise ConfigError(f"refusing to listen on {host} with a SERVE_API_KEY of {len(key)} "
+                              f"characters: at least {MIN_KEY_CHARS} off loopback ({hint})")
         log.warning("SERVE_API_KEY has %d characters: enough on loopback, refused on any "
                     "other address (at least %d; %s)", len(key), MIN_KEY_CHARS, hint)
 
