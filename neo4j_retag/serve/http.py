@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
+from starlette.exceptions import HTTPException
 
 from .. import events
 from ..errors import NotFoundError, RetagError
@@ -86,8 +87,15 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
         first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"] if x != "body")
+        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
         return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
+        # Starlette's own (no such route, a method not allowed, an unreadable body): the
+        # same {"error": ...} shape as every other error, not {"detail": ...}
+        return JSONResponse({"error": f"{err.detail}"}, status_code=err.status_code,
+                            headers=err.headers)
 
     def writes() -> None:
         if not service.allow_writes:

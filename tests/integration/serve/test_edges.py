@@ -86,6 +86,16 @@ def _odd_input(indexed, double, tmp_path) -> None:
         r = c.getresponse()
         assert r.status == 400 and b"nested deeper than" in r.read()
         assert c.sock is sock
+        # Starlette's own refusals in the same {"error": ...} shape
+        for method, path, raw, want in (("POST", "/ask", b'\xff\xfe{"question": "\xc3"}', 400),
+                                        ("POST", "/ask", b'"just a question"', 422),
+                                        ("GET", "/nowhere/at/all", None, 404),
+                                        ("PUT", "/ask", b"{}", 405)):
+            c.request(method, path, body=raw, headers={"content-type": "application/json"})
+            r = c.getresponse()
+            body = json.loads(r.read())
+            assert r.status == want and set(body) == {"error"} and body["error"], (path, body)
+            assert not body["error"].startswith(":")
         c.close()
         assert double.count() == calls and not len(srv.service.jobs)
 
