@@ -52,7 +52,7 @@ else
 fi
 
 echo
-echo "== 2. After the first answer: the full index (GraphRAG + ReTAG topics) =="
+echo "== 2. After the first answer: the full index (GraphRAG; ReTAG topics with RETAG_TOPICS) =="
 # exit 3 = some items failed (listed in the summary; the next `ingest` retries them): the index
 # is still usable, so the questions are answered anyway and the script ends with that 3 (the
 # embedded 135M model can still fail an item the retries do not recover)
@@ -67,7 +67,7 @@ global_rc=0
 $R ask "$QUESTION" --method global || global_rc=$?
 milestone "global answer (exit $global_rc)"
 echo
-echo "== Answer by ReTAG (full index, topics) =="
+echo "== Answer by ReTAG, ask's default (the embedded model: over the general graph's reports) =="
 retag_rc=0
 $R ask "$QUESTION" || retag_rc=$?
 milestone "retag answer (exit $retag_rc)"

@@ -113,7 +113,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         if topic is None:
             offered = offered_topics(settings, topics, trace)
             topic = await classify_topic(llm, settings, question, offered, corpus, trace)
-            if not topics:
+            if not topics and not settings.query.retag_topics:
+                trace.note("RETAG_TOPICS=false: the general graph's reports")
+            elif not topics:
                 lazy = graph.run("query/lazy_index")[0]["lazy"]  # topics are never built there
                 trace.note("a lazy index has no topics: general graph" if lazy else
                            "no topics stored (run `neo4j-retag topics build`): general graph")
