@@ -66,16 +66,21 @@ def offered_topics(settings: Settings, topics: list[Record], trace: Trace) -> li
     return [t for t in topics if t not in big]
 
 
+MIN_SHARE_P = 8  # TOP_P_SHARE never retrieves fewer reports than this (or all when fewer)
+
+
 def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int) -> int:
     """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports,
-    rounded up (at least 1) - when that share is under 1 (Kim et al. 2025 §4.3 read every
-    report of a level with fewer than p; a share keeps the saving on small corpora too)."""
+    rounded up, but at least MIN_SHARE_P (or all the level has) - when that share is under 1
+    (Kim et al. 2025 §4.3 read every report of a level with fewer than p; a share keeps the
+    saving on small corpora too)."""
     share = settings.query.top_p_share
     if share >= 1:
         return top_p
     n = next((r["reports"] for r in graph.run("query/scope_levels", scope=scope)
               if r["level"] == level), 0)
-    return max(1, min(top_p, math.ceil(share * n)))
+    # a small level is read whole up to MIN_SHARE_P: a quarter of 7 reports misses stories
+    return max(1, min(top_p, max(math.ceil(share * n), min(n, MIN_SHARE_P))))
 
 
 def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> list[ReportRow]:

@@ -10,7 +10,7 @@ from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.map_reduce import MapFailedError
-from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retag import MIN_SHARE_P, ask_retag
 from tests.llm_double import default_map
 
 pytestmark = pytest.mark.integration
@@ -165,10 +165,10 @@ def test_retag_topic_guard_general_arm_share_p_and_keywords(indexed, graph, doub
     r = run(off, lambda llm: ask_retag(graph, llm, off, q))
     assert double.count("classify") == before and r.trace.scope == "general"
     assert any("RETAG_TOPICS=false" in n for n in r.trace.notes)
-    # TOP_P_SHARE: at most a quarter of the level's reports (rounded up), never 0
+    # TOP_P_SHARE: a quarter of the level's reports (rounded up), but at least MIN_SHARE_P
     n = next(x["reports"] for x in graph.run("query/scope_levels", scope="general")
              if x["level"] == 0)
-    assert 1 <= r.trace.reports_retrieved <= -(-n // 4) < n
+    assert 1 <= r.trace.reports_retrieved <= max(-(-n // 4), min(n, MIN_SHARE_P))
     # keyword expansion is not shown the corpus description unless asked for
     corpus = graph.run("query/topics")[0]["corpus_description"]
     assert corpus

@@ -32,3 +32,24 @@ def test_reports_are_cut_to_their_first_tokens_and_counted():
     assert trace.notes == ["1 of 2 reports read up to their first 100 tokens "
                            "(RETAG_REPORT_TOKENS)"]
     assert cut_reports(Settings(), [long], Trace()) == [long]  # 0: whole reports
+
+
+class Levels:
+    """A graph stub answering query/scope_levels only."""
+
+    def __init__(self, reports: int) -> None:
+        self.reports = reports
+
+    def run(self, name, **params):
+        assert name == "query/scope_levels"
+        return [{"level": 0, "reports": self.reports, "stale": 0}]
+
+
+def test_p_is_a_share_of_the_level_but_never_under_the_floor_nor_over_top_p():
+    from neo4j_retag.query.retag import MIN_SHARE_P, share_p
+    quarter = Settings(top_p_share=0.25)
+    assert share_p(Levels(48), quarter, "general", 0, 200) == 12
+    assert share_p(Levels(48), quarter, "general", 0, 10) == 10  # TOP_P still caps it
+    assert share_p(Levels(7), quarter, "general", 0, 200) == 7  # a small level: all of it
+    assert share_p(Levels(20), quarter, "general", 0, 200) == MIN_SHARE_P
+    assert share_p(Levels(48), Settings(top_p_share=1), "general", 0, 200) == 200  # the paper
