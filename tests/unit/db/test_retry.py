@@ -1,0 +1,107 @@
+"""A lost connection (refused, reset, an idle drop, a leader switch, a commit whose answer was
+lost) is tried again for the window with progress lines; anything else is raised at once; a
+server that stays away past the window raises the last error (the caller's one line)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from neo4j.exceptions import (
+    ClientError,
+    IncompleteCommit,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from neo4j_retag.db.retry import lost, retrying
+
+
+def _neo4j(cls, code: str, message: str = "x"):
+    return cls._hydrate_neo4j(code=code, message=message)
+
+
+class Clock:
+    """A fake monotonic clock that ``sleep`` moves on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, s: float) -> None:
+        self.slept.append(s)
+        self.now += s
+
+
+def _failing(errors: list[BaseException], clock: Clock, cost: float = 0.0):
+    calls = []
+
+    def call():
+        calls.append(clock.now)
+        clock.now += cost  # a try that waits (a connect timeout) before it fails
+        if errors:
+            raise errors.pop(0)
+        return "rows"
+    return call, calls
+
+
+@pytest.mark.parametrize("err", [
+    ServiceUnavailable("Couldn't connect to localhost:7687"),
+    SessionExpired("Failed to read from defunct connection"),
+    IncompleteCommit("Failed to read from defunct connection during commit"),
+    ConnectionResetError(104, "Connection reset by peer"),
+    _neo4j(TransientError, "Neo.TransientError.General.DatabaseUnavailable"),
+    _neo4j(ClientError, "Neo.ClientError.Cluster.NotALeader"),
+    _neo4j(TransientError, "Neo.TransientError.Transaction.DeadlockDetected"),
+])
+def test_a_lost_connection_is_tried_again_until_it_works(err, caplog):
+    clock = Clock()
+    call, calls = _failing([err, err, err], clock)
+    with caplog.at_level(logging.INFO):
+        assert retrying(call, what="index/merge_entities", window=60, uri="bolt://h:1",
+                        sleep=clock.sleep, clock=clock) == "rows"
+    assert len(calls) == 4 and clock.slept == [0.5, 1.0, 2.0]
+    assert lost(err)
+
+
+def test_progress_lines_while_it_waits_and_when_it_is_back(caplog):
+    clock = Clock()
+    call, calls = _failing([ServiceUnavailable("refused")] * 12, clock)
+    with caplog.at_level(logging.WARNING, logger="neo4j_retag.db"):
+        retrying(call, what="index/merge_entities", window=60, uri="bolt://h:1",
+                 sleep=clock.sleep, clock=clock)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == ("Neo4j at bolt://h:1: connection lost during index/merge_entities "
+                        "(ServiceUnavailable: refused); trying again for up to 60 s "
+                        "(NEO4J_RETRY_SECONDS)")
+    assert any(ln.startswith("Neo4j at bolt://h:1 still unreachable after ") for ln in lines)
+    assert lines[-1].startswith("Neo4j at bolt://h:1 back after ")
+    assert "index/merge_entities went through" in lines[-1]
+    assert len(lines) <= 2 + (clock.now - 100) / 10 + 1  # a line every 10 s, not every try
+
+
+def test_past_the_window_the_last_error_is_raised():
+    clock = Clock()
+    errors = [ServiceUnavailable(f"refused {i}") for i in range(100)]
+    call, calls = _failing(errors, clock, cost=1.0)
+    with pytest.raises(ServiceUnavailable, match="refused"):
+        retrying(call, what="q", window=20, uri="bolt://h:1", sleep=clock.sleep, clock=clock)
+    # the window counts from the first failure; the last sleep is cut to end at the window
+    assert 120 <= clock.now <= 122 and len(calls) < 30
+
+
+@pytest.mark.parametrize("err", [
+    _neo4j(ClientError, "Neo.ClientError.Statement.SyntaxError"),
+    _neo4j(TransientError, "Neo.TransientError.Transaction.Terminated"),
+    ValueError("a bug"),
+])
+def test_anything_else_is_raised_at_once(err):
+    clock = Clock()
+    call, calls = _failing([err], clock)
+    with pytest.raises(type(err)):
+        retrying(call, what="q", window=60, uri="bolt://h:1", sleep=clock.sleep, clock=clock)
+    assert len(calls) == 1 and not lost(err)
