@@ -59,8 +59,7 @@ class Neo4jSettings(Group):
     write_batch_size: int = env("WRITE_BATCH_SIZE", 1000, "rows per UNWIND batch", ge=1)
     retry_seconds: float = env(
         "NEO4J_RETRY_SECONDS", 120.0, "seconds a Neo4j read or write is tried again after its "
-        "connection was lost (reset, refused, dropped; a server restart fits), with a progress "
-        "line; then the run stops with one line and a rerun resumes")
+        "connection was lost, with progress lines (then one line; a rerun resumes)")
     lock_timeout: float = env(
         "LOCK_TIMEOUT", 0.0, "seconds a writing run (ingest, topics build, import, documents "
         "delete, reset) waits for another run's lock on the database before giving up; 0 = "

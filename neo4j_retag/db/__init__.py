@@ -64,7 +64,8 @@ def _too_large(err: Neo4jError, what: str) -> TransactionTooLarge | None:
     if "MemoryPoolOutOfMemoryError" not in f"{err.code} {err}":
         return None
     return TransactionTooLarge(f"{what} is over Neo4j's transaction memory ({MEMORY_CAP}): "
-                               "raise it in neo4j.conf")
+                               "raise it (NEO4J_TX_MEMORY for the local server, else "
+                               "in neo4j.conf)")
 
 
 @lru_cache(maxsize=256)

@@ -27,7 +27,7 @@ from .breaker import one_line
 log = logging.getLogger("neo4j_retag.db")  # the records the package's users know
 T = TypeVar("T")
 PROGRESS_EVERY = 10.0  # seconds between "still unreachable" lines
-FIRST_DELAY, MAX_DELAY = 0.5, 5.0  # seconds between tries: doubling from FIRST to MAX
+FIRST_DELAY, MAX_DELAY = 0.5, 2.0  # seconds between tries: doubling from FIRST to MAX
 
 
 def lost(err: BaseException) -> bool:
