@@ -144,8 +144,8 @@ def run(name: str, settings: Settings, proxy: Proxy, url: str, slow_url: str, co
                              "neo4j_retry_seconds": retry or Settings().neo4j.retry_seconds,
                              "t0": time.monotonic(), "connections_before": proxy.connections}
     t = fault(proxy, kind, seconds, settings, op, entry)
-    if op == "ask":
-        env["OPENAI_BASE_URL"] = slow_url + "/v1"
+    if op == "ask":  # the slow fakellm: within the client's timeout
+        env |= {"OPENAI_BASE_URL": slow_url + "/v1", "LLM_TIMEOUT": "20"}
     args = {"ingest": ("ingest", str(corpus), "--quiet"),
             "delete": ("documents", "delete", victim, "--quiet"),
             "ask": ("ask", "What happened to the economy?")}[op]

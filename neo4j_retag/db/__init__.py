@@ -41,7 +41,7 @@ from neo4j.exceptions import (  # noqa: E402
 )
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, QueryTimeout, RetagError  # noqa: E402
+from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError  # noqa: E402
 from .breaker import Breaker, reachable  # noqa: E402
 from .retry import retrying  # noqa: E402
 
@@ -110,6 +110,9 @@ class Graph:
         retry = settings.neo4j.retry_seconds
         # seconds a call is tried again after its connection was lost (retry.retrying)
         self.retry_window = min(retry, FAST_RETRY) if fail_fast else retry
+        # set once a call spent its window: every later call fails at once (a CLI run ends
+        # after one window, not one per call still to come)
+        self.gone: str | None = None
         timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
                      FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
                     if fail_fast else {"connection_acquisition_timeout": max(5.0, retry),
@@ -171,9 +174,16 @@ class Graph:
                         raise big from err
                     raise
 
-        with self._reachable(), self._bounded(name):
-            return retrying(once, what=name, window=self.retry_window,
-                            uri=self.settings.neo4j.bolt_uri)
+        uri = self.settings.neo4j.bolt_uri
+        if self.gone is not None:  # one window spent already: the run's end is not delayed
+            raise DatabaseUnreachable(f"Neo4j at {uri} unreachable ({self.gone})")
+        try:
+            with self._reachable(), self._bounded(name):
+                return retrying(once, what=name, window=self.retry_window, uri=uri)
+        except DatabaseUnreachable:
+            if self.breaker is None:  # serve's breaker tries again by itself
+                self.gone = f"gone for {self.retry_window:g} s (NEO4J_RETRY_SECONDS)"
+            raise
 
     def run(self, name: str, /, **params: Any) -> list[Record]:
         """Run ``cypher/<name>.cypher`` with ``params`` in one transaction; rows as dicts.

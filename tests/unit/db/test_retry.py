@@ -105,3 +105,29 @@ def test_anything_else_is_raised_at_once(err):
     with pytest.raises(type(err)):
         retrying(call, what="q", window=60, uri="bolt://h:1", sleep=clock.sleep, clock=clock)
     assert len(calls) == 1 and not lost(err)
+
+
+def test_once_a_window_is_spent_later_calls_fail_at_once():
+    """A CLI run whose server stayed away ends after one window, not one per call to come
+    (the failed text units' marks, the usage record ...)."""
+    from neo4j_retag.config import Settings
+    from neo4j_retag.db import Graph
+    from neo4j_retag.errors import DatabaseUnreachable
+
+    class Driver:
+        sessions = 0
+
+        def session(self, **_):
+            Driver.sessions += 1
+            raise ServiceUnavailable("Couldn't connect to 127.0.0.1:1")
+
+    g = Graph.__new__(Graph)  # no server: the driver is a stand-in
+    g.settings, g.database, g.breaker, g.query_timeout = Settings(), "neo4j", None, None
+    g.retry_window, g.gone, g.driver = 0.3, None, Driver()
+    with pytest.raises(DatabaseUnreachable, match="unreachable$"):
+        g.run("ops/stats")
+    tries = Driver.sessions
+    assert tries >= 2  # tried again within the window
+    with pytest.raises(DatabaseUnreachable, match=r"gone for 0.3 s \(NEO4J_RETRY_SECONDS\)"):
+        g.run("ops/stats")
+    assert Driver.sessions == tries
