@@ -223,7 +223,9 @@ def main() -> None:
                                work / "corpus", work, clean)
             print(name, json.dumps(result[name]), flush=True)
     slow.terminate()
-    result["command"] = "python benchmarks/neo4j_faults.py " + " ".join(sys.argv[1:])
+    result.pop("command", None)  # the runs that wrote the entries, one by one
+    result.setdefault("commands", []).append(
+        "python benchmarks/neo4j_faults.py " + " ".join(sys.argv[1:]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, default=str))
     print(f"written {args.out}")

@@ -76,12 +76,12 @@ def retrying(call: Callable[[], T], *, what: str, window: float, uri: str,
                 else:
                     log.info("Neo4j transient error during %s (%s): trying again", what,
                              one_line(err))
-            elif now - said >= PROGRESS_EVERY:
+            if now - first >= window:
+                raise
+            if now - said >= PROGRESS_EVERY:
                 said = now
                 log.warning("Neo4j at %s still unreachable after %.0f s of %g s (%s): "
                             "trying again", uri, now - first, window, setting)
-            if now - first >= window:
-                raise
             sleep(min(delay, max(0.0, first + window - now)))
             delay = min(delay * 2, MAX_DELAY)
             continue
