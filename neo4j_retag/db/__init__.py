@@ -198,6 +198,22 @@ class Graph:
 
         return self._call(name, work)
 
+    def run_paged(self, name: str, key: str, values: list[Any], /, **params: Any
+                  ) -> list[Record]:
+        """:meth:`run` with ``params[key] = values``; a read over Neo4j's transaction memory
+        is run again on each half of ``values`` (rows of both, in order); raises
+        TransactionTooLarge (one line naming the value) when one value alone is over it."""
+        try:
+            return self.run(name, **params, **{key: values})
+        except TransactionTooLarge:
+            if len(values) <= 1:
+                raise
+            log.warning("%s: %d %s over Neo4j's transaction memory (%s): read in halves",
+                        name, len(values), key, MEMORY_CAP)
+            half = len(values) // 2
+            return (self.run_paged(name, key, values[:half], **params)
+                    + self.run_paged(name, key, values[half:], **params))
+
     def run_script(self, name: str, /, **params: Any) -> None:
         """Run each statement of a multi-statement file (schema, clean-ups) in order, each in
         a transaction of its own (retried alone on a lost connection)."""

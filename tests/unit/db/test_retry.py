@@ -131,3 +131,25 @@ def test_once_a_window_is_spent_later_calls_fail_at_once():
     with pytest.raises(DatabaseUnreachable, match=r"gone for 0.3 s \(NEO4J_RETRY_SECONDS\)"):
         g.run("ops/stats")
     assert Driver.sessions == tries
+
+
+def test_a_read_over_the_memory_is_read_in_halves():
+    from neo4j_retag.config import Settings
+    from neo4j_retag.db import Graph, TransactionTooLarge
+
+    g = Graph.__new__(Graph)
+    g.settings = Settings()
+    asked = []
+
+    def run(name, **params):  # more than 2 ids at once is over the memory; id 7 alone too
+        ids = params["ids"]
+        asked.append(ids)
+        if len(ids) > 2 or ids == [7]:
+            raise TransactionTooLarge(f"the statement {name} is over ...")
+        return [{"id": i} for i in ids]
+    g.run = run
+    assert [r["id"] for r in g.run_paged("index/community_elements", "ids", [1, 2, 3, 4, 5])
+            ] == [1, 2, 3, 4, 5]
+    assert asked == [[1, 2, 3, 4, 5], [1, 2], [3, 4, 5], [3], [4, 5]]  # halves until it fits
+    with pytest.raises(TransactionTooLarge):
+        g.run_paged("index/community_elements", "ids", [7, 8, 9])
