@@ -5,7 +5,9 @@ States: ``up`` forwards; ``refuse`` is a server gone (every open connection rese
 listening: connects are refused); ``reset`` a flaky network (every open connection reset, each
 new one reset at once); ``blackhole`` a silent drop (nothing forwarded or answered, connects
 accepted and left hanging; when it ends the held connections are reset, as a NAT that forgot
-them answers the next packet). :meth:`reset_all` resets the open connections once.
+them answers the next packet). :meth:`reset_all` resets the open connections once;
+:meth:`drop_all` silently drops them for good (an idle connection a firewall forgot: no
+answer, no reset) while new connections work.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Proxy:
         self.connections = 0  # accepted so far
         self._lock = threading.Lock()
         self._open: set[tuple[socket.socket, socket.socket | None]] = set()
+        self._held: set[tuple[socket.socket, socket.socket | None]] = set()  # drop_all
         self._listener: socket.socket | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._accept_loop, daemon=True)
@@ -82,6 +85,13 @@ class Proxy:
                 if s is not None:
                     _rst(s)
         return len(conns)
+
+    def drop_all(self) -> int:
+        """Hold every open connection for good: nothing forwarded, answered or reset; how
+        many there were."""
+        with self._lock:
+            self._held |= self._open
+            return len(self._open)
 
     def _listen(self) -> None:
         s = socket.socket()
@@ -150,7 +160,7 @@ class Proxy:
             with self._lock:
                 if pair not in self._open:
                     return  # reset from outside
-            if upstream is None or self.state == "blackhole":
+            if upstream is None or self.state == "blackhole" or pair in self._held:
                 time.sleep(POLL)  # held: nothing forwarded, nothing answered
                 continue
             try:
