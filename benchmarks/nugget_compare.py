@@ -8,6 +8,7 @@ LLM calls, prompt tokens and seconds per answer.
     # a real endpoint on an index already built or imported (the `neo4j-retag` settings:
     # OPENAI_BASE_URL, OPENAI_MODEL, NEO4J_BOLT_PORT, NEO4J_DATA ... from the environment/.env):
     .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/sample.json --name sample-qwen
+    # the saved answers scored again with the current matching rules: nugget_rescore.py
     # are the nuggets grounded? (every nugget has an alias the corpus holds; no LLM, no Neo4j)
     .venv/bin/python benchmarks/nugget_compare.py benchmarks/nuggets/bbc200.json \\
         --check-corpus ../shared/corpora/bbc-news

@@ -9,6 +9,7 @@ Plain data and string work, no I/O.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, computed_field, field_validator
@@ -88,6 +89,20 @@ class CommunityReport(BaseModel):
                               for f in self.findings]
         return self.model_copy(update=update), invalid
 
+    def grounded(self, check: Callable[[str, str], str | None]) -> tuple[CommunityReport,
+                                                                         list[str]]:
+        """The report without the findings ``check`` (``llm.grounding.FindingCheck`` of its
+        context) finds unsupported; returns it and one line per finding dropped (its summary
+        and why)."""
+        kept, dropped = [], []
+        for f in self.findings:
+            why = check(f.summary, f.explanation)
+            if why is None:
+                kept.append(f)
+            else:
+                dropped.append(f"{f.summary[:120]} ({why})")
+        return self.model_copy(update={"findings": kept}), dropped
+
     def markdown(self) -> str:
         return report_markdown(self.title, self.summary, self.rating, self.rating_explanation,
                                [f.model_dump() for f in self.findings])
@@ -109,7 +124,8 @@ class ReportCounts(BaseModel):
     reports ``reused`` from a community with the same members and descriptions (another level
     or scope, an earlier hierarchy), reports ``composed`` from a tiny community's descriptions
     (no LLM call), communities ``waiting`` for a sub-community's failed report,
-    ``invalid_citations`` removed from report text, and the ``failures`` (item ``report
+    ``invalid_citations`` removed from report text, ``unsupported_findings`` dropped (not held
+    by their context: index/report_grounding.py), and the ``failures`` (item ``report
     <id>``)."""
 
     ok: int = 0
@@ -117,6 +133,8 @@ class ReportCounts(BaseModel):
     composed: int = 0
     waiting: int = 0
     invalid_citations: int = 0  # [Data: ...] ids in report text not in its context (removed)
+    # findings whose words or names their context does not hold (index/report_grounding)
+    unsupported_findings: int = 0
     # relationships and claims left out of composed reports (held to REPORT_MAX_TOKENS)
     left_out: int = 0
     failures: list[Failure] = Field(default_factory=list)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, BeforeValidator, Field
 
 from .errors import Failure
+from .refusal import Refusal
 
 log = logging.getLogger("neo4j_retag")
 
@@ -282,6 +283,7 @@ class Trace(BaseModel):
     notes: list[str] = Field(default_factory=list)
     # LLM steps that failed and were done without (the reduce, a basic answer): each a note too
     failures: list[Failure] = Field(default_factory=list)
+    refusals: list[Refusal] = Field(default_factory=list)  # replies the answer checks refused
     # why the answer is the no-answer sentence (nothing retrieved, every reply degenerate ...):
     # set, the answer is no answer and `ask` exits non-zero
     no_answer: str | None = None
@@ -293,9 +295,6 @@ class Trace(BaseModel):
         """Record a fallback or an outcome worth knowing, in the trace and the log."""
         self.notes.append(text)
         log.log(level, "%s: %s", self.method, text)
-
-    def as_dict(self) -> dict[str, Any]:
-        return self.model_dump()
 
 
 class Answer(BaseModel):
@@ -317,4 +316,5 @@ class Answer(BaseModel):
         return self.trace.no_answer is None
 
     def as_dict(self) -> dict[str, Any]:
-        return self.model_dump()
+        """The JSON of `ask --json` and `POST /ask` alike, ``answered`` included."""
+        return {**self.model_dump(), "answered": self.answered}

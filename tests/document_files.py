@@ -100,3 +100,304 @@ def write_bad_files(folder: Path) -> dict[str, str]:
     write_pptx(folder / "deck-named-as.docx")
     return {"locked.pdf": "encrypted", "scan.pdf": "no-text", "broken.docx": "corrupt",
             "fake.pdf": "mismatched", "deck-named-as.docx": "mismatched"}
+
+
+# ---- one small file per structure real office files are full of (issue 47): each made at
+# run time, each with the sentences a reader sees (expected once) and text it must not see
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_NSDECL = (f'xmlns:w="{W_NS}" xmlns:v="urn:schemas-microsoft-com:vml" '
+           'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+           'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+           'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+           'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
+
+
+def _xml(fragment: str):  # noqa: ANN202 - an lxml element of python-docx's oxml classes
+    from docx.oxml import parse_xml
+    return parse_xml(fragment.replace("<NS ", f"<{_NSDECL} ", 1) if "<NS " in fragment
+                     else fragment)
+
+
+def _p(inner: str) -> str:
+    return f'<w:p xmlns:w="{W_NS}">{inner}</w:p>'
+
+
+def _r(text: str) -> str:
+    return f'<w:r><w:t xml:space="preserve">{text}</w:t></w:r>'
+
+
+def _body_append(d, xml: str) -> None:  # noqa: ANN001 - a docx.Document
+    body = d.element.body
+    body.insert(len(body) - 1, _xml(xml))  # before the closing sectPr
+
+
+def docx_tracked_change(path: Path) -> Path:
+    import docx
+    d = docx.Document()
+    _body_append(d, _p(_r("The fee for berth 4 is ")
+                       + '<w:del w:id="1" w:author="Ana"><w:r><w:delText>3.90 EUR</w:delText>'
+                       '</w:r></w:del><w:ins w:id="2" w:author="Ana">' + _r("4.50 EUR")
+                       + "</w:ins>" + _r(" per metre.")))
+    d.save(str(path))
+    return path
+
+
+def docx_content_control(path: Path) -> Path:
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Permits are issued by the harbour office.")
+    _body_append(d, f'<w:sdt xmlns:w="{W_NS}"><w:sdtPr><w:alias w:val="Signer"/></w:sdtPr>'
+                    "<w:sdtContent>" + _p(_r("The harbour master signs every berth permit."))
+                    + "</w:sdtContent></w:sdt>")
+    _body_append(d, _p(_r("Permits are valid for ") + "<w:sdt><w:sdtContent>"
+                       + _r("twelve months") + "</w:sdtContent></w:sdt>" + _r(".")))
+    d.save(str(path))
+    return path
+
+
+def docx_text_box(path: Path) -> Path:
+    """A text box as Word writes it: the DrawingML box and its VML fallback, the same text."""
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Notices for skippers follow.")
+    box = "<w:txbxContent>" + _p(_r("Quay 7 is closed for dredging in May.")) + \
+        "</w:txbxContent>"
+    _body_append(d, f"<w:p {_NSDECL}><w:r><mc:AlternateContent><mc:Choice Requires=\"wps\">"
+                    "<w:drawing><wp:anchor><a:graphic><a:graphicData><wps:wsp><wps:txbx>"
+                    f"{box}</wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor>"
+                    "</w:drawing></mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox>"
+                    f"{box}</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent>"
+                    "</w:r></w:p>")
+    d.save(str(path))
+    return path
+
+
+_NOTES = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+          '<w:{kind}s xmlns:w="' + W_NS + '"><w:{kind} w:type="separator" w:id="-1"><w:p>'
+          '<w:r><w:separator/></w:r></w:p></w:{kind}><w:{kind} w:id="1"><w:p><w:r>'
+          '<w:{kind}Ref/></w:r><w:r><w:t xml:space="preserve"> {text}</w:t></w:r></w:p>'
+          '</w:{kind}></w:{kind}s>')
+
+
+def docx_notes(path: Path) -> Path:
+    """A footnote and an endnote (parts python-docx cannot write: added to the archive)."""
+    import docx
+    d = docx.Document()
+    d.add_heading("Berth fees", level=1)
+    _body_append(d, _p(_r("Berth fees are reviewed yearly.") + '<w:r><w:footnoteReference '
+                       'w:id="1"/></w:r>' + _r(" Fees are paid monthly.")
+                       + '<w:r><w:endnoteReference w:id="1"/></w:r>'))
+    d.add_heading("Moorings", level=1)
+    d.add_paragraph("Moorings are let by the season.")
+    d.save(str(path))
+    _add_parts(path, {
+        "word/footnotes.xml": ("footnotes", _NOTES.format(
+            kind="footnote", text="The last review was in January 2026.")),
+        "word/endnotes.xml": ("endnotes", _NOTES.format(
+            kind="endnote", text="Fees exclude VAT at 21 percent."))})
+    return path
+
+
+def _add_parts(path: Path, parts: dict[str, tuple[str, str]]) -> None:
+    """Adds XML parts related to word/document.xml (name -> (relationship type, xml))."""
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+    ctype = "application/vnd.openxmlformats-officedocument.wordprocessingml.{}+xml"
+    with zipfile.ZipFile(path) as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    rels = files["word/_rels/document.xml.rels"].decode()
+    types = files["[Content_Types].xml"].decode()
+    for i, (name, (kind, xml)) in enumerate(parts.items()):
+        rels = rels.replace("</Relationships>", f'<Relationship Id="rIdX{i}" Type="{rel}'
+                            f'{kind}" Target="{name[5:]}"/></Relationships>')
+        types = types.replace("</Types>", f'<Override PartName="/{name}" ContentType="'
+                              f'{ctype.format(kind)}"/></Types>')
+        files[name] = xml.encode()
+    files["word/_rels/document.xml.rels"] = rels.encode()
+    files["[Content_Types].xml"] = types.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+
+
+def docx_header_footer(path: Path) -> Path:
+    """Three sections sharing one header and footer (as a printed tariff of three pages)."""
+    import docx
+    from docx.enum.section import WD_SECTION
+    d = docx.Document()
+    d.sections[0].header.paragraphs[0].text = "Port of Millbrook tariff sheet"
+    d.sections[0].footer.paragraphs[0].text = "Issued by the harbour office"
+    for text in ("Winter berths are let from November.", "Summer berths are let from May.",
+                 "Visitor berths are let by the night."):
+        if text != "Winter berths are let from November.":
+            d.add_section(WD_SECTION.NEW_PAGE)
+        d.add_paragraph(text)
+    d.save(str(path))
+    return path
+
+
+def docx_merged_cells(path: Path) -> Path:
+    import docx
+    d = docx.Document()
+    t = d.add_table(rows=3, cols=3)
+    t.cell(0, 0).merge(t.cell(0, 2)).text = "Winter tariff"
+    for r, row in enumerate([("Class", "Length", "Fee"), ("Yacht", "12 m", "4.50 EUR")], 1):
+        for c, text in enumerate(row):
+            t.cell(r, c).text = text
+    d.save(str(path))
+    return path
+
+
+def docx_nested_table(path: Path) -> Path:
+    import docx
+    d = docx.Document()
+    t = d.add_table(rows=1, cols=2)
+    t.cell(0, 0).text = "Tariff per vessel class"
+    inner = t.cell(0, 1).add_table(rows=2, cols=2)
+    for r, (a, b) in enumerate([("Class", "Fee"), ("Trawler", "6.20 EUR")]):
+        inner.cell(r, 0).text, inner.cell(r, 1).text = a, b
+    d.save(str(path))
+    return path
+
+
+def pptx_groups(path: Path) -> Path:
+    """Text in a group and in a group inside that group."""
+    import pptx
+    from pptx.util import Inches
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Ferry times"
+    outer = slide.shapes.add_group_shape()
+    outer.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1)).text_frame.text = \
+        "The ferry leaves at 07:15 from quay 2."
+    inner = outer.shapes.add_group_shape()
+    inner.shapes.add_textbox(Inches(1), Inches(3), Inches(4), Inches(1)).text_frame.text = \
+        "Return trips leave at 18:40."
+    deck.save(str(path))
+    return path
+
+
+def pptx_notes_hidden(path: Path) -> Path:
+    """Speaker notes on slide 1; slide 2 hidden (a draft nobody is shown)."""
+    import pptx
+    deck = pptx.Presentation()
+    s1 = deck.slides.add_slide(deck.slide_layouts[1])
+    s1.shapes.title.text = "Tide planning"
+    s1.placeholders[1].text = "Pilots board at the outer buoy."
+    s1.notes_slide.notes_text_frame.text = "Bring the tide tables for March."
+    s2 = deck.slides.add_slide(deck.slide_layouts[1])
+    s2.shapes.title.text = "Draft"
+    s2.placeholders[1].text = "Draft tariff 9.99 EUR per metre."
+    s2._element.set("show", "0")
+    deck.save(str(path))
+    return path
+
+
+HTML_FORM = """<!doctype html><html><head><title>Visitors</title></head><body>
+<form method="post" action="./visitors.aspx" id="aspnetForm">
+<input type="hidden" name="__VIEWSTATE" value="dDwtMTA4NzQ5">
+<h1>Visitor moorings</h1><p>Visitors moor at the east pontoon.</p>
+<p>The pontoon has water and power at every berth.</p>
+<button>Search</button></form></body></html>"""
+
+HTML_HIDDEN = """<!doctype html><html><head><title>Fees</title>
+<style>.gone{display: none}</style></head><body><main><h1>Fees</h1>
+<p>The fee is 4.50 EUR per metre.</p>
+<p hidden>Old fee 3.90 EUR per metre.</p>
+<div style="display:none"><p>Old winter fee 2.10 EUR per metre.</p></div>
+<p style="visibility: hidden">Old summer fee 5.10 EUR per metre.</p>
+<p aria-hidden="true">Decorative fee 0.00 EUR.</p>
+<p class="gone">Older fee 3.10 EUR per metre.</p></main></body></html>"""
+
+HTML_BOILERPLATE = """<!doctype html><html><head><title>Dredging</title></head><body>
+<div id="cookie-banner" class="cookie-consent"><p>We use cookies to improve your visit.</p>
+<button>Accept all</button></div>
+<header><a href="/">Port of Millbrook</a><p>Serving skippers since 1890.</p></header>
+<nav><ul><li><a href="/a">Berths</a></li><li><a href="/b">Fees</a></li></ul></nav>
+<div class="breadcrumb"><a href="/">Home</a> / News</div>
+<main><article><h1>Dredging at quay 7</h1>
+<p>Quay 7 will be dredged from 4 to 20 May.</p>
+<p>Vessels at quay 7 move to the east pontoon meanwhile.</p></article></main>
+<aside><h2>Related posts</h2><p>Read about last year's regatta results.</p></aside>
+<footer><p>Copyright 2026 Port of Millbrook. All rights reserved.</p></footer></body></html>"""
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    """A PDF of numbered objects (1 is the catalog), with its cross-reference table."""
+    out, offsets = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"), []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _stream(data: bytes, head: bytes = b"") -> bytes:
+    return b"<< %s /Length %d >>\nstream\n%s\nendstream" % (head, len(data), data)
+
+
+FORM_FIELDS = [("Applicant name", "Ingrid Holm"), ("Vessel", "Sea Lark"),
+               ("Berth requested", "4")]
+
+
+def pdf_form(path: Path, hidden: tuple[str, ...] = ()) -> Path:
+    """A filled AcroForm: labels in the page text, values only in the fields (as a form a
+    user filled in and saved: each field has its value and an appearance showing it); the
+    fields labelled in ``hidden`` have the annotation flag Hidden."""
+    helv = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+    n = len(FORM_FIELDS)
+    widgets = [5 + i for i in range(n)]
+    aps = [5 + n + 1 + i for i in range(n)]
+    lines = b"BT /F1 14 Tf 72 780 Td (Berth application form) Tj ET\n" + b"".join(
+        b"BT /F1 11 Tf 72 %d Td (%s:) Tj ET\n" % (740 - 30 * i, label.encode())
+        for i, (label, _) in enumerate(FORM_FIELDS))
+    refs = b" ".join(b"%d 0 R" % w for w in widgets)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [%s] /DA (/Helv 0 Tf 0 g) "
+        b"/DR << /Font << /Helv 4 0 R >> >> >> >>" % refs,
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents %d 0 R /Annots [%s] >>" % (5 + n, refs),
+        helv]
+    objects += [b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (field%d) /TU (%s) /V (%s) "
+                b"/Rect [200 %d 400 %d] /F %d /P 3 0 R /DA (/Helv 11 Tf 0 g) /AP << /N %d 0 R "
+                b">> >>" % (i, label.encode(), value.encode(), 735 - 30 * i, 755 - 30 * i,
+                            2 if label in hidden else 4, aps[i])
+                for i, (label, value) in enumerate(FORM_FIELDS)]
+    objects.append(_stream(lines))
+    objects += [_stream(b"/Tx BMC BT /Helv 11 Tf 2 6 Td (%s) Tj ET EMC" % value.encode(),
+                        b"/Type /XObject /Subtype /Form /BBox [0 0 200 20] /Resources "
+                        b"<< /Font << /Helv 4 0 R >> >>") for _, value in FORM_FIELDS]
+    path.write_bytes(_pdf(objects))
+    return path
+
+
+LIGATURE_SENTENCE = "The finance office confirmed the offline berth fees."
+
+
+def pdf_ligatures(path: Path, *, names: bool = True) -> Path:
+    """Ligature glyphs (codes 1-4: fi, ffi, fl, ffl) whose ToUnicode entries point into the
+    private-use area (fi, fl) or to U+0000 (ffi, ffl), as some typesetters write them; the
+    font's /Differences names each glyph (``names=False``: no names, nothing to recover)."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /L def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"4 beginbfchar <01> <E001> <02> <0000> <03> <E003> <04> <0000> endbfchar\n"
+            b"1 beginbfrange <20> <7E> <0020> endbfrange\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    diffs = b"/Differences [1 /fi /ffi /fl /ffl]" if names else b""
+    text = (LIGATURE_SENTENCE.replace("ffi", "\\002").replace("ffl", "\\004")
+            .replace("fi", "\\001").replace("fl", "\\003")).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+        b"/BaseEncoding /WinAnsiEncoding %s >> /ToUnicode 6 0 R >>" % diffs,
+        _stream(b"BT /F1 12 Tf 72 760 Td (%s) Tj ET" % text),
+        _stream(cmap)]
+    path.write_bytes(_pdf(objects))
+    return path

@@ -56,6 +56,7 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "report": "report",
     "map": "map",
     "reduce": "reduce",
+    "reduce_partial": "reduce",  # the hierarchical reduce's partial reduces
     "answer": "answer",
     "classify": "classify",
     "route": "route",

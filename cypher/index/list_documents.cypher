@@ -3,7 +3,8 @@
 MATCH (d:Document)
 CALL (d) {
   OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk)
-  RETURN count(c) AS text_units
+  RETURN count(c) AS text_units, count(CASE WHEN c.text CONTAINS '\uFFFD' THEN c END)
+         AS text_units_lossy
 }
 CALL (d) {
   OPTIONAL MATCH (d)<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity)
@@ -13,6 +14,9 @@ CALL (d) {
            MATCH (e)<-[:MENTIONS]-(o:Chunk) WHERE o.document_id <> d.id } THEN e END)
            AS entities_only_here
 }
+// what the reader could not read (each set by index/documents.py, LOST_KEYS; null when none)
 RETURN d.id AS id, d.title AS title, d.path AS path, text_units, entities, entities_only_here,
-       toString(d.created_at) AS ingested_at
+       toString(d.created_at) AS ingested_at, text_units_lossy,
+       {pages_without_text: d.pages_without_text, hidden_slides: d.hidden_slides,
+        unmapped_glyphs: d.unmapped_glyphs} AS lost
 ORDER BY d.created_at, d.path, d.id

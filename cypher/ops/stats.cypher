@@ -1,5 +1,8 @@
 // the index kind first: a lazy index has concepts where a full one has entities
 OPTIONAL MATCH (m:Meta {id: 'index'})
+// findings of model-written reports dropped as unsupported by their context (index/report_grounding)
+CALL { MATCH (c:Community) WHERE c.unsupported_findings IS NOT NULL
+       RETURN sum(size(c.unsupported_findings)) AS unsupported_findings }
 RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
             WHEN EXISTS { (:Entity) } THEN 'full'
             WHEN EXISTS { (:Concept) } THEN 'lazy' END AS index_method,
@@ -23,6 +26,7 @@ RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
        COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
        COUNT { (c:Community) WHERE c.report_source = 'composed' } AS composed_reports,
        COUNT { (c:Community) WHERE c.reused_from IS NOT NULL } AS reused_reports,
+       unsupported_findings,
        COUNT { (:Topic) } AS topics,
        COUNT { (c:Chunk) WHERE c.embedding IS NOT NULL } AS text_units_embedded,
        COUNT { (e:Entity) WHERE e.embedding IS NOT NULL } AS entities_embedded,

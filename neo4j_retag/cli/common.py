@@ -77,7 +77,9 @@ class Ctx:
 
 def friendly(fn: Callable[..., T]) -> Callable[..., T]:
     """One-line errors for RetagError (exit 2 for ConfigError, else 1); the traceback only
-    with --debug. Anything else is a bug and keeps its traceback."""
+    with --debug. Anything else is a bug and keeps its traceback. A command given ``--json``
+    prints its JSON whatever happens: the error as ``{"error", "kind", "reason",
+    "exit_code"}`` on stdout, beside the line on stderr."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
@@ -87,8 +89,13 @@ def friendly(fn: Callable[..., T]) -> Callable[..., T]:
             obj = click.get_current_context().find_object(Ctx)
             if obj is not None and obj.debug:
                 raise
+            code = 2 if isinstance(err, ConfigError) else 1
+            if kwargs.get("as_json"):
+                click.echo(json.dumps({"error": str(err), "kind": type(err).__name__,
+                                       "reason": getattr(err, "reason", None),
+                                       "exit_code": code}, indent=2))
             err_console.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
-            sys.exit(2 if isinstance(err, ConfigError) else 1)
+            sys.exit(code)
 
     return wrapper
 

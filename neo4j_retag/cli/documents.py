@@ -35,8 +35,9 @@ def documents() -> None:
 @click.pass_obj
 @friendly
 def documents_list(obj: Ctx, as_json: bool) -> None:
-    """Each document: id, title, path, text units, entities its text units mention (and how
-    many only it mentions), when it was ingested."""
+    """Each document: id, title, path, text units (and how many hold an unreadable character),
+    entities its text units mention (and how many only it mentions), what its reader could not
+    read (pages without text, hidden slides, unmapped glyphs), when it was ingested."""
     from ..db import Graph
     from ..index.delete import list_documents
     with Graph(obj.settings) as graph:
@@ -44,11 +45,14 @@ def documents_list(obj: Ctx, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, default=str, indent=2))
         return
-    table = Table("id", "title", "path", "text units", "entities (only here)", "ingested at",
-                  title=f"{len(rows)} documents")
+    table = Table("id", "title", "path", "text units (lossy)", "entities (only here)",
+                  "not read", "ingested at", title=f"{len(rows)} documents")
     for r in rows:
-        table.add_row(r["id"][:12], r["title"] or "", r["path"] or "", str(r["text_units"]),
-                      f"{r['entities']} ({r['entities_only_here']})", r["ingested_at"] or "")
+        lost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r["lost"].items() if v)
+        table.add_row(r["id"][:12], r["title"] or "", r["path"] or "",
+                      f"{r['text_units']} ({r['text_units_lossy']})",
+                      f"{r['entities']} ({r['entities_only_here']})", lost or "-",
+                      r["ingested_at"] or "")
     console.print(table)
 
 

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
               "text units, entities and reports are not embedded; retrieval is BM25 only")
 @click.option("--reembed", is_flag=True, help="drop every stored vector and embed again "
               "(after changing EMBEDDING_MODEL or EMBEDDING_DIMENSIONS)")
+@click.option("--accept-skipped", is_flag=True, help="exit 0 although documents could not be "
+              "read (encrypted, no text layer, corrupt): they are still listed and counted")
 @click.option("--estimate", is_flag=True,
               help="print the expected LLM calls and tokens per stage (and a price with "
                    "LLM_PRICE_INPUT / LLM_PRICE_OUTPUT); calls no LLM, writes nothing")
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
            full: bool, resume: bool,
            text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
-           quiet: bool, wait: bool, no_embeddings: bool, reembed: bool,
+           quiet: bool, wait: bool, no_embeddings: bool, reembed: bool, accept_skipped: bool,
            estimate: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
     hierarchical Leiden communities, community reports, then topics (Edge et al. 2024 §3.1;
@@ -91,7 +93,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
     settings = waiting(obj.settings, wait).model_copy(update=updates)
     if estimate:
         from .estimate import print_estimate
-        print_estimate(settings, list(paths), text_field, not no_topics, as_json)
+        print_estimate(settings, list(paths), text_field,
+                       not no_topics and settings.query.retag_topics, as_json)
         return
     usage = Usage()
     seconds: dict[str, float] = {}
@@ -121,16 +124,20 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         "llm_total": usage.total.model_dump(), "seconds_total": round(seconds["total"], 2),
         "topics": result.topics.model_dump(mode="json")["topics"] if result.topics else None,
         "llm_faults": dict(sorted(usage.faults.items())), "failed_items": result.failed_items,
+        "documents_unread": len(result.unread), "skips_accepted": accept_skipped,
     }
     if as_json:
         click.echo(dumps(summary))
     else:
-        _print_ingest(summary, result, usage)
-    if result.failed_items:  # each is retried by the next run
+        _print_ingest(summary, result, usage, accept_skipped)
+    # each failed item is retried by the next run; documents not read fail the run unless
+    # the user accepts them knowingly (--accept-skipped: still listed and counted)
+    if result.failed_items - (len(result.unread) if accept_skipped else 0):
         sys.exit(3)
 
 
-def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None:
+def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage,
+                  accept_skipped: bool = False) -> None:
     g = s["graph"]
     table = Table(title="neo4j-retag ingest")
     table.add_column("what")
@@ -141,6 +148,8 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         ("skipped inputs (by reason)", f"{len(s['skipped'])}" + (" ({})".format(", ".join(
             f"{k} {v}" for k, v in sorted(Counter(x["reason"] for x in s["skipped"]).items())))
             if s["skipped"] else "")),
+        ("lost in reading (pages without text, hidden slides, unmapped glyphs, text units)",
+         ", ".join(f"{k} {v}" for k, v in sorted(s["lossy"].items())) or "0"),
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "
          f"{len(s['text_units_failed'])})"),
@@ -156,6 +165,8 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         ("community reports (failed)", f"{g['community_reports']} ({g['failed_reports']})"),
         ("report citations removed (ids not in the context)",
          s["reports"].get("invalid_citations", 0)),
+        ("report findings dropped (not held by their context)",
+         s["reports"].get("unsupported_findings", 0)),
         ("composed reports: findings left out (over REPORT_MAX_TOKENS)",
          s["reports"].get("left_out", 0)),
         ("topics (items failed)", f"{g['topics']} ({len(s['topics_failed'])})"),
@@ -174,10 +185,14 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage) -> None
         console.print(f"[yellow]skipped[/yellow] {sk.item}: {sk.error}", highlight=False)
     for outcome in result.outcomes:
         console.print(f"[yellow]{outcome}[/yellow]")
-    if result.unread:
-        console.print(f"[red]{len(result.unread)} document(s) could not be read[/red] (listed "
-                      "above as skipped): fix or remove them, then rerun (exit code 3)",
+    if result.unread and accept_skipped:
+        console.print(f"[yellow]{len(result.unread)} document(s) could not be read[/yellow] "
+                      "(listed above as skipped; accepted with --accept-skipped)",
                       highlight=False)
+    elif result.unread:
+        console.print(f"[red]{len(result.unread)} document(s) could not be read[/red] (listed "
+                      "above as skipped): fix or remove them, then rerun, or accept them with "
+                      "--accept-skipped (exit code 3)", highlight=False)
     print_failures(result.failures, "`neo4j-retag ingest --resume`")
     console.print(usage_table(usage))
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ConfigError
 from ..eval.nuggets import DEFAULT_SIMILARITY
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
@@ -52,14 +53,13 @@ class LazyHelpOption(click.Option):
         return super().get_help_record(ctx)
 
 
-DEFAULT_METHOD = "retag"
 
 
 def method_help() -> str:
     """Every registered method with its one-line help."""
     from ..query import METHODS
-    return "; ".join(f"{name}{' (default)' if name == DEFAULT_METHOD else ''}: {m.help}"
-                     for name, m in METHODS.items())
+    return "default ASK_METHOD (retag; the embedded model's: docs/evaluation.md); " + "; ".join(
+        f"{name}: {m.help}" for name, m in METHODS.items())
 
 
 def refine_help() -> str:
@@ -70,7 +70,7 @@ def refine_help() -> str:
 
 @click.command()
 @click.argument("question")
-@click.option("--method", type=MethodChoice(), default=DEFAULT_METHOD, cls=LazyHelpOption,
+@click.option("--method", type=MethodChoice(), default=None, cls=LazyHelpOption,
               help_fn=method_help)
 @click.option("--level", type=int, default=None,
               help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
@@ -89,7 +89,7 @@ def refine_help() -> str:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | None,
+def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: int | None,
         topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
         budget: int | None, retrieval: str | None, as_json: bool) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
@@ -99,9 +99,13 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     from ..llm import Usage
     from ..serve.answer import AskRequest, answer_question
     from .eval_view import context_table
+    settings = obj.settings
+    method = method or settings.query.ask_method
+    if method not in _methods():
+        raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "
+                          f"{', '.join(_methods())}")
     if dynamic and method not in ("global", "global-dynamic"):
         raise click.UsageError("--dynamic goes with --method global")
-    settings = obj.settings
     usage = Usage()
     try:
         request = AskRequest(question=question, method=method, level=level, top_p=top_p,
@@ -114,7 +118,7 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
         click.echo(json.dumps(answer.as_dict(), default=str, indent=2))
-        _exit_status(answer)
+        _exit_status(answer, obj.debug)
         return
     console.print(answer.answer, highlight=False)
     if answer.sources:
@@ -142,6 +146,9 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds: "
                   f"{secs}[/dim]")
+    if (part := tr.llm_stages.get("reduce_partial")) is not None:  # the hierarchical reduce
+        console.print(f"[dim]partial reduces {part.calls} (+{part.cached} cached) | prompt "
+                      f"tokens {part.prompt_tokens}: the map points exceeded the window[/dim]")
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
@@ -173,11 +180,12 @@ def ask(obj: Ctx, question: str, method: str, level: int | None, top_p: int | No
         console.print(context_table(tr.context))
     for note in tr.notes:
         console.print(f"[yellow]note:[/yellow] {note}")
-    _exit_status(answer)
+    _exit_status(answer, obj.debug)
 
 
-def _exit_status(answer: Answer) -> None:
-    """Each step that failed (a map batch, a DRIFT step, an embedding) on stderr; exit 1 with
+def _exit_status(answer: Answer, debug: bool = False) -> None:
+    """Each step that failed (a map batch, a DRIFT step, an embedding) and each reply the
+    answer checks refused (one line; its text too with ``debug``) on stderr; exit 1 with
     one line when the answer is the no-answer sentence (a script must not take it for an
     answer), else exit 3 when a step failed (an answer from part of its context is not a
     clean success)."""
@@ -185,6 +193,11 @@ def _exit_status(answer: Answer) -> None:
     for failure in answer.trace.failures:
         err_console.print(f"[yellow]failed:[/yellow] {escape(failure.line())}",
                           highlight=False)
+    for r in answer.trace.refusals:
+        err_console.print(f"[yellow]refused:[/yellow] {escape(r.line())}", highlight=False,
+                          soft_wrap=True)
+        if debug:
+            err_console.print(r.text, highlight=False, markup=False)
     if not answer.answered:
         err_console.print(f"no answer: {answer.trace.no_answer}", highlight=False,
                           markup=False)
@@ -273,6 +286,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
         qs = [EvalQuestion(question=q.question) for q in nset.questions]
     else:
         qs = read_questions(questions_file) if questions_file else None
+    # every question of a questions file must have its nuggets (InputError names the nearest)
+    nuggets = nset.for_questions([q.question for q in qs]) if nset and qs else None
     out = out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
     usage = Usage()
     with ProgressBars(err_console, stream=sys.stderr if as_json else None) as bars:
@@ -280,7 +295,7 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
             lambda llm, graph: run_eval(graph, llm, obj.settings, chosen, questions=qs,
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars, judged=judge,
-                                        nuggets=nset.by_question() if nset else None,
+                                        nuggets=nuggets,
                                         similarity=similarity),
             obj.settings, usage)
     if as_json:

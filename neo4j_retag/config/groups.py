@@ -253,42 +253,6 @@ class IndexSettings(Group):
         "holds (full for a new one)")
 
 
-class QuerySettings(Group):
-    """Querying (Edge et al. §3.1.6, ReTAG §3.2-3.4)."""
-
-    map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, ge=1)
-    reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, ge=1)
-    top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)", ge=1)
-    level: int = env("QUERY_LEVEL", 1, ge=0)
-    shuffle_seed: int = env("SHUFFLE_SEED", 7)
-    dynamic_threshold: float = env(
-        "DYNAMIC_THRESHOLD", 1, "dynamic community selection: a report rated at least this "
-        "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
-    lazy_budget: int = env(
-        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)", ge=1)
-    retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
-        "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
-        "(embeddings), or both fused by reciprocal rank; auto = hybrid with embeddings, else bm25")
-    dynamic_use_summary: bool = env("DYNAMIC_USE_SUMMARY", False, "dynamic community selection: "
-                                    "rate reports by their summaries (GraphRAG's use_summary)")
-    dynamic_max_level: int = env(
-        "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
-        "every report of the next level, down to this level (GraphRAG's max_level)")
-    local_top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "local search: entities "
-                                    "seeded (by embedding; string match without)", ge=1)
-    local_top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10,
-                                         "local search: relationships per seeded entity", ge=1)
-    local_text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "local search: share of "
-                                      "the context for text units")
-    local_community_prop: float = env("LOCAL_COMMUNITY_PROP", 0.15, "local search: share of "
-                                      "the context for reports (the rest: entities)")
-    drift_n_depth: int = env("DRIFT_N_DEPTH", 3, "DRIFT: rounds of follow-ups", ge=1)
-    drift_k_followups: int = Field(20, ge=1, validation_alias="DRIFT_K_FOLLOWUPS",
-                                   description="DRIFT: primer reports; follow-ups per round")
-    drift_primer_folds: int = Field(5, ge=1, validation_alias="DRIFT_PRIMER_FOLDS",
-                                    description="DRIFT: primer calls")
-
-
 class ServeSettings(Group):
     """`neo4j-retag serve`: its HTTP API, MCP and page (`serve/`; the local servers are
     ``services``)."""

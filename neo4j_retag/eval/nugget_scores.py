@@ -54,9 +54,12 @@ def score(rec: AnswerRecord, nuggets: list[Nugget], texts: dict[tuple[str, str],
     hits = []
     for n in nuggets:
         m = find(n, answer) if answer else None
-        hits.append(NuggetHit(id=n.id, matched=m is not None,
+        c = find(n, cited) if cited.strip() else None
+        hits.append(NuggetHit(id=n.id, matched=m is not None and not m.negated,
                               alias=m.alias if m else None, sentence=m.sentence if m else None,
-                              in_cited=(find(n, cited) is not None) if cited.strip() else None))
+                              negated=m is not None and m.negated,
+                              in_cited=(c is not None and not c.negated) if cited.strip()
+                              else None))
     matched = sum(h.matched for h in hits)
     words = content_words(cited)
     claims = rec.claims
@@ -127,16 +130,18 @@ def nugget_table(summary: dict[str, NuggetStats], cost: dict[str, CostStats] | N
 
 def question_table(answers: list[AnswerRecord], methods: list[str]) -> str:
     """Markdown: one row per question with nuggets, ``matched/total`` per method (``failed``
-    for a failed answer), ``(+k)`` for k more matched by embedding."""
+    for a failed answer), ``(+k)`` for k more matched by embedding, ``(k negated)`` for k
+    found only under a negation."""
     cells: dict[str, dict[str, str]] = {}
     for a in answers:
         if a.nuggets is not None:
             n = a.nuggets
             more = ((n.matched_similar or 0) - n.matched if n.matched_similar is not None
                     else 0)
+            negated = sum(h.negated for h in n.hits)
             cells.setdefault(a.question, {})[a.method] = (
                 "failed" if a.error else f"{n.matched}/{n.total}"
-                + (f" (+{more})" if more else ""))
+                + (f" (+{more})" if more else "") + (f" ({negated} negated)" if negated else ""))
     lines = ["| question | " + " | ".join(methods) + " |", "|" + "---|" * (len(methods) + 1)]
     for q, row in cells.items():
         lines.append(f"| {q.replace('|', '/')} | "

@@ -111,7 +111,7 @@ def _match(k: int, a: AnswerRecord, stated: list[str], nuggets: list[Nugget],
         for m, n in enumerate(embedded):
             hit = hits.get(n.id)
             own = [j for j in range(len(sents)) if nearest[j] == m]
-            if hit is None or hit.matched or not own:
+            if hit is None or hit.matched or hit.negated or not own:
                 continue
             best = max(own, key=lambda j, m=m: sims[m][j])
             hit.similarity = round(sims[m][best], 3)  # shown rounded, compared exact

@@ -10,8 +10,12 @@ The matching rules (each has its unit test):
 - every apostrophe, quote, dash and other punctuation is a word break ("Scrooge's" holds the
   word "Scrooge"; "well-known" = "well known");
 - digit groups are joined ("1,000" = "1000");
+- citation markers ("[Data: Reports (2)]") are removed first: their ids are no answer;
 - an alias matches whole words only ("Tim" is not in "Timber");
-- an alias "A + B" matches when every part occurs, anywhere in the answer;
+- an alias "A + B" matches when every part occurs within one sentence;
+- an occurrence under a negation - "not", "never", "cannot", "n't" or "no longer" within
+  the three words before it - does not count: a nugget found only so is unmatched and listed
+  as ``negated`` ("was not cancelled" does not show "cancelled");
 - a nugget without aliases is matched by its own text.
 
 The nuggets file is JSON: a list of ``{question, nuggets: [{id, text, aliases}]}``, or
@@ -20,6 +24,7 @@ The nuggets file is JSON: a list of ``{question, nuggets: [{id, text, aliases}]}
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import unicodedata
@@ -27,6 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..citations import MARKER
 from ..errors import InputError
 
 _DIGIT_GROUP = re.compile(r"(?<=\d)[,\u00a0\u202f ](?=\d{3}\b)")
@@ -65,6 +71,27 @@ class NuggetSet(BaseModel):
     def by_question(self) -> dict[str, list[Nugget]]:
         return {q.question: q.nuggets for q in self.questions}
 
+    def for_questions(self, questions: list[str]) -> dict[str, list[Nugget]]:
+        """The nuggets of each of ``questions`` (a questions file's), by that question's own
+        text: a nugget question that differs only in case, spacing or a final "?" is the
+        same question. Raises InputError naming the nearest nugget question for one that
+        matches none (never dropped silently: it would score nothing)."""
+        known = {_key(q.question): q.nuggets for q in self.questions}
+        out = {}
+        for q in questions:
+            if (nuggets := known.get(_key(q))) is None:
+                near = difflib.get_close_matches(q, [x.question for x in self.questions],
+                                                 n=1, cutoff=0)
+                raise InputError(f"the question {q!r} has no nuggets: the nearest nugget "
+                                 f"question is {near[0]!r}" if near else
+                                 f"the question {q!r} has no nuggets")
+            out[q] = nuggets
+        return out
+
+
+def _key(question: str) -> str:
+    return " ".join(question.casefold().split()).rstrip(" ?")
+
 
 def normalise(text: str) -> str:
     """``text`` as the matching rules see it: NFKC, casefolded, accents dropped, digit groups
@@ -80,31 +107,60 @@ def _parts(alias: str) -> list[str]:
     return [p for p in (normalise(x) for x in alias.split(ALL_OF)) if p.strip()]
 
 
+def _unmarked(text: str) -> str:
+    return MARKER.sub(" ", text)
+
+
+def _units(parts: list[str], text: str) -> list[str]:
+    # an A + B alias within one sentence; one phrase anywhere ("Mrs. Cratchit" spans a split)
+    return [text] if len(parts) == 1 else sentences(text)
+
+
 def alias_in(alias: str, text: str) -> bool:
-    """Whether ``alias`` (every part of an ``A + B`` alias) occurs in ``text`` as whole
-    words, both compared normalised."""
-    norm = normalise(text)
+    """Whether ``alias`` (every part of an ``A + B`` alias within one sentence) occurs in
+    ``text`` as whole words, both compared normalised, citation markers removed."""
     parts = _parts(alias)
-    return bool(parts) and all(p in norm for p in parts)
+    return bool(parts) and any(all(p in normalise(u) for p in parts)
+                               for u in _units(parts, _unmarked(text)))
 
 
 class Match(BaseModel):
-    """Where a nugget was found: the alias and the answer's sentence that holds it (of an
-    ``A + B`` alias, the sentence of its first part), cut to 200 characters."""
+    """Where a nugget was found: the alias and the answer's sentence that holds it, cut to
+    200 characters; ``negated`` when it was found only under a negation (then it does not
+    count)."""
 
     alias: str
     sentence: str
+    negated: bool = False
+
+
+# a negation within the three words before an occurrence (normalised: "wasn't" is "wasn t")
+_NEGATION = re.compile(r"(?:^| )(?:not|never|cannot|no longer|\w+n t)(?: \S+){0,2} $")
+
+
+def _negated(part: str, sentence: str) -> bool:
+    """Whether every occurrence of ``part`` in the normalised ``sentence`` is negated."""
+    starts = [m.start() for m in re.finditer(re.escape(part), sentence)]
+    return bool(starts) and all(_NEGATION.search(sentence[:i + 1]) for i in starts)
 
 
 def find(nugget: Nugget, text: str) -> Match | None:
-    """The first alias of ``nugget`` that occurs in ``text``, with its sentence; None if none
-    does."""
+    """The first alias of ``nugget`` that occurs in ``text`` (markers removed; an ``A + B``
+    alias within one sentence), with its sentence (that of its first part); a Match with
+    ``negated`` when every occurrence is negated; None if none occurs."""
+    negated: Match | None = None
+    text = _unmarked(text)
     for alias in nugget.patterns():
-        if alias_in(alias, text):
-            first = _parts(alias)[0]
-            sentence = next((s for s in sentences(text) if first in normalise(s)), "")
-            return Match(alias=alias, sentence=" ".join(sentence.split())[:200])
-    return None
+        parts = _parts(alias)
+        for unit in _units(parts, text) if parts else []:
+            norm = normalise(unit)
+            if all(p in norm for p in parts):
+                sentence = next((s for s in sentences(unit) if parts[0] in normalise(s)), "")
+                m = Match(alias=alias, sentence=" ".join(sentence.split())[:200])
+                if not any(_negated(p, norm) for p in parts):
+                    return m
+                negated = negated or m.model_copy(update={"negated": True})
+    return negated
 
 
 def sentences(text: str) -> list[str]:

@@ -29,6 +29,7 @@ class NuggetHit(BaseModel):
     alias: str | None = None
     sentence: str | None = None
     in_cited: bool | None = None
+    negated: bool = False  # found only under a negation ("not cancelled"): not matched
     similarity: float | None = None
     similar: bool = False
 

@@ -10,13 +10,16 @@ names the story's people, places and organisations, and its recurring subjects:
   joined over "of"/"de"/"&" inside a run; a run's first word at a sentence start counts only
   when it is an acronym, or no stopword whose lower-case form does not occur in the text and
   that is capitalised elsewhere or followed by a capitalised word (so "Sales rose" gives
-  nothing, "Umbro said" gives Umbro); a leading "The" and a trailing "'s" are dropped;
+  nothing, "Umbro said" gives Umbro); a leading article of the text's language ("The", Greek
+  "Ο"/"Η"/"Το", Spanish "El" ...: ``text.ARTICLES``) and a trailing "'s" are dropped;
 - **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
   candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words;
   a run of over 6 words (a language whose stopwords the list does not hold) gives its words,
   kept when they recur;
-- **any script**: words are letters of any script, capitals of any cased script
-  (Latin, Cyrillic, Greek ...) mark names, a table cell ("|") is a run of its own; a text
+- **any script**: words are runs of letters and combining marks of any script (Unicode L
+  and M: Devanagari's vowel signs stay in their words), capitals of any cased script
+  (Latin, Cyrillic, Greek ...) mark names, Korean particles are taken off the word they are
+  written on (김민준은 -> 김민준), a table cell ("|") is a run of its own; a text
   mostly in capitals is read in lower case (one "name" per sentence otherwise); scripts
   written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) give character bigrams kept
   when they recur in the text unit - the n-gram fallback of Lucene's CJK analyzer, with no
@@ -32,7 +35,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+import regex
+
 from ..keys import entity_key
+from ..text import ARTICLE_WORDS, is_hangul, is_word, language, strip_particle
 
 MAX_CONCEPTS = 15  # per text unit: 105 co-occurrence pairs at most
 MAX_PHRASE_WORDS = 3
@@ -65,6 +71,8 @@ _OTHER_TEXT = """
 der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
 le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
 il lo gli della che non
+και είναι στο στη στην στον στα σε με για από που θα να δεν ή του της των τον την το
+है हैं था थे थी ने की के का को में से पर और भी यह वह एक लिए तक कि जो हो गया गई कहा
 """
 PHRASE_STOPWORDS = STOPWORDS | frozenset(_OTHER_TEXT.split())
 JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
@@ -73,10 +81,13 @@ MAX_NAME_WORDS = 6  # a longer capitalised run is a heading or a title-case line
 # to find, so their runs give character bigrams (the n-gram fallback of Lucene's CJK analyzer)
 _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff"
                        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-# words (letters of any script: [^\W\d_]), and the punctuation that ends a name or phrase run
-# (a list "Chelsea, Celtic", guillemets, a table cell's "|")
-_TOKEN = re.compile(r"[^\W\d_][\w'’&.\-]*\w|[^\W\d_]|&|[,()\"“”«»„‘—–/|·]")
-_SENTENCE = re.compile(r"(?<=[.!?:;\"”»])\s+|(?<=[。！？])|\n+|\|")  # "|": a table cell
+# words (a letter of any script, then letters, combining marks, digits: \p{L}\p{M}\p{N}), and
+# the punctuation that ends a name or phrase run (a list "Chelsea, Celtic", guillemets, a
+# table cell's "|")
+_TOKEN = regex.compile(r"\p{L}[\p{L}\p{M}\p{N}'’&.\-]*[\p{L}\p{M}\p{N}]|\p{L}\p{M}*|&|"
+                       r"[,()\"“”«»„‘—–/|·،؛]")
+# "|": a table cell; the danda (।, ॥) and the Arabic question mark end sentences too
+_SENTENCE = re.compile(r"(?<=[.!?:;\"”»])\s+|(?<=[。！？।॥؟])|\n+|\|")
 
 
 @dataclass(frozen=True)
@@ -88,7 +99,7 @@ class Concept:
 
 
 def _clean(word: str) -> str:
-    word = word.strip(".-'’")
+    word = strip_particle(word.strip(".-'’"))
     for suffix in ("'s", "’s"):
         word = word.removesuffix(suffix)
     head = re.split(r"['’]", word, maxsplit=1)[0]
@@ -99,14 +110,16 @@ def _is_cap(word: str) -> bool:
     return word[:1].isupper()
 
 
-def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str]) -> list[str]:
+def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str],
+           articles: frozenset[str] = ARTICLE_WORDS["en"]) -> list[str]:
     out: list[str] = []
     run: list[str] = []
+    leading = articles | JOINERS
 
     def flush() -> None:
         while run and run[-1].lower() in JOINERS:
             run.pop()
-        while run and run[0].lower() in {"the", *JOINERS}:
+        while run and run[0].lower() in leading:
             run.pop(0)
         if run and len(run) <= MAX_NAME_WORDS:
             out.append(" ".join(run))
@@ -124,7 +137,7 @@ def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str]) -> li
                         word not in mid_caps and not _is_cap(_clean(sentence[1:2] and
                                                                     sentence[1] or "")))):
                 continue  # a sentence's first word: capitalised by position only
-            if word.lower() in STOPWORDS and not run and word.lower() != "the":
+            if word.lower() in STOPWORDS and not run and word.lower() not in articles:
                 continue  # "He", "In", "But" ...
             run.append(word)
         elif run and word.lower() in JOINERS:
@@ -142,7 +155,9 @@ def _phrases(sentence: list[str]) -> list[str]:
     run: list[str] = []
     for raw in [*sentence, ""]:
         word = _clean(raw).lower()
-        content = (word and not _is_cap(_clean(raw)) and word.isalpha() and len(word) > 2
+        # a Hangul syllable is a syllable, not a letter: two make a word (서울)
+        content = (word and not _is_cap(_clean(raw)) and is_word(word)
+                   and (len(word) > 2 or len(word) == 2 and is_hangul(word))
                    and word not in PHRASE_STOPWORDS)
         if content:
             run.append(word)
@@ -159,13 +174,18 @@ def _phrases(sentence: list[str]) -> list[str]:
 
 def _mostly_capitals(text: str) -> bool:
     """True when most cased words are ALL CAPS: capitals then mark no name."""
-    cased = [w for w in re.findall(r"[^\W\d_]{2,}", text) if w.upper() != w.lower()]
+    cased = [w for w in regex.findall(r"[\p{L}\p{M}]{2,}", text) if w.upper() != w.lower()]
     return len(cased) >= 5 and sum(w.isupper() for w in cased) > len(cased) / 2
 
 
 def _bigrams(text: str) -> Counter[str]:
-    return Counter(run[i:i + 2] for run in _UNSPACED.findall(text)
-                   for i in range(len(run) - 1))
+    """Bigrams of user-perceived characters (grapheme clusters: a Thai consonant with its
+    vowel and tone marks is one), of each run of an unspaced script."""
+    out: Counter[str] = Counter()
+    for run in _UNSPACED.findall(text):
+        g = regex.findall(r"\X", run)
+        out.update("".join(g[i:i + 2]) for i in range(len(g) - 1))
+    return out
 
 
 def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:
@@ -179,11 +199,12 @@ def extract_concepts(text: str, limit: int = MAX_CONCEPTS) -> list[Concept]:
     sentences = [_TOKEN.findall(s) for s in _SENTENCE.split(text) if s.strip()]
     lower_words = {w for s in sentences for w in s if w.islower()}
     mid_caps = {_clean(w) for s in sentences for w in s[1:] if _is_cap(w)}
+    articles = ARTICLE_WORDS.get(language(text) or "", frozenset())
     names: Counter[str] = Counter()
     phrases: Counter[str] = Counter()
     shown: dict[str, str] = {}
     for words in sentences:
-        for n in _names(words, lower_words, mid_caps):
+        for n in _names(words, lower_words, mid_caps, articles):
             if len(n) > 1 or n.isupper():
                 key = entity_key(n)
                 names[key] += 1

@@ -32,7 +32,9 @@ MIN_ID_PREFIX = 8  # a shorter id prefix is too likely to match several document
 def list_documents(graph: Graph) -> list[Record]:
     """One row per document: ``id``, ``title``, ``path``, ``text_units``, ``entities`` (distinct
     entities its text units mention), ``entities_only_here`` (of those, the ones no other
-    document mentions), ``ingested_at`` (ISO timestamp string or None)."""
+    document mentions), ``ingested_at`` (ISO timestamp string or None), ``text_units_lossy``
+    (text units holding U+FFFD) and ``lost`` ({pages_without_text, hidden_slides,
+    unmapped_glyphs}: counts as strings, None when none)."""
     return graph.run("index/list_documents")
 
 

@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,10 @@ RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
 SUFFIXES = TEXT_SUFFIXES | RECORD_SUFFIXES | BINARY_SUFFIXES | HTML_SUFFIXES
 TEXT_FIELDS = ("body", "text", "content")
 META_FIELDS = ("title", "source", "published_at", "category")
+# what a document's reader could not read, counted on the document (metadata, Document node
+# properties): pages without a text layer, hidden slides skipped, glyphs left as U+FFFD
+LOST_KEYS = ("pages_without_text", "hidden_slides", "unmapped_glyphs")
+LOST_CHAR = "\ufffd"  # an unreadable character in a text unit: the unit is counted lossy
 WESTERN = "cp1252"  # the tie-break among code pages the detector cannot tell apart
 CHAOS_TIE = 0.2  # chaos ratios this close are a tie (charset-normalizer gave French in
 # cp1252 0.15 where cp1257 scored 0; Polish, Czech or Russian in cp1252 score 0.5 and more)
@@ -127,8 +132,10 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
     Unreadable (``no-text``) when no page has a text layer."""
     texts: list[str] = []
     spans: list[tuple[int, dict[str, int | str]]] = []
+    lost: Counter[str] = Counter()
     at = blank_pages = pages = 0
     for part in parts:
+        lost.update(part.lost)
         pages += part.page is not None
         text = clean(part.text).strip()
         if not text:
@@ -141,8 +148,14 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
         at += len(text)
     if pages and blank_pages == pages:
         raise Unreadable("no-text", f"no text layer: OCR is not included ({pages} pages)")
+    if not texts and lost:
+        raise Unreadable("no-text", "nothing shown: " + ", ".join(
+            f"{n} {reason}" for reason, n in sorted(lost.items())))
     doc = _doc("\n\n".join(texts), str(path), title, {})
     doc.spans = spans
+    for reason, n in sorted(lost.items()):  # said and counted on the document (LOST_KEYS)
+        doc.metadata[reason.replace("-", "_")] = str(n)
+        log.warning("%s: %d %s (not indexed)", path, n, reason.replace("-", " "))
     if blank_pages:  # scanned pages in a PDF with text: said and counted on the document
         doc.metadata["pages_without_text"] = str(blank_pages)
         log.warning("%s: %d of %d pages have no text layer (OCR is not included)", path,

@@ -23,6 +23,7 @@ from .. import tokens
 from ..config import Settings
 from ..db import Graph
 from ..llm import Usage
+from ..llm.endpoint import WINDOW_KEY, Capabilities
 from ..model import LLMCost
 from ..prompts import render
 from .documents import Document, check_inputs, read_path
@@ -206,15 +207,19 @@ def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
         mined = labelled * p.mined_tokens_per_unit
         maps = max(1, math.ceil(mined / settings.query.map_context_tokens))
         points = min(maps * p.map_completion, settings.query.reduce_context_tokens)
-        calls += maps + 3
+        frame = _overhead(settings, "query/reduce", context="", response_type="a bulleted list",
+                          question=fragment("index/topics_question"))
+        # two reduces, each split first when its points exceed the window (query/reduce_fit)
+        part_calls, part_prompt, part_completion, points = _partial_reduces(settings, points,
+                                                                            frame)
+        calls += maps + 3 + 2 * part_calls
         prompt += (mined + maps * _overhead(settings, "query/map", context="", min_points="3",
                                             question=fragment("index/mining_question"))
-                   + 2 * (points + _overhead(settings, "query/reduce", context="", question=
-                                             fragment("index/topics_question"),
-                                             response_type="a bulleted list"))
+                   + 2 * (points + frame + part_prompt)
                    + p.reduce_completion + _overhead(settings, "index/topics_list", answers="",
                                                      max_topics="8"))
-        completion += maps * p.map_completion + 2 * p.reduce_completion + p.list_completion
+        completion += (maps * p.map_completion + 2 * (p.reduce_completion + part_completion)
+                       + p.list_completion)
     batch = max(1, settings.index.topic_assign_batch)
     assign_calls = math.ceil(labelled / batch)
     calls += assign_calls
@@ -223,6 +228,29 @@ def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
     completion += labelled * p.assign_completion
     retry = 1 + p.topic_retry
     return _stage(calls * retry, prompt * retry, completion * retry)
+
+
+def _partial_reduces(settings: Settings, points: float, frame: int
+                     ) -> tuple[float, float, float, float]:
+    """(calls, prompt tokens, completion tokens, the points left) of the hierarchical reduce
+    (query/reduce_fit.py) when ``points`` tokens of map points exceed the room a known window
+    (LLM_CTX for the local server, or learnt) leaves beside the reduce prompt (``frame``)
+    and its completion: groups of that room, each reduced to at most half of it, level by
+    level. Nothing when the window is unknown or they fit."""
+    local = settings.services.llm_ctx if settings.llm.local else None
+    known = [w for w in (Capabilities(settings).get(WINDOW_KEY), local) if w]
+    calls = prompt = completion = 0.0
+    if not known:
+        return calls, prompt, completion, points
+    room = max(256, int(min(known) * 0.9) - frame - settings.llm.max_tokens)
+    cap = max(32, min(settings.llm.max_tokens, room // 2 - 24))
+    while points > room:
+        groups = math.ceil(points / room)
+        calls += groups
+        prompt += points + groups * frame
+        completion += groups * cap
+        points = groups * cap
+    return calls, prompt, completion, points
 
 
 def _scaled(s: LLMCost, f: dict[str, float]) -> LLMCost:

@@ -144,8 +144,9 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
     out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
     kept = [c for c in out.claims if grounded(c, text)]
     gone = len(out.claims) - len(kept)
-    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept],
-                                 dropped={UNGROUNDED: gone} if gone else {})
+    dropped = {**out.dropped, **({UNGROUNDED: out.dropped.get(UNGROUNDED, 0) + gone}
+                                 if gone else {})}
+    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept], dropped=dropped)
 
 
 def assemble(unit_id: str, text: str, results: list[GraphExtraction],

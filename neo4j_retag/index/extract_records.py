@@ -2,18 +2,26 @@
 claim records (Edge et al. 2024 appendix A), validated one by one so that a bad record is
 dropped with a reason while the others of its text unit are kept; claims checked against the
 text (``grounded``). No LLM call here: `extract` drives the calls.
+
+One validation whichever mode produced the records (JSON schema, JSON object, GraphRAG tuples
+as a whole reply or inside our lists): the same drop rules, and the same bounds when the
+caller passes them as validation context (``{"max_items": n, "max_chars": c}``, what
+`LLM.structured` passes for a model with ``OWN_BOUNDS``): records past ``max_items`` of a
+list are dropped, text fields over ``max_chars`` cut, each counted in ``dropped``. Names are
+not cut here: an overlong name is capped with a hash of the whole (``keys.name_capped``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -21,7 +29,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ..keys import MAX_KEY_CHARS, entity_key
 from ..model import clamped
-from .tuples import REPAIR, from_text, from_tuple
+from ..text import TERM
+from .tuples import DROP, REPAIR, from_text, from_tuple
 
 
 def _coerce_item(v: Any, field: str) -> Any:
@@ -84,6 +93,10 @@ UNGROUNDED = "claim the text does not support"
 # records kept, but changed: counted beside the dropped ones
 TUPLE_SALVAGED = "record salvaged from GraphRAG's tuple format (kept)"
 NAME_CAPPED = f"entity name over {MAX_KEY_CHARS} characters capped with a hash (kept)"
+OVER_ITEMS = "record past the bound of records per list (LLM_SCHEMA_MAX_ITEMS)"
+OVER_CHARS = "text field over LLM_SCHEMA_MAX_CHARS characters cut (kept)"
+# the fields that name an entity: never cut (an overlong name is capped with a hash instead)
+NAMES = frozenset({"name", "source", "target", "subject", "object"})
 
 
 def _name_like(v: Any) -> bool:
@@ -110,25 +123,46 @@ def _check(item: Any, kind: str) -> str | None:
     return None
 
 
-class GraphExtraction(BaseModel):
-    """One extraction reply. Records are validated one by one: a bad record is dropped and
-    counted in ``dropped`` by reason; the good ones are kept (never sent in the schema)."""
+def _count(dropped: dict[str, int], reason: str, n: int = 1) -> None:
+    if n:
+        dropped[reason] = dropped.get(reason, 0) + n
 
-    entities: list[ExtractedEntity] = []
-    relationships: list[ExtractedRelationship] = []
+
+def _cut(item: Any, max_chars: int, dropped: dict[str, int]) -> Any:
+    """``item`` with its text fields (not its names) cut to ``max_chars``, each counted."""
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    for k, v in item.items():
+        if k not in NAMES and isinstance(v, str) and len(v) > max_chars:
+            out[k] = v[:max_chars]
+            _count(dropped, OVER_CHARS)
+    return out
+
+
+MODELS = {"entities": ExtractedEntity, "relationships": ExtractedRelationship,
+          "claims": ExtractedClaim}
+
+
+class Records(BaseModel):
+    """Extraction records of a reply, validated one by one: a bad record is dropped and
+    counted in ``dropped`` by reason; the good ones are kept (never sent in the schema). The
+    bounds come from the validation context (module docstring)."""
+
+    OWN_BOUNDS: ClassVar[bool] = True  # LLM.structured: bounds checked here, by record
     dropped: SkipJsonSchema[dict[str, int]] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _per_record(cls, data: Any) -> Any:
+    def _per_record(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             return data
+        bounds = info.context if isinstance(info.context, dict) else {}
+        max_items, max_chars = bounds.get("max_items"), bounds.get("max_chars")
         data = dict(data)
         dropped: dict[str, int] = dict(data.get("dropped") or {})
-        models = {"entities": ExtractedEntity, "relationships": ExtractedRelationship,
-                  "claims": ExtractedClaim}
-        salvaged: dict[str, list[Any]] = {k: [] for k in models}
-        for kind in models:  # GraphRAG tuples written as strings in our lists
+        salvaged: dict[str, list[Any]] = {k: [] for k in MODELS}
+        for kind in MODELS:  # GraphRAG tuples written as strings in our lists
             items = data.get(kind)
             if isinstance(items, str) and (found := from_text(items)):
                 data[kind] = []
@@ -145,21 +179,23 @@ class GraphExtraction(BaseModel):
         for kind, recs in salvaged.items():
             if recs and kind in cls.model_fields:
                 data[kind] = [*(data.get(kind) or []), *recs]
-                dropped[TUPLE_SALVAGED] = dropped.get(TUPLE_SALVAGED, 0) + len(recs)
-        for kind, model in models.items():
+                _count(dropped, TUPLE_SALVAGED, sum(DROP not in r for r in recs))
+        for kind, model in MODELS.items():
             if kind not in cls.model_fields or kind not in data:
                 continue
             items = data[kind]
             if not isinstance(items, list):  # prose or an object where a list belongs
                 if items not in (None, "", {}):
-                    dropped[NOT_A_RECORD] = dropped.get(NOT_A_RECORD, 0) + 1
+                    _count(dropped, NOT_A_RECORD)
                 items = []
             keep = []
             for item in items:
+                if isinstance(item, dict) and DROP in item:  # a tuple too short to read
+                    _count(dropped, item[DROP])
+                    continue
                 if isinstance(item, dict) and REPAIR in item:  # a tuple repaired: counted
-                    how = item[REPAIR]
+                    _count(dropped, item[REPAIR])
                     item = {k: v for k, v in item.items() if k != REPAIR}
-                    dropped[how] = dropped.get(how, 0) + 1
                 reason = _check(item, kind)
                 if reason is None:
                     try:
@@ -169,7 +205,12 @@ class GraphExtraction(BaseModel):
                 if reason is None:
                     keep.append(item)
                 else:
-                    dropped[reason] = dropped.get(reason, 0) + 1
+                    _count(dropped, reason)
+            if max_items is not None and len(keep) > max_items:
+                _count(dropped, OVER_ITEMS, len(keep) - max_items)
+                keep = keep[:max_items]
+            if max_chars is not None:
+                keep = [_cut(item, max_chars, dropped) for item in keep]
             data[kind] = keep
         data["dropped"] = dropped
         return data
@@ -182,18 +223,25 @@ class GraphExtraction(BaseModel):
         return {k: v for k, v in found.items() if k in cls.model_fields} if found else None
 
 
+class GraphExtraction(Records):
+    """One extraction reply: entities and relationships (`Records`' checks)."""
+
+    entities: list[ExtractedEntity] = []
+    relationships: list[ExtractedRelationship] = []
+
+
 class GraphClaimsExtraction(GraphExtraction):
     # at least one claim in the schema only: under a grammar a model otherwise answers "[]"
     # (4 of 4 text units); a claim the text does not support is dropped afterwards
     claims: list[ExtractedClaim] = Field([], json_schema_extra={"minItems": 1})
 
 
-class ClaimsExtraction(BaseModel):
+class ClaimsExtraction(Records):
     claims: list[ExtractedClaim] = Field([], json_schema_extra={"minItems": 1})
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", text.casefold()) if len(w) > 3}
+    return {w for w in TERM.findall(text.casefold()) if len(w) > 3}
 
 
 def grounded(claim: ExtractedClaim, text: str, share: float = 0.6) -> bool:

@@ -22,7 +22,7 @@ from ..errors import ConfigError, DatabaseUnreachable, Failure, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Progress, TextUnit, no_progress, timed
 from .communities import Clusterer
-from .documents import Document, check_inputs, read_path
+from .documents import LOST_CHAR, LOST_KEYS, Document, check_inputs, read_path
 from .elements import ExtractionWriter, mark_failed, summarize_descriptions
 from .embed import embed_graph, prepare
 from .encoding import check_encoding
@@ -72,9 +72,14 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
     result.documents_replaced = len(stale)
     rows = []
     for doc in docs.values():
+        for key in LOST_KEYS:
+            if doc.metadata.get(key):
+                result.lossy[key] = result.lossy.get(key, 0) + int(doc.metadata[key])
         if doc.id in existing:
             continue
         units = text_units(doc, settings)
+        if lossy := sum(LOST_CHAR in u.text for u, _ in units):
+            result.lossy["text_units"] = result.lossy.get("text_units", 0) + lossy
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
                      "metadata": doc.metadata,
                      "chunks": [u.model_dump() | where for u, where in units]})
@@ -236,6 +241,10 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
         result.reports = await build_reports(graph, llm, settings, GENERAL, progress,
                                              result.chatter_stripped)
     if not topics or graph.run("index/index_meta_all")[0].get("topics_dirty") is False:
+        return result
+    if not settings.query.retag_topics:  # ReTAG reads no topic: none paid for
+        result.outcomes.append("topics not built: RETAG_TOPICS=false, ReTAG reads the general "
+                               "graph's reports (`neo4j-retag topics build` builds them anyway)")
         return result
     if result.reports.failed or result.reports.waiting:
         # topics mined from an incomplete set of reports would differ from the full one's

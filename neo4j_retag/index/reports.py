@@ -17,6 +17,7 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
+from ..llm.grounding import FindingCheck
 from ..model import Progress, no_progress
 from ..prompts import csv_line, csv_table, render
 from ..tokens import count, truncate
@@ -158,7 +159,8 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     report would be written from an incomplete context): recorded as failed with the reason
     "waiting", retried with it. Returns the counts (`ReportCounts`: LLM reports, reused,
     composed, waiting, and the ``[Data: ...]`` ids in report text that were not in its
-    context, removed, as ``invalid_citations``) and each failure (item ``report <id>``).
+    context, removed, as ``invalid_citations``; findings the context does not hold, dropped, as
+    ``unsupported_findings``: llm/grounding.py) and each failure (item ``report <id>``).
     LLM reports whose text fields needed chatter stripping are counted in ``chatter["report"]``.
     """
     pending = graph.run("index/pending_reports", scope=scope)
@@ -197,7 +199,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             # context's ids here, the invalid ones counted and kept on the community
             report, invalid = report.checked_citations(context)
             done.invalid_citations += len(invalid)
-            props = {**report_props(report), "report_key": key, "invalid_citations": invalid}
+            # a finding its context does not hold is the model's invention: not stored
+            report, unsupported = report.grounded(FindingCheck(context))
+            done.unsupported_findings += len(unsupported)
+            props = {**report_props(report), "report_key": key, "invalid_citations": invalid,
+                     "unsupported_findings": unsupported}
             done.ok += 1
         except LLMError as err:
             props = {"report_status": "failed", "report_error": error_text(err)}

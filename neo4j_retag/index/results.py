@@ -78,6 +78,9 @@ class IngestResult(BaseModel):
     text_units_total: int = 0  # in the graph when extraction began
     text_units_pending: int = 0  # of those, not extracted yet
     dropped_records: dict[str, int] = Field(default_factory=dict)  # reason -> records dropped
+    # what the documents read in this run lost, by reason: documents.LOST_KEYS summed over
+    # them (pages, slides, characters) and ``text_units`` holding an unreadable character
+    lossy: dict[str, int] = Field(default_factory=dict)
     elements_summarized: int = 0
     descriptions_joined: int = 0  # of those, several descriptions joined without a call
     summaries_failed: list[Failure] = Field(default_factory=list)  # elements kept dirty

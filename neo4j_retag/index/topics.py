@@ -68,12 +68,20 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
     if tr.map_parse_failures or tr.map_failures:
         _failure(failed, f"topic questions L{level}", f"{tr.map_parse_failures + tr.map_failures}"
                  f" of {tr.map_batches} map batches failed")
+    texts = []
     for a, item in zip(answers, ("topic question", "corpus question"), strict=True):
         if a.trace.failures:
             _failure(failed, f"{item} L{level}", "; ".join(f.line() for f in a.trace.failures))
-    # the answers become topic descriptions and the corpus description (prompt text): the
-    # reports they cite are of no use there
-    return without_references(answers[0].answer), without_references(answers[1].answer)
+        if a.trace.no_answer is not None:
+            # the no-answer sentence (a refused or empty reduce) is no data: never stored as
+            # the corpus description or mined for topics; the next build asks again
+            _failure(failed, f"{item} L{level}", f"no answer: {a.trace.no_answer}")
+            texts.append("")
+            continue
+        # the answers become topic descriptions and the corpus description (prompt text): the
+        # reports they cite are of no use there
+        texts.append(without_references(a.answer))
+    return texts[0], texts[1]
 
 
 def mining_level(graph: Graph) -> int | None:
@@ -100,14 +108,14 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
                                  if level is not None else ("", ""))
     topic_answers = [topic_answer] if level is not None else []
     descriptions = [description] if level is not None else []
-    joined = "\n\n".join(topic_answers)
-    try:
+    joined = "\n\n".join(a for a in topic_answers if a)
+    listed: list[Topic] = []
+    try:  # no topic answer (failed, refused): nothing to list, no call paid for it
         listed = (await llm.structured(
-            render("index/topics_list", answers=joined,
-                   max_topics=max_topics), TopicList, stage="topics")).topics
+            render("index/topics_list", answers=joined, max_topics=max_topics), TopicList,
+            stage="topics")).topics if joined else []
     except LLMError as err:
         _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
-        listed = []
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
     summary_failed: list[Failure] = []
     corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
@@ -187,6 +195,12 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         units = [TextUnit.model_validate(r) for r in graph.run("index/chunks_to_assign")]
     else:
         topics, corpus = await mine_topics(graph, llm, settings, max_topics, failed, now.level)
+        if not topics:  # mining gave nothing usable: what is stored stays, marked for rebuild
+            log.warning("topic mining gave no topic: the stored topics are kept; the next "
+                        "`ingest` / `topics build` mines again")
+            graph.run("index/set_index_meta", props={"topics_dirty": True})
+            return TopicsResult(mined=False, why="topic mining failed: stored topics kept",
+                                failed=failed or [Failure.of("topic list", "no topic mined")])
         mined_ok = not failed
         graph.run_script("index/clear_topics")
         labels = [f"Topic{i}" for i in range(len(topics))]

@@ -2,8 +2,12 @@
 them) may answer ``("entity"<|>NAME<|>TYPE<|>DESCRIPTION)##("relationship"<|>SOURCE<|>TARGET
 <|>DESCRIPTION<|>STRENGTH)<|COMPLETE|>`` instead of the JSON we asked for - as a whole reply or
 as strings inside our JSON lists. Each tuple becomes the record it stands for; nothing else in
-the text is read. A tuple missing its ``)`` ends where the next begins (read alone, counted);
-a separator inside a description keeps the description whole (counted)."""
+the text is read. A tuple runs to the next one's start, so the format's own separators inside
+a field (``<|>``, ``##``, ``<|COMPLETE|>``) are text of that field: only a ``)`` followed by a
+record separator (or the end) closes it. A tuple missing its ``)`` ends where the next begins
+(read alone, counted); a ``<|>`` inside a description keeps the description whole (counted); a
+tuple with fewer fields than its format has (``("entity"<|>NAME<|>TYPE)``) is dropped
+(counted)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,13 @@ KIND = {"entity": "entities", "relationship": "relationships", "claim": "claims"
 REPAIR = "_repair"  # a record's key naming how it was repaired (counted, then removed)
 UNCLOSED = "tuple record without its ')' (kept, read alone)"
 JOINED = "tuple description holding the field separator (kept whole)"
+DROP = "_drop"  # a record's key naming why it is dropped (counted, never stored)
+TOO_FEW = "tuple record with too few fields"
 FIELDS = {"entity": 3, "relationship": 4, "claim": 8}  # fields after the record type
+# fields a record must have (the strength and a claim's source quote may be missing)
+MIN_FIELDS = {"entity": 3, "relationship": 3, "claim": 7}
+_SEP = r"##|<\|COMPLETE\|>"
+_CLOSE = re.compile(rf"\)\s*(?:{_SEP})")  # a tuple's end: ")" then a record separator
 
 
 def _fields(body: str) -> list[str]:
@@ -41,8 +51,11 @@ def _fit(kind: str, f: list[str]) -> tuple[list[str], bool]:
 
 
 def record(kind: str, fields: list[str]) -> dict[str, Any] | None:
-    """The JSON record of one tuple's fields (after its record type), or None when too short.
-    A description holding the separator is kept whole (marked ``REPAIR``: ``JOINED``)."""
+    """The JSON record of one tuple's fields (after its record type), or None when it names
+    nothing. Fewer fields than MIN_FIELDS: marked ``DROP`` (``TOO_FEW``); a description
+    holding the separator is kept whole (marked ``REPAIR``: ``JOINED``)."""
+    if len(fields) < MIN_FIELDS[kind]:
+        return {DROP: TOO_FEW} if any(fields) else None
     fields, joined = _fit(kind, fields)
     f = fields + [""] * 9
     rec: dict[str, Any] | None = None
@@ -63,23 +76,33 @@ def record(kind: str, fields: list[str]) -> dict[str, Any] | None:
     return rec
 
 
+def _body(chunk: str) -> tuple[str, bool]:
+    """A tuple's fields as one string (what follows its record type, up to the next tuple),
+    and whether it was closed: up to its last ``)`` followed by a record separator, else its
+    last ``)``; unclosed, up to ``<|COMPLETE|>`` without a trailing ``##``."""
+    ends = [m.start() for m in _CLOSE.finditer(chunk)]
+    close = ends[-1] if ends else chunk.rfind(")")
+    if close >= 0:
+        return chunk[:close], True
+    chunk = chunk.split("<|COMPLETE|>", 1)[0].rstrip()
+    return chunk.removesuffix("##").rstrip(), False
+
+
 def _tuples(text: str) -> list[tuple[str, str, bool]]:
     """(record type, body, closed) of each tuple: a tuple runs from its opening to the next
-    one's (or a ``##`` / ``<|COMPLETE|>``), so one missing its ``)`` never takes in the next."""
+    one's, so one missing its ``)`` never takes in the next, and a separator inside a field
+    is that field's text."""
     starts = list(START.finditer(text))
     out = []
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
-        chunk = re.split(r"##|<\|COMPLETE\|>", text[m.end():end], maxsplit=1)[0]
-        close = chunk.rfind(")")
-        out.append((m.group(1).lower(), chunk[:close] if close >= 0 else chunk.rstrip(),
-                    close >= 0))
+        out.append((m.group(1).lower(), *_body(text[m.end():end])))
     return out
 
 
 def _record_of(kind: str, body: str, closed: bool) -> dict[str, Any] | None:
     rec = record(kind, _fields(body))
-    if rec is not None and not closed:
+    if rec is not None and not closed and DROP not in rec:
         rec[REPAIR] = UNCLOSED
     return rec
 
@@ -99,8 +122,8 @@ def from_tuple(item: Any) -> tuple[str, dict[str, Any]] | None:
 def from_text(text: str) -> dict[str, list[dict[str, Any]]] | None:
     """Every tuple record of a whole reply by list name, or None when it holds none (or looks
     like JSON: the JSON parser reads that). Records repaired carry ``REPAIR``."""
-    if text.lstrip()[:1] in "{[" or "entity" not in text.lower():
-        return None
+    if text.lstrip()[:1] in "{[" or not START.search(text):  # a gleaning reply may hold
+        return None                                             # relationships only
     out: dict[str, list[dict[str, Any]]] = {"entities": [], "relationships": [], "claims": []}
     for kind, body, closed in _tuples(text):
         if rec := _record_of(kind, body, closed):

@@ -40,7 +40,7 @@ from .reply import (
 from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
 from .structured import accepted, validator
-from .transport import send
+from .transport import FirstReply, send
 from .usage import Usage
 
 __all__ = ["LLM", "Usage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
@@ -78,6 +78,7 @@ class LLM:
             max_retries=0,  # tenacity owns retries
         )
         self.semaphore = asyncio.Semaphore(settings.llm.parallel)
+        self.first = FirstReply()  # a wrong endpoint costs one request (transport.send)
         self.caps = Capabilities(settings)
         mode = settings.llm.json_mode
         self.json_explicit = mode != "auto"
@@ -117,7 +118,7 @@ class LLM:
     async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
         """One request with transport retries; the decoded JSON body."""
         return await send(self.client, self.settings, self.usage, self.semaphore, stage,
-                          messages, self._wire(params))
+                          messages, self._wire(params), self.first)
 
     async def _call(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Reply:
         """One request, adapting once to a parameter the endpoint refuses; the checked reply.
@@ -138,6 +139,9 @@ class LLM:
         st.calls += 1
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         reply = read_envelope(body, prompt, self.settings.encoding)
+        if "nousage" not in reply.repairs and (line := self.usage.check_prompt(
+                stage, prompt, reply.prompt_tokens, self.settings.encoding)):
+            log.warning("%s", line)
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
         for r in reply.repairs:  # the envelope's own (think, nousage ...): whatever comes next
@@ -157,6 +161,7 @@ class LLM:
         attempts: int | None = None,
         prose: bool = False,
         subject: Subject | None = None,
+        on_refusal: Callable[[ReplyFault], None] | None = None,
     ) -> Any:
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
         ``validate`` appends the harmless defects it repaired to ``repairs``. ``prose``: the
@@ -167,6 +172,8 @@ class LLM:
         fails (never cached, and a cached reply that is degenerate is asked again).
         ``attempts``
         (default LLM_MAX_RETRIES + 1) bounds the tries of an optional call (a gleaning round).
+        ``on_refusal`` gets every reply an answer check refused (``ReplyFault.verdict`` set),
+        a retried one too: the caller keeps it in the trace.
 
         An unusable reply (``llm.reply`` reasons; ``validate`` raising LLMParseError) is
         retried up to LLM_MAX_RETRIES times: a truncated one with a larger completion cap,
@@ -216,6 +223,8 @@ class LLM:
                 fault = err if isinstance(err, ReplyFault) else ReplyFault(INVALID, str(err),
                                                                            err.raw)
                 self.usage.fault(fault.reason)
+                if on_refusal is not None and fault.verdict is not None:
+                    on_refusal(fault)
                 last = fault
                 if not retry.after(fault):
                     break
@@ -228,7 +237,7 @@ class LLM:
         self.usage.stage(stage).failed += 1
         assert last is not None
         raise ReplyFault(last.reason, f"{stage}: no usable reply after {tries} attempts "
-                         f"(last: {last.detail})", last.raw)
+                         f"(last: {last.detail})", last.raw, last.verdict)
 
     async def structured(
         self,
@@ -248,16 +257,20 @@ class LLM:
         attempt gave valid output."""
 
         schema = schema_of(model)
-        small = bounded(model, self.settings.llm.schema_max_items,
-                        self.settings.llm.schema_max_chars)
+        cap = self.settings.llm
+        small = bounded(model, cap.schema_max_items, cap.schema_max_chars)
+        # a model with its own bounds (extraction records) checks them whatever the mode,
+        # record by record and counted; the schema then only holds the reply's shape
+        own = getattr(model, "OWN_BOUNDS", False)
+        context = {"max_items": cap.schema_max_items, "max_chars": cap.schema_max_chars}
         while True:
             sent = small if self.json_mode == "json_object" else schema
             fmt = response_format(self.json_mode, model.__name__, sent)
+            parse = validator(model, stage, schema if own else sent, context if own else None)
             try:
                 check = accept if self.settings.llm.answer_check else None
                 return await self.complete(messages, stage=stage, max_tokens=max_tokens,
-                                           validate=accepted(validator(model, stage, sent),
-                                                             check, stage),
+                                           validate=accepted(parse, check, stage),
                                            response_format=fmt, attempts=attempts)
             except LLMError as err:
                 nxt = FALLBACK.get(self.json_mode)

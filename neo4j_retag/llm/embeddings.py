@@ -38,7 +38,7 @@ from ..errors import ConfigError, Failure, LLMError
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
-from .transport import STAGE_HEADER, request
+from .transport import STAGE_HEADER, not_chat, request
 from .usage import Usage
 
 EMBED = "embed"  # ingest's embed stage: text units, entity descriptions, community reports
@@ -118,6 +118,9 @@ class Embedder:
                 self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
                 ep.encoding = "float"  # the endpoint takes only JSON floats
         st = self.usage.stage(stage)
+        if not (isinstance(body, dict) and body.keys() & {"data", "error", "object"}):
+            st.failed += 1  # "pong", [], {"status": "ok"}: no embeddings API, for any call
+            raise not_chat(self.settings, body, "embeddings list", ep.target)
         st.calls += 1
         vectors, pt = read_vectors(body, len(texts), self.dimensions)
         if pt is None:

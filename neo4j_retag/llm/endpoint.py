@@ -25,6 +25,7 @@ from ..model import JSON
 
 log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"
+WINDOW_KEY = "context_tokens"  # the capability: the window (tokens) learnt from a refusal
 MAX_RETRY_AFTER = 60.0  # seconds: longer waits are capped (the call is retried anyway)
 _backoff = wait_exponential_jitter(initial=1, max=30)
 # request parameters an endpoint may refuse and the client can do without (reasoning models
@@ -98,6 +99,40 @@ _WINDOW = (r"n_ctx\W{0,4}(\d+)", r"maximum context length is (\d+)",
 # a request with more inputs than an embeddings endpoint takes at once
 BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of inputs|"
                            r"at most \d+ inputs|input array", re.I)
+
+
+# the setting that sizes each stage's prompt: what to lower when it is over the window
+STAGE_BUDGETS = {
+    "extract": "CHUNK_SIZE", "glean": "CHUNK_SIZE", "claims": "CHUNK_SIZE",
+    "topic_assign": "CHUNK_SIZE", "summarize": "SUMMARY_MAX_TOKENS",
+    "report": "REPORT_CONTEXT_TOKENS", "lazy_report": "REPORT_CONTEXT_TOKENS",
+    "map": "MAP_CONTEXT_TOKENS", "rate": "MAP_CONTEXT_TOKENS",
+    "relevance": "CHUNK_SIZE",
+}
+
+
+def budget_setting(stage: str) -> str:
+    """The token budget setting(s) that size ``stage``'s prompt (every answer and reduce
+    step: REDUCE_CONTEXT_TOKENS), with LLM_MAX_TOKENS, the completion's share of the window."""
+    return f"{STAGE_BUDGETS.get(stage, 'REDUCE_CONTEXT_TOKENS')} or LLM_MAX_TOKENS"
+
+
+def window_fix(stage: str, local: bool, ctx: int) -> str:
+    """What fixes a ``stage`` prompt over the window: LLM_CTX for the local server (``ctx``:
+    its value), else the stage's budget setting."""
+    return (f"raise LLM_CTX (now {ctx:,}; `neo4j-retag llm stop` and `llm start` to apply it) "
+            f"or lower {budget_setting(stage)}" if local
+            else f"lower {budget_setting(stage)} to fit the model's window")
+
+
+def over_window(stage: str, local: bool, ctx: int, message: str) -> str:
+    """The one line for a prompt the endpoint refused as over its window: the window it
+    names, and the settings that fix it (``window_fix``)."""
+    window = window_in(message)
+    named = f" ({window} tokens)" if window else ""  # no comma: window_in reads it again
+    fix = window_fix(stage, local, ctx)
+    return (f"{stage}: the prompt is over the LLM's context window{named}: {fix} "
+            f"(the endpoint said: {' '.join(message.split())[:300]})")
 
 
 def context_refused(message: str) -> bool:

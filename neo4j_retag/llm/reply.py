@@ -18,7 +18,8 @@ from .. import tokens
 from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
-from .degenerate import Subject, degenerate
+from .degenerate import Subject, Verdict, check
+from .json_text import leading_value, unclosed
 
 # reasons a reply is unusable (retried, then the item fails with the last one)
 NO_CHOICES = "no_choices"        # HTTP 200 without choices (an error object, or [])
@@ -46,12 +47,59 @@ _CHATTER = re.compile(r"\n+\s*(i hope (?:this|that) helps|let me know if|feel fr
                       r"is there anything else)[^\n]*\s*$", re.I)
 
 
-class ReplyFault(LLMParseError):
-    """A reply that arrived but cannot be used; ``reason`` is one of the names above."""
+def filtered(*parts: Any) -> list[str]:
+    """The categories a content filter flagged anywhere in ``parts`` (a choice, a body, an
+    error body): Azure's ``content_filter_results`` / ``content_filter_result`` entries
+    ``{"violence": {"filtered": true, "severity": "medium"}}``, as ``"violence (medium)"``;
+    a ``category``/``categories`` field too (other gateways)."""
+    out: list[str] = []
 
-    def __init__(self, reason: str, message: str, raw: str = "") -> None:
+    def walk(v: Any, depth: int = 0) -> None:
+        if depth > 6:
+            return
+        if isinstance(v, list):
+            for x in v:
+                walk(x, depth + 1)
+        if not isinstance(v, dict):
+            return
+        for k, x in v.items():
+            if isinstance(x, dict) and x.get("filtered") is True:
+                sev = x.get("severity")
+                out.append(f"{k} ({sev})" if isinstance(sev, str) and sev != "safe" else str(k))
+            elif k in ("category", "categories") and isinstance(x, str | list):
+                out.extend(str(c) for c in (x if isinstance(x, list) else [x]))
+            else:
+                walk(x, depth + 1)
+
+    for p in parts:
+        walk(p)
+    return list(dict.fromkeys(out))
+
+
+def blocked(categories: list[str]) -> str:
+    """The one line for a content-filter refusal, naming what it flagged."""
+    what = (f" (categor{'y' if len(categories) == 1 else 'ies'}: {', '.join(categories)})"
+            if categories else " (no category given)")
+    return f"the answer was blocked by the endpoint's content filter{what}"
+
+
+def blocked_line(err: BaseException) -> str:
+    """The content-filter line an error's message holds (with its categories), for the
+    caller's own message; the plain line when it holds none."""
+    m = re.search(r"the answer was blocked by the endpoint's content filter \([^)]*\)",
+                  str(err))
+    return m.group(0) if m else blocked([])
+
+
+class ReplyFault(LLMParseError):
+    """A reply that arrived but cannot be used; ``reason`` is one of the names above;
+    ``verdict`` the answer check's rule and numbers when a check refused it."""
+
+    def __init__(self, reason: str, message: str, raw: str = "",
+                 verdict: Verdict | None = None) -> None:
         super().__init__(f"{reason}: {message}", raw, reason)
         self.detail = message
+        self.verdict = verdict
 
 
 @dataclass
@@ -94,6 +142,9 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     if not isinstance(msg, dict):
         raise ReplyFault(NO_MESSAGE, "the first choice has no message")
     content = msg.get("content")
+    refusal = msg.get("refusal")  # OpenAI's structured-output refusal, beside no content
+    if isinstance(refusal, str) and refusal.strip() and not (content or "").strip():
+        raise ReplyFault(REFUSED, f"the model refused: {refusal.strip()[:80]!r}", refusal)
     if content is None:
         content = ""
     if not isinstance(content, str):
@@ -101,8 +152,8 @@ def read_envelope(body: Any, prompt: str, enc: str) -> Reply:
     finish = choice.get("finish_reason")
     finish = finish if isinstance(finish, str) else None
     if finish == "content_filter":
-        raise ReplyFault(CONTENT_FILTER, "the answer was blocked by the endpoint's content "
-                         "filter", content)
+        raise ReplyFault(CONTENT_FILTER, blocked(filtered(choice, body.get(
+            "prompt_filter_results"))), content)
     repairs: list[str] = []
     text = clean(content)
     if text != content:
@@ -159,11 +210,16 @@ def check_text(reply: Reply, *, truncation_ok: bool = False) -> str:
     return text
 
 
-_KEY = re.compile(r'"\s*:')  # a JSON key, what an object with a defect still has
-def answers_nothing(text: str, subject: Subject | None = None) -> str | None:
-    """Why ``text`` answers nothing (``degenerate.degenerate`` on it without its chatter), or
+def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None:
+    """Why ``text`` answers nothing (``degenerate.check`` on it without its chatter), or
     None: the check of a fresh reply and of a cached one alike."""
-    return degenerate(strip_chatter(text).text, subject)
+    return check(strip_chatter(text).text, subject)
+
+
+def refusal(text: str, system: str, subject: Subject | None = None) -> Verdict | None:
+    """Every check an answer's free text gets (``not_prose``, then ``answers_nothing``):
+    the first Verdict that refuses ``text``, or None. The answer-check benchmark's measure."""
+    return not_prose(text, system) or answers_nothing(text, subject)
 
 
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
@@ -175,9 +231,9 @@ def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
     its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
     if prose and (why := not_prose(text, system)):
-        raise ReplyFault(INVALID, f"{stage}: {why}", text)
+        raise ReplyFault(INVALID, f"{stage}: {why}", text, why)
     if prose and check and (why := answers_nothing(text, subject)):
-        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text)
+        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text, why)
     return text
 
 
@@ -185,26 +241,23 @@ def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
 _HEADER = re.compile(r"^-+([A-Za-z][^\n]*?)-+[ \t]*$", re.M)
 
 
-def not_prose(text: str, prompt: str) -> str | None:
-    """Why ``text`` is no free-text answer, or None: a JSON object or array (a document told
-    the model to answer with a template), or a piece of the prompt's own instructions or
-    example echoed back, or an answer that opens with one of the prompt's section headers.
-    The caller raises it as ``invalid`` (retried, then the item fails)."""
+def not_prose(text: str, prompt: str) -> Verdict | None:
+    """Why ``text`` is no free-text answer, or None: a JSON object or array, or a Python
+    dict, alone or followed by prose ("{...} That is all.": a document told the model to
+    answer with a template) - rule ``json``; a piece of the prompt's own instructions or
+    example echoed back (``prompt_echo``), or an answer that opens with one of the prompt's
+    section headers (``prompt_header``). The caller raises it as ``invalid`` (retried, then
+    the item fails)."""
     # after the lead-in is gone ("Answer: {...}"), and JSON with a harmless defect (a
     # trailing comma) still JSON
     body = _FENCE.sub("", strip_chatter(text).text.strip()).strip()
-    if body and body[0] in "{[" and body[-1] in "}]":
-        try:
-            value = json.loads(body)
-        except ValueError:
-            # an object only: "[Data: Reports (1)]" is a citation, not a JSON array
-            value = (json_repair.loads(body) if body[0] == "{" and _KEY.search(body)
-                     and not unclosed(body) else None)
-        if isinstance(value, dict | list) and value:
-            return "a JSON value where a free-text answer was asked for"
+    if body and body[0] in "{[" and (value := leading_value(body)):
+        return Verdict("json", "a JSON value where a free-text answer was asked for",
+                       {"value_chars": len(value), "prose_after": len(body) - len(value)})
     norm = " ".join(body.casefold().split())
     if len(norm) >= 20 and norm in " ".join(prompt.casefold().split()):
-        return "the prompt's own instructions or template echoed back, not an answer"
+        return Verdict("prompt_echo", "the prompt's own instructions or template echoed back, "
+                       "not an answer", {"chars": len(norm)})
     first = next((ln for ln in body.splitlines() if ln.strip()), "")
     lead = " ".join(first.lstrip(" \t-#*>").casefold().split())
     for header in _HEADER.findall(prompt):
@@ -212,32 +265,9 @@ def not_prose(text: str, prompt: str) -> str | None:
         # "-Target response length and format: 10 sentences ..." (SmolLM2's reduce), not
         # "Goals of the council ...": the header then its own end
         if lead.startswith(h) and lead[len(h):len(h) + 1] in ("", ":", "-"):
-            return f"the prompt's section header {header!r} echoed back, not an answer"
+            return Verdict("prompt_header", f"the prompt's section header {header!r} echoed "
+                           "back, not an answer", {})
     return None
-
-
-def unclosed(text: str) -> bool:
-    """True when the first JSON value in ``text`` ends inside a string or an open bracket:
-    the reply was cut off (closing it would invent an ending)."""
-    depth, in_str, esc, started = 0, False, False, False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-            started = True
-        elif ch in "}]":
-            depth -= 1
-            if started and depth <= 0:
-                return False
-    return in_str or depth > 0
 
 
 def parse_json(text: str, repairs: list[str] | None = None) -> Any:

@@ -37,10 +37,12 @@ log = logging.getLogger(__name__)
 
 async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
                              on_token: Callable[[str | None], None], prose: bool = False,
-                             subject: Subject | None = None) -> str:
+                             subject: Subject | None = None,
+                             on_refusal: Callable[[ReplyFault], None] | None = None) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
-    ``prose`` and ``subject`` as for ``LLM.complete`` (JSON or an echoed template is invalid,
-    text that answers nothing degenerate). Raises what ``LLM.complete`` raises."""
+    ``prose``, ``subject`` and ``on_refusal`` as for ``LLM.complete`` (JSON or an echoed
+    template is invalid, text that answers nothing degenerate). Raises what
+    ``LLM.complete`` raises."""
     params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
                               "max_tokens": llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
@@ -61,6 +63,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                     stream_options={"include_usage": True},
                     extra_headers={STAGE_HEADER: stage}, **llm._wire(params))
                 finish, usage = None, None
+                filters: list[Any] = []  # Azure's content_filter_results, per chunk
                 async with stream:
                     async for chunk in stream:
                         if chunk.usage is not None:
@@ -70,15 +73,22 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                                 parts.append(choice.delta.content)
                                 on_token(choice.delta.content)
                             finish = choice.finish_reason or finish
+                            if (extra := choice.model_extra or {}).get(
+                                    "content_filter_results"):
+                                filters.append(extra["content_filter_results"])
             finally:
                 st.seconds += time.perf_counter() - t0
         if finish is None:  # no finish reason: the connection was cut mid-answer
             raise ReplyFault(TRUNCATED, f"{stage}: the stream ended without a finish reason",
                              "".join(parts))
         body = {"choices": [{"message": {"role": "assistant", "content": "".join(parts)},
-                             "finish_reason": finish}], "usage": usage}
+                             "finish_reason": finish}], "usage": usage,
+                "prompt_filter_results": filters}  # the categories a filter names
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         reply = read_envelope(body, prompt, llm.settings.encoding)
+        if "nousage" not in reply.repairs and (line := llm.usage.check_prompt(
+                stage, prompt, reply.prompt_tokens, llm.settings.encoding)):
+            log.warning("%s", line)
         st.calls += 1
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
@@ -91,12 +101,15 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         reason = getattr(err, "reason", None)
         if reason:
             llm.usage.fault(reason)
+        if on_refusal is not None and isinstance(err, ReplyFault) and err.verdict is not None:
+            on_refusal(err)
         if parts:
             on_token(None)
         if reason == CONTENT_FILTER:  # the same request meets the same filter
             llm.usage.stage(stage).failed += 1
             raise err
-        text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject))
+        text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject,
+                                      on_refusal=on_refusal))
         on_token(text)
         return text
     for r in reply.repairs:

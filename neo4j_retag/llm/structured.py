@@ -18,19 +18,21 @@ from .schema import JSON, Shape, conform, first_error
 M = TypeVar("M", bound=BaseModel)
 
 
-def validator(model: type[M], stage: str, sent: JSON) -> Callable[[str, list[str]], M]:
+def validator(model: type[M], stage: str, sent: JSON,
+              context: JSON | None = None) -> Callable[[str, list[str]], M]:
     """The ``validate`` `LLM.complete` takes for replies of ``model`` to a request that sent
-    the schema ``sent``; it appends the harmless defects it repaired to ``repairs``."""
+    the schema ``sent``; it appends the harmless defects it repaired to ``repairs``.
+    ``context`` goes to the model's validation (a model's own bounds: `LLM.structured`)."""
     salvage = getattr(model, "from_text", None)  # another format the model may answer in
 
     def validate(text: str, repairs: list[str]) -> M:
         try:
             if salvage is not None and (data := salvage(text)) is not None:
-                repairs.append("tuples")
-            else:
-                data = parse_json(text, repairs)
+                repairs.append("tuples")  # records we built: the model checks them itself
+                return model.model_validate(data, context=context)
+            data = parse_json(text, repairs)
             # held to the schema sent: wrong field names are invalid, overlong text cut
-            return model.model_validate(conform(data, sent, repairs))
+            return model.model_validate(conform(data, sent, repairs), context=context)
         except Shape as err:
             raise ReplyFault(INVALID, f"{stage}: wrong shape ({err})", text) from err
         except ValidationError as err:

@@ -17,7 +17,8 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from ..config import Settings
 from ..errors import ConfigError, LLMError
 from ..model import JSON
-from .endpoint import context_refused, transport_reason, wait
+from .endpoint import context_refused, over_window, transport_reason, wait
+from .reply import blocked, filtered
 from .usage import Usage
 
 # every request names its pipeline stage (usage's key): a proxy, a log or a test double can
@@ -73,15 +74,87 @@ def _not_json(text: str) -> bool:
     return False
 
 
+def chat_shaped(body: Any) -> bool:
+    """True when ``body`` (a 200's decoded JSON) is a chat completion or an API's error
+    object; ``"pong"``, ``[]``, ``{"status": "ok"}`` are some other service's answer."""
+    return isinstance(body, dict) and (
+        "choices" in body or "error" in body
+        or str(body.get("object", "")).startswith("chat.completion"))
+
+
+def not_chat(settings: Settings, body: Any, what: str = "chat completion",
+             target: Target | None = None) -> ConfigError:
+    """The one line for a 200 whose JSON is no chat completion (or no model list, no
+    embeddings: ``what``): a health check, another service. Every later call would get the
+    same."""
+    t = target or Target.chat(settings)
+    snippet = json.dumps(body, ensure_ascii=False)[:120]
+    return ConfigError(
+        f"the {t.what} endpoint {t.url} answered HTTP 200 with JSON that is no {what}: "
+        f"{snippet}. Check {t.url_var}: it is the API root, for most servers ending in /v1 "
+        "(e.g. http://host:8000/v1)")
+
+
+async def model_ids(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
+                    semaphore: asyncio.Semaphore) -> list[str]:
+    """The model ids the endpoint lists (GET /models, stage ``doctor``). Raises ConfigError in
+    one line for a reply that is no API's: a web page (``wrong_endpoint``), JSON that is no
+    model list (``not_chat``), an unreachable endpoint."""
+    body = await request(lambda: client.models.with_raw_response.list(), settings, usage,
+                         semaphore, "doctor", Target.chat(settings))
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
+        raise not_chat(settings, body, "model list")
+    return [str(m.get("id")) for m in data]
+
+
+class FirstReply:
+    """Until one reply has shown that the endpoint speaks the chat API, requests go one at a
+    time, and a call that waited while the one before it met a wrong endpoint (ConfigError)
+    fails with that error without a request: a wrong endpoint costs one request, not one per
+    call in flight. A call that starts later asks again (a long-lived client, `serve`, sees
+    the endpoint come right)."""
+
+    def __init__(self) -> None:
+        self.ok = False
+        self.failures = 0
+        self.error: ConfigError | None = None
+        self.lock = asyncio.Lock()
+
+
 async def send(client: openai.AsyncOpenAI, settings: Settings, usage: Usage,
                semaphore: asyncio.Semaphore, stage: str, messages: list[dict[str, str]],
-               params: JSON) -> Any:
-    """POST one chat completion (``params`` as the endpoint takes them); see ``request``."""
-    return await request(
-        lambda: client.chat.completions.with_raw_response.create(
-            model=settings.llm.model, messages=messages,
-            extra_headers={STAGE_HEADER: stage}, **params),
-        settings, usage, semaphore, stage, Target.chat(settings))
+               params: JSON, first: FirstReply | None = None) -> Any:
+    """POST one chat completion (``params`` as the endpoint takes them); see ``request``.
+    Raises ConfigError (``not_chat``) when the 200's JSON is no chat completion; with
+    ``first``, only the first such reply of the calls in flight is paid for."""
+    first = first or FirstReply()
+    seen = first.failures
+
+    async def one() -> Any:
+        if first.failures > seen and first.error is not None:
+            raise first.error  # it failed while this call waited: the same endpoint
+        try:
+            body = await request(
+                lambda: client.chat.completions.with_raw_response.create(
+                    model=settings.llm.model, messages=messages,
+                    extra_headers={STAGE_HEADER: stage}, **params),
+                settings, usage, semaphore, stage, Target.chat(settings))
+            if not chat_shaped(body):
+                usage.stage(stage).failed += 1
+                raise not_chat(settings, body)
+        except ConfigError as err:  # a web page, a wrong key: the same for every call
+            first.failures += 1
+            first.error = err
+            raise
+        first.ok = True
+        return body
+
+    if not first.ok:
+        async with first.lock:  # the first reply alone: the others wait for its verdict
+            if not first.ok:
+                return await one()
+    return await one()
 
 
 async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage: Usage,
@@ -123,7 +196,9 @@ async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage:
         raise ConfigError(f"the {t.what} endpoint rejected the key: check {t.key_var}") from err
     except openai.NotFoundError as err:
         st.failed += 1
-        if _not_json(err.response.text):  # a web server's 404 page: the path is wrong
+        # a web server's 404 page, or a JSON 404 about no model ({"detail": "Not Found"}):
+        # the path is wrong
+        if _not_json(err.response.text) or "model" not in err.response.text.lower():
             raise wrong_endpoint(settings, 404, err.response.headers.get("content-type", ""),
                                  err.response.text, t) from err
         raise ConfigError(f"model {t.model!r} not found at the {t.what} endpoint: check "
@@ -132,11 +207,13 @@ async def request(call: Callable[[], Awaitable[Any]], settings: Settings, usage:
         st.failed += 1
         if "content_filter" in str(err) or "content management policy" in str(err):
             usage.fault("content_filter")  # Azure answers a filtered prompt with a 400
-            raise LLMError(f"{stage}: the answer was blocked by the endpoint's content filter",
-                           "content_filter") from err
-        # a prompt over the model's window: the caller can split it (map batches, inputs)
-        reason = "context_length" if context_refused(str(err)) else "http400"
-        raise LLMError(f"{stage}: {t.what} call failed: {err}", reason) from err
+            raise LLMError(f"{stage}: {blocked(filtered(err.body))}", "content_filter") from err
+        # a prompt over the model's window: the caller can split it (map batches, inputs);
+        # said with the settings that fix it when nobody can
+        if context_refused(str(err)):
+            raise LLMError(over_window(stage, settings.llm.local, settings.services.llm_ctx,
+                                       str(err)), "context_length") from err
+        raise LLMError(f"{stage}: {t.what} call failed: {err}", "http400") from err
     except openai.OpenAIError as err:
         if isinstance(err, openai.RateLimitError | openai.InternalServerError):
             usage.fault(transport_reason(err))

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import tokens
 from ..model import LLMCost
+from .endpoint import budget_setting
+
+# an endpoint that counts under this share of the prompt tokens we sent cut the prompt: our
+# tokenizer is not the model's (a chat template adds tokens; other vocabularies count 0.7-1.5x
+# ours), so only a gap no tokenizer explains is called a truncation
+TRUNCATION_SHARE = 0.6
 
 
 @dataclass
@@ -17,9 +24,27 @@ class Usage:
     # faults met, by reason: transport (http429, http5xx, timeout, connection), unusable
     # replies (llm.reply reasons) and repaired defects (think, fence, prose, nousage ...)
     faults: Counter[str] = field(default_factory=Counter)
+    # prompts the endpoint cut without saying so, one line each (query.answer notes them)
+    truncated: list[str] = field(default_factory=list)
 
     def fault(self, reason: str) -> None:
         self.faults[reason] += 1
+
+    def check_prompt(self, stage: str, prompt: str, counted: int, enc: str) -> str | None:
+        """The line (also kept in ``truncated``, counted as fault ``prompt_truncated``) when
+        the endpoint's usage counts ``counted`` prompt tokens for a ``prompt`` that is far
+        longer by our tokenizer ``enc``: the endpoint cut it silently (a server with a
+        smaller window than the budgets assume). None when the counts agree."""
+        sent = tokens.count(prompt, enc)
+        if counted >= sent * TRUNCATION_SHARE or sent - counted < 64:
+            return None
+        line = (f"{stage}: the endpoint counted {counted:,} prompt tokens of the ~{sent:,} "
+                "sent: it cut the prompt without saying so (its window is smaller than the "
+                f"budgets assume): lower {budget_setting(stage)}, or serve a larger window "
+                "(LLM_CTX)")
+        self.fault("prompt_truncated")
+        self.truncated.append(line)
+        return line
 
     def stage(self, name: str) -> LLMCost:
         return self.stages.setdefault(name, LLMCost())

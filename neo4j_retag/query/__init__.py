@@ -15,6 +15,7 @@ classification call picks retag/global or local). Method modules share helpers t
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -116,7 +117,11 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     LevelError when the level has no reports."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(METHODS)}")
+    truncated = llm.usage.truncated if llm is not None else []
+    cut = len(truncated)
     first = await run_method(method, graph, llm, settings, query)
+    for line in dict.fromkeys(truncated[cut:]):  # prompts the endpoint cut silently
+        first.trace.note(line, logging.WARNING)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
     # an option the method does not use is said, not silently dropped
     if query.budget is not None and chosen != "lazy":

@@ -8,6 +8,7 @@ from __future__ import annotations
 from .. import events
 from ..config import Settings
 from ..db import Graph, Record
+from ..errors import ConfigError
 from ..llm import LLM
 from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
@@ -54,6 +55,12 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
                    settings.query.reduce_context_tokens, settings.encoding)
     trace.text_units_retrieved = len(rows)
     events.emit("retrieved", text_units=len(rows), method="rag", level=-1)
+    if hits and not rows:  # retrieved, but no text unit fits: a budget to fix, not no answer
+        q = settings.query.reduce_context_tokens
+        raise ConfigError(f"rag: none of the {len(hits)} text units retrieved fits the context "
+                          f"budget (REDUCE_CONTEXT_TOKENS {q}"
+                          + (f", which follows LLM_CTX {settings.services.llm_ctx}"
+                             if settings.llm.local else "") + "): raise it")
     if not rows:
         return Answer(answer=no_answer_for(settings, trace, f"{retrieval} retrieved no text "
                                            "unit for the question"), trace=trace)

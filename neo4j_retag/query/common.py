@@ -5,7 +5,6 @@ prepared context, a level's reports, and BM25 over an in-memory candidate set.""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,14 +13,14 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
+from ..llm.reply import ReplyFault, blocked_line
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
-from ..text import strip_chatter
+from ..refusal import Refusal
+from ..text import TERM, strip_chatter
 from ..tokens import count
 from .retrieval import check_level
-
-WORD = re.compile(r"\w+")
 
 
 def note_once(trace: Trace, text: str, level: int = logging.INFO) -> None:
@@ -52,12 +51,9 @@ class AnswerFailedError(LLMError):
     the reason, never the canned no-answer sentence as if the data had no answer."""
 
 
-BLOCKED = "the answer was blocked by the endpoint's content filter"
-
-
 def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
     """The error for an answer step that failed with ``err``, noted in the trace."""
-    msg = (BLOCKED if err.reason == "content_filter"
+    msg = (blocked_line(err) if err.reason == "content_filter"
            else f"the {stage} call failed ({err.reason}): {err}")
     trace.note(msg)
     trace.failures.append(Failure.of(stage, err))
@@ -66,7 +62,8 @@ def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
 
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
-                           *, required: bool = False, subject: Subject | None = None) -> str:
+                           *, required: bool = False, subject: Subject | None = None,
+                           reraise: tuple[str, ...] = ()) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted and recorded in
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
@@ -75,14 +72,21 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     (injected by a document), or degenerate (``llm.degenerate``: repeated lines, a looping
     phrase, the question echoed, nothing of ``subject``'s context), is retried, then the
     honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
-    someone listens to the question's events (`serve`)."""
+    someone listens to the question's events (`serve`). An LLMError whose reason is in
+    ``reraise`` is raised for the caller to handle (the reduce step's context_length)."""
     sink = events.token_sink()
+
+    def keep(fault: ReplyFault) -> None:  # every refused reply, a retried one too
+        refused(trace, stage, fault)
+
     try:
         text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
-                                             prose=True, subject=subject) if sink
-                          else llm.complete(messages, stage=stage, prose=True,
-                                            subject=subject)))
+                                             prose=True, subject=subject, on_refusal=keep)
+                          if sink else llm.complete(messages, stage=stage, prose=True,
+                                                    subject=subject, on_refusal=keep)))
     except LLMError as err:
+        if err.reason in reraise:
+            raise
         if err.reason in ("invalid", "degenerate"):
             trace.failures.append(Failure.of(stage, err))
             what = "free-text answer" if err.reason == "invalid" else "usable answer"
@@ -96,6 +100,15 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     text, changed = strip_chatter(text)
     trace.chatter_stripped += changed
     return text
+
+
+def refused(trace: Trace, stage: str, err: LLMError) -> None:
+    """``err``'s refused reply in ``trace.refusals`` (its rule, numbers and first 500
+    characters), when an answer check refused it: a refusal a reader can judge, the one
+    before a retry that was accepted too."""
+    if isinstance(err, ReplyFault) and err.verdict is not None:
+        v = err.verdict
+        trace.refusals.append(Refusal.of(stage, v.rule, v.why, v.numbers, err.raw))
 
 
 def fit(rows: list[list[Any]], budget: int, enc: str) -> list[list[Any]]:
@@ -129,8 +142,9 @@ def reports_at_level(graph: Graph, scope: str, level: int) -> list[ReportRow]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased word tokens, for BM25 over texts held in memory."""
-    return WORD.findall(text.casefold())
+    """Lower-cased word tokens (letters, combining marks and digits of any script: a
+    Devanagari word is not cut at its vowel signs), for BM25 over texts held in memory."""
+    return TERM.findall(text.casefold())
 
 
 def bm25_order(query: str, texts: Sequence[str]) -> list[int]:

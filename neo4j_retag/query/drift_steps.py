@@ -24,13 +24,14 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
-from ..model import Citation, DriftStep, ReportRow, Trace, clamped
+from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import cited_sources
 from .common import note_once
 from .local_context import WITHHELD_NOTE, LocalContext, SourceIds, build_context, seed
+from .ratings import rated
 
 # DRIFT's local searches give text units most of the context (GraphRAG's drift defaults)
 TEXT_UNIT_PROP, COMMUNITY_PROP = 0.9, 0.1
@@ -40,7 +41,7 @@ class Reply(BaseModel):
     """A primer fold's or a follow-up's reply: a 0-100 score and follow-up questions; the
     answer's field is added by :func:`reply_model` under the name its prompt uses."""
 
-    score: Annotated[float, clamped(0, 100, 0.0)] = 0
+    score: Annotated[float, rated(0, 100)] = 0
     follow_up_queries: list[str] = []
 
     @field_validator("follow_up_queries", mode="before")
@@ -160,7 +161,8 @@ def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], st
     reduce step's check: "the data does not say" is a fair intermediate answer (score 0)."""
     def accept(reply: Reply) -> str | None:
         text = str(reply.model_dump()[field])
-        return not_prose(text, msgs[0]["content"]) or degenerate(strip_chatter(text)[0])
+        why = not_prose(text, msgs[0]["content"])
+        return why.why if why else degenerate(strip_chatter(text)[0])
     return accept
 
 

@@ -14,25 +14,42 @@ reports go to map-reduce. With DYNAMIC_USE_SUMMARY a report is rated by its summ
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, clamped, timed
+from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, timed
 from ..prompts import render
 from ..tokens import truncate
 from .common import AnswerFailedError, reports_at_level
 from .map_reduce import map_reduce
+from .ratings import read_rating
 from .retrieval import levels, note_stale
 
 
+# a report's 0-5 relevance as the model wrote it: words, fractions and percentages read onto
+# the scale (`ratings.read_rating`), anything else invalid; ``outside``: the number as written
+# when it lay outside 0-5 (clamped, noted in the trace). No docstring: it would be sent in the
+# JSON schema of every rating call
 class Rating(BaseModel):
-    rating: Annotated[float, clamped(0, 5, 0.0)] = 0  # 0 irrelevant .. 5 answers it
+    # 0 irrelevant .. 5 answers it (none given: invalid, not a silent 0); the bounds told to
+    # the endpoint (a grammar enforces them), not checked by pydantic: read_rating does
+    rating: float = Field(json_schema_extra={"minimum": 0, "maximum": 5})
     reason: str = ""
+    outside: SkipJsonSchema[float | None] = Field(None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "rating" in data:
+            read = read_rating(data["rating"], 0, 5)
+            data = {**data, "rating": read.value, "outside": read.outside}
+        return data
 
 
 def rated_text(settings: Settings, report: ReportRow) -> str:
@@ -45,15 +62,20 @@ def rated_text(settings: Settings, report: ReportRow) -> str:
 
 async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
                trace: Trace) -> float | None:
-    """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails."""
+    """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails
+    (a rating that reads as none included). A rating outside 0-5 is clamped and noted."""
     msgs = render("query/rate_relevance", question=question,
                   report=truncate(rated_text(settings, report),
                                   settings.query.map_context_tokens, settings.encoding))
     try:
-        return (await llm.structured(msgs, Rating, stage="rate", max_tokens=80)).rating
+        got = await llm.structured(msgs, Rating, stage="rate", max_tokens=80)
     except LLMError as err:
         trace.note(f"rating of report {report.id} failed ({err}): not selected")
         return None
+    if got.outside is not None:
+        trace.note(f"report {report.id} was rated {got.outside:g}, outside 0-5: taken as "
+                   f"{got.rating:g}")
+    return got.rating
 
 
 async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: str,

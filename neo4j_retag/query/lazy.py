@@ -33,6 +33,7 @@ from .citations import attribute, cited_sources
 from .common import complete_or_note, no_answer_for, words
 from .lazy_search import Hierarchy, search
 from .map_reduce import MapFailedError
+from .ratings import read_rating
 from .retrieval import lucene_query
 
 MAX_SUBQUERIES = 3
@@ -44,8 +45,20 @@ class NothingRelevantError(RetagError):
     """The relevance budget was spent and no text unit was relevant: no answer."""
 
 
+# a text unit's relevance test: yes or no, as the model wrote it ("yes", "high", "2/5", "80%"
+# read on 0-1, relevant from 0.5; `ratings.read_rating`); a number outside 0-1 or anything
+# unreadable is invalid: asked again, then a failed test (no docstring: it would be sent in
+# the JSON schema of every test)
 class Relevance(BaseModel):
-    relevant: bool = False
+    relevant: bool
+
+    @field_validator("relevant", mode="before")
+    @classmethod
+    def _read(cls, v: Any) -> bool:
+        read = read_rating(v, 0, 1)
+        if read.outside is not None:
+            raise ValueError(f"{read.outside:g} is outside 0-1 (answer true or false)")
+        return read.value >= 0.5
 
 
 class SubQueries(BaseModel):

@@ -14,6 +14,7 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
+from ..llm.grounding import FindingCheck
 from ..model import Trace
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
@@ -54,8 +55,8 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
     done = ReportCounts()
 
     async def one(row: Record) -> Record:
-        msgs = render("index/community_report",
-                      context=context(row, settings))
+        text = context(row, settings)
+        msgs = render("index/community_report", context=text)
         try:
             report = await llm.structured(msgs, CommunityReport, stage="lazy_report",
                                           max_tokens=settings.index.report_max_tokens)
@@ -64,7 +65,11 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
             return {"id": row["id"], "props": {"report_status": "failed",
                                                "report_error": error_text(err)}}
         done.ok += 1
-        return {"id": row["id"], "props": report_props(report.without_chatter()[0])}
+        # a finding its context does not hold is the model's invention: not stored
+        report, unsupported = report.without_chatter()[0].grounded(FindingCheck(text))
+        done.unsupported_findings += len(unsupported)
+        return {"id": row["id"], "props": {**report_props(report),
+                                           "unsupported_findings": unsupported}}
 
     if pending:
         graph.write("query/set_lazy_reports",

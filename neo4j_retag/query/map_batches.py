@@ -13,17 +13,17 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..config import Settings
-from ..errors import Failure, LLMError
+from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
-from ..llm.endpoint import window_in
+from ..llm.endpoint import WINDOW_KEY, window_fix, window_in
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
 from ..tokens import count, count_recurring, truncate
 
 T = TypeVar("T")
 CONTEXT_LENGTH = "context_length"  # transport's reason for a prompt over the model's window
-WINDOW_KEY = "context_tokens"  # the window learnt, in the endpoint's Capabilities
 MIN_MAP_TOKENS = 256  # a map batch budget never goes below this (one report, truncated)
+MIN_DATA_TOKENS = 64  # a window with less room than this for a prompt's data is refused
 
 
 def report_table(reports: list[ReportRow]) -> str:
@@ -32,9 +32,10 @@ def report_table(reports: list[ReportRow]) -> str:
 
 
 def batches(reports: list[ReportRow], max_tokens: int, seed: int,
-            enc: str) -> list[list[ReportRow]]:
+            enc: str, trace: Trace | None = None) -> list[list[ReportRow]]:
     """Shuffled reports packed into batches whose table fits ``max_tokens`` (a report over
-    it alone is cut to half of it, wherever it falls in the shuffle)."""
+    it alone is cut to half of it, wherever it falls in the shuffle, and a note in
+    ``trace`` says which and by how much)."""
     items = list(reports)
     random.Random(seed).shuffle(items)
     out: list[list[ReportRow]] = []
@@ -46,6 +47,10 @@ def batches(reports: list[ReportRow], max_tokens: int, seed: int,
         if n > max_tokens - empty:  # over the budget alone (after a batch too): cut
             r = r.model_copy(update={"full_content": truncate(r.full_content, max_tokens // 2,
                                                               enc)})
+            if trace is not None:  # what the map read of it is less than the report: said
+                trace.note(f"report {r.id} cut from {n} to {max_tokens // 2} tokens to fit the "
+                           f"map budget ({max_tokens} tokens: MAP_CONTEXT_TOKENS, or less in "
+                           "the endpoint's window)")
             n = count(report_table([r]), enc)
         if cur and used + n > max_tokens:
             out.append(cur)
@@ -57,31 +62,68 @@ def batches(reports: list[ReportRow], max_tokens: int, seed: int,
     return out
 
 
+def known_window(llm: LLM, settings: Settings) -> int | None:
+    """The endpoint's context window (tokens) when known: learnt from a refusal (remembered
+    with its capabilities) or, for the local server, LLM_CTX - the smaller of the two."""
+    known = [w for w in (llm.caps.get(WINDOW_KEY),
+                         settings.services.llm_ctx if settings.llm.local else None) if w]
+    return min(known) if known else None
+
+
+def room_in_window(llm: LLM, settings: Settings, frame: list[dict[str, str]],
+                   completion: int | None = None) -> int | None:
+    """The tokens a prompt's data may take in the known window (None when unknown): the
+    window, a tenth kept free (our tokenizer is not the model's), less the prompt's ``frame``
+    (its messages without the data) and the completion (``completion``, else LLM_MAX_TOKENS)."""
+    window = known_window(llm, settings)
+    if not window:
+        return None
+    used = count("\n".join(m["content"] for m in frame), settings.encoding)
+    return int(window * 0.9) - used - (completion or settings.llm.max_tokens)
+
+
+def check_fits(llm: LLM, stage: str, frame: list[dict[str, str]]) -> None:
+    """Raise ConfigError - one line naming LLM_CTX, before any call - when the local
+    server's window cannot hold ``frame`` (a prompt without its data) and its completion with
+    room for any data: every call would be refused (or cut). A window learnt from a refusal
+    is left to the calls (a refusal may name a bound that is not the model's)."""
+    settings = llm.settings
+    if not settings.llm.local:
+        return
+    room = room_in_window(llm, settings, frame)
+    if room is None or room >= MIN_DATA_TOKENS:
+        return
+    used = count("\n".join(m["content"] for m in frame), settings.encoding)
+    raise ConfigError(f"{stage}: the prompt alone (~{used} tokens) and its completion "
+                      f"(LLM_MAX_TOKENS {settings.llm.max_tokens}) leave no room for data in "
+                      f"the LLM's window ({known_window(llm, settings)} tokens, a tenth kept "
+                      f"free): {window_fix(stage, settings.llm.local, settings.services.llm_ctx)}")
+
+
 def map_budget(llm: LLM, settings: Settings, question: str) -> int:
     """The tokens a map batch's reports table may take: MAP_CONTEXT_TOKENS, or less when the
-    endpoint's window is known (learnt from a refusal, remembered with its capabilities) and
-    the map prompt and its completion (LLM_MAX_TOKENS) leave less room in it; a tenth of the
-    window kept free (our tokenizer is not the model's)."""
+    endpoint's window is known (``known_window``) and the map prompt and its completion
+    (LLM_MAX_TOKENS) leave less room in it (``room_in_window``)."""
     budget = settings.query.map_context_tokens
-    window = llm.caps.get(WINDOW_KEY)
-    if window:
-        frame = render("query/map", context="", question=question, min_points=3)
-        used = count("\n".join(m["content"] for m in frame), settings.encoding)
-        room = int(window * 0.9) - used - settings.llm.max_tokens
-        budget = max(MIN_MAP_TOKENS, min(budget, room))
-    return budget
+    room = room_in_window(llm, settings, render("query/map", context="", question=question,
+                                                min_points=3))
+    return budget if room is None else max(MIN_MAP_TOKENS, min(budget, room))
 
 
-def _learn_window(llm: LLM, settings: Settings, batch: list[ReportRow], err: LLMError) -> None:
-    """Remember the window a context-length refusal names (else a bound under the refused
-    table's size) with the endpoint's capabilities: the next question sizes its batches by
-    it instead of meeting the refusal again."""
-    named = window_in(str(err))
-    if named is None:  # the window is under what was sent: the table plus the completion
-        named = count(report_table(batch), settings.encoding) + settings.llm.max_tokens
+def learn_window(llm: LLM, sent: int, err: LLMError) -> None:
+    """Remember the window a context-length refusal names (else ``sent``, the tokens of the
+    refused prompt and its completion cap: the window is under it) with the endpoint's
+    capabilities: the next call is sized by it instead of meeting the refusal again."""
+    named = window_in(str(err)) or sent
     have = llm.caps.get(WINDOW_KEY)
     if not have or named < have:
         llm.caps.set(WINDOW_KEY, named)
+
+
+def _learn_window(llm: LLM, settings: Settings, batch: list[ReportRow], err: LLMError) -> None:
+    # the window is under what was sent: the table plus the completion
+    learn_window(llm, count(report_table(batch), settings.encoding) + settings.llm.max_tokens,
+                 err)
 
 
 async def split_refused(llm: LLM, settings: Settings, batch: list[ReportRow], trace: Trace,

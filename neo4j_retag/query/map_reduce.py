@@ -2,7 +2,8 @@
 
 Map: the reports, shuffled with a fixed seed, packed into batches within a token budget; each
 batch gives key points with a 0-100 helpfulness score (score-0 points dropped). Reduce: the
-points, best first, fill one context, and the LLM writes the final answer citing the reports.
+points, best first, fill one context, and the LLM writes the final answer citing the reports
+(reduced level by level first when they exceed the endpoint's window: ``reduce_fit``).
 The answer's citations are only the ones its text makes; the reports behind the map points it
 was reduced from are its ``sources``, kept apart.
 """
@@ -22,14 +23,23 @@ from ..citations import check
 from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
-from ..llm.degenerate import degenerate
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, clamped, timed
-from ..prompts import fragment, render
+from ..llm.degenerate import check as check_answer
+from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
+from ..prompts import render
+from ..refusal import Refusal
 from ..text import strip_chatter
-from ..tokens import count
 from .citations import attribute, keep_valid_reports, report_ids
-from .common import complete_or_note, no_answer_for, note_once
-from .map_batches import CONTEXT_LENGTH, batches, map_budget, report_table, split_refused
+from .common import no_answer_for, note_once
+from .map_batches import (
+    CONTEXT_LENGTH,
+    batches,
+    check_fits,
+    map_budget,
+    report_table,
+    split_refused,
+)
+from .ratings import rated
+from .reduce_fit import reduce_fitting
 
 
 class MapFailedError(LLMError):
@@ -39,7 +49,7 @@ class MapFailedError(LLMError):
 
 class MapPoint(BaseModel):
     description: str
-    score: Annotated[float, clamped(0, 100, 0.0)] = 0  # the 0-100 helpfulness score
+    score: Annotated[float, rated(0, 100)] = 0  # the 0-100 helpfulness score ("high": 80)
     reports: list[int] = []
 
     @field_validator("reports", mode="before")
@@ -97,8 +107,11 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         # a batch whose every point answers nothing is asked again (with a repetition
         # penalty), then fails; single degenerate points are dropped below
         # score-0 points are "I don't know": dropped anyway, never judged
-        whys = [degenerate(p.description, subject) for p in result.points if p.score > 0]
+        scored = [p for p in result.points if p.score > 0]
+        whys = [check_answer(p.description, subject) for p in scored]
         if whys and all(whys):
+            trace.refusals.extend(Refusal.of("map", v.rule, v.why, v.numbers, p.description)
+                                  for p, v in zip(scored, whys, strict=True) if v)
             return f"every map point is degenerate (first: {whys[0]})"
         return None
 
@@ -123,8 +136,10 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         p.description, changed = strip_chatter(p.description)
         trace.chatter_stripped += changed
-        if p.score > 0 and settings.llm.answer_check and degenerate(p.description, subject):
+        v = check_answer(p.description, subject) if settings.llm.answer_check else None
+        if p.score > 0 and v:
             trace.points_degenerate += 1
+            trace.refusals.append(Refusal.of("map", v.rule, v.why, v.numbers, p.description))
             continue
         # a model made to give several points may repeat one: the best-scored copy stays
         key = " ".join(p.description.casefold().split())
@@ -145,20 +160,6 @@ def with_marker(description: str, reports: list[int]) -> str:
     if reports and not checked.ids("Reports") and text:
         text += f" [Data: Reports ({', '.join(str(i) for i in reports[:5])})]"
     return text
-
-
-def _reduce_context(settings: Settings, kept: list[MapPoint]) -> tuple[str, list[MapPoint]]:
-    """The best points, as GraphRAG's analyst reports, until the reduce budget is full."""
-    parts: list[str] = []
-    used: list[MapPoint] = []
-    for i, p in enumerate(kept):
-        text = fragment("query/analyst", n=i + 1, score=f"{p.score:g}",
-                        description=p.description) + "\n"
-        if count("".join(parts) + text, settings.encoding) > settings.query.reduce_context_tokens:
-            break
-        parts.append(text)
-        used.append(p)
-    return "\n".join(parts), used
 
 
 async def map_fitting(llm: LLM, settings: Settings, question: str, batch: list[ReportRow],
@@ -207,9 +208,11 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     if not reports:
         text = no_answer_for(settings, trace, "no community reports to answer from")
         return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
+    # a window that cannot hold the map prompt at all: one line, no call
+    check_fits(llm, "map", render("query/map", context="", question=map_question, min_points=3))
     with timed(trace.seconds, "map"):
         groups = batches(reports, map_budget(llm, settings, map_question),
-                         settings.query.shuffle_seed, settings.encoding)
+                         settings.query.shuffle_seed, settings.encoding, trace)
         trace.map_batches = len(groups)
         done = 0
 
@@ -232,8 +235,11 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
-            raise MapFailedError(f"{n} of {n} map batches {what}: no answer (retry, or check "
-                                 "the LLM with `neo4j-retag doctor`)")
+            # over the window: the setting that fixes it, not a retry
+            over = next((f.error for f in trace.failures if f.reason == CONTEXT_LENGTH), None)
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ("
+                                 + (over or "retry, or check the LLM with `neo4j-retag "
+                                    "doctor`") + ")", CONTEXT_LENGTH if over else "llm_error")
         why = ("no map point scored above 0: the reports do not answer this"
                if not trace.points_degenerate else
                f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "
@@ -253,18 +259,18 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
                   kept: list[MapPoint], by_id: dict[int, ReportRow], trace: Trace,
                   citable: Sequence[ReportRow]) -> Answer:
     """The reduce step over the map's ``kept`` points, and the answer's citations."""
-    with timed(trace.seconds, "reduce"):
-        context, used_points = _reduce_context(settings, kept)
-        trace.points_in_reduce = len(used_points)
-        events.emit("reduce", points=len(used_points))
-        msgs = render("query/reduce", context=context, question=question,
-                      response_type=response_type)
+    def subject(points: list[MapPoint]) -> Subject:
         # the points, and the reports they rest on: a faithful answer uses their words
-        support = dict.fromkeys(i for p in used_points for i in p.reports)
-        subject = Subject(question, "\n".join(
-            [p.description for p in used_points]
+        support = dict.fromkeys(i for p in points for i in p.reports)
+        return Subject(question, "\n".join(
+            [p.description for p in points]
             + [f"{by_id[i].title}\n{by_id[i].full_content}" for i in support]))
-        text = await complete_or_note(llm, msgs, "reduce", trace, subject=subject)
+
+    with timed(trace.seconds, "reduce"):
+        # budgeted like map: within REDUCE_CONTEXT_TOKENS and the endpoint's window
+        text, used_points = await reduce_fitting(llm, question, response_type, kept, trace,
+                                                 subject)
+    support = dict.fromkeys(i for p in used_points for i in p.reports)
     if not text:
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")

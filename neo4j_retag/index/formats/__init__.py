@@ -2,7 +2,8 @@
 each read into `Part`s that say where their text came from (page, slide or heading path).
 
 PDF, DOCX, PPTX and HTML need the ``documents`` extra (pypdfium2, python-docx, python-pptx,
-selectolax: chosen by benchmarks/document_formats.py); without it such a file is skipped with
+selectolax, pypdf: chosen by benchmarks/document_formats.py and
+benchmarks/document_fidelity.py); without it such a file is skipped with
 the pip line. A file that cannot be read raises :class:`Unreadable` with a one-line reason
 (encrypted, no text layer, corrupt, mismatched: its content is another type than its name
 says); the caller skips that file alone.
@@ -32,7 +33,7 @@ def reader(suffix: str) -> Reader | None:
             from .pdf import read_pdf
             return read_pdf
         if suffix == ".docx":
-            from .office import read_docx
+            from .word import read_docx
             return read_docx
         if suffix == ".pptx":
             from .office import read_pptx

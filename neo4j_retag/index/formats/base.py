@@ -4,19 +4,22 @@ the type its name claims."""
 from __future__ import annotations
 
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
 @dataclass
 class Part:
     """A run of a document's text and where it is: ``page`` (PDF, from 1), ``slide`` (PPTX,
-    from 1) or ``heading`` (the heading path, ``"Budget > Staff"``), None when unknown."""
+    from 1) or ``heading`` (the heading path, ``"Budget > Staff"``), None when unknown;
+    ``lost`` counts what of it a reader could not read, by reason (``hidden-slides``,
+    ``unmapped-glyphs``: characters, each left as U+FFFD in ``text``)."""
 
     text: str
     page: int | None = None
     slide: int | None = None
     heading: str | None = None
+    lost: dict[str, int] = field(default_factory=dict)
 
 
 class Unreadable(Exception):

@@ -1,26 +1,25 @@
-"""Word (.docx: python-docx) and PowerPoint (.pptx: python-pptx) documents: paragraphs and
-tables in reading order, tables as Markdown, headings as the path of each part."""
+"""PowerPoint (.pptx: python-pptx) as its audience sees it: each shown slide's text frames,
+in groups at any depth, and tables (as Markdown), then its speaker notes marked as notes;
+hidden slides are skipped and counted. Also the opening of an Office package that Word
+(index/formats/word.py) shares."""
 
 from __future__ import annotations
 
-import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import docx
 import pptx
-from docx.table import Table
-from docx.text.paragraph import Paragraph
+from pptx.enum.shapes import MSO_SHAPE_TYPE
 
 from ...model import Progress
 from .base import Part, Unreadable, check_type
 from .tables import markdown_table
 
-_HEADING = re.compile(r"^(?:Heading\s*(\d)|Title)$", re.I)
 
-
-def _open(fn, path: Path, kind: str):  # noqa: ANN001, ANN202 - docx.Document / pptx.Presentation
+def open_package(fn, path: Path, kind: str):  # noqa: ANN001, ANN201 - Document / Presentation
+    """``fn(path)`` after checking the content is ``kind``; raises Unreadable (mismatched,
+    corrupt) for a file that is not, or whose package cannot be opened."""
     check_type(path, kind)
     try:
         return fn(str(path))
@@ -31,45 +30,27 @@ def _open(fn, path: Path, kind: str):  # noqa: ANN001, ANN202 - docx.Document / 
                                     f"{type(err).__name__}: {err}") from err
 
 
-def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
-    """One `Part` per heading section (``heading`` is the path of Heading 1..9 / Title
-    paragraphs above it); tables as Markdown. Raises Unreadable: mismatched, corrupt."""
-    document = _open(docx.Document, path, "docx")
-    stack: list[tuple[int, str]] = []
-    lines: list[str] = []
-    heading: str | None = None
-    for block in document.iter_inner_content():
-        if isinstance(block, Table):
-            lines.append(markdown_table([[c.text for c in row.cells] for row in block.rows]))
-            continue
-        assert isinstance(block, Paragraph)
-        text = block.text.strip()
-        m = _HEADING.match(block.style.name if block.style is not None else "")
-        if m and text:
-            if any(line.strip() for line in lines):
-                yield Part("\n\n".join(lines), heading=heading)
-            level = int(m.group(1) or 0)
-            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, text)]
-            heading = " > ".join(t for _, t in stack)
-            lines = [f"{'#' * max(level, 1)} {text}"]
-        elif text:
-            lines.append(text)
-    if any(line.strip() for line in lines):
-        yield Part("\n\n".join(lines), heading=heading)
+def _shape_texts(shapes: Iterable) -> Iterator[str]:
+    """The text of each shape, a group's shapes walked into at any depth."""
+    for shape in shapes:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_texts(shape.shapes)
+        elif shape.has_text_frame and shape.text_frame.text.strip():
+            yield shape.text_frame.text.strip()
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            yield markdown_table([[c.text for c in row.cells] for row in shape.table.rows])
 
 
 def read_pptx(path: Path, progress: Progress) -> Iterator[Part]:
-    """One `Part` per slide (``slide`` from 1): its title, text frames, tables (as Markdown)
-    and speaker notes. Raises Unreadable: mismatched, corrupt."""
-    deck = _open(pptx.Presentation, path, "pptx")
+    """One `Part` per shown slide (``slide`` from 1, hidden slides counted too): its
+    shapes' text and tables, then ``Notes: ...``; a hidden slide gives an empty part counted
+    in ``lost`` as ``hidden-slides``. Raises Unreadable: mismatched, corrupt."""
+    deck = open_package(pptx.Presentation, path, "pptx")
     for i, slide in enumerate(deck.slides, 1):
-        lines = []
-        for shape in slide.shapes:
-            if shape.has_text_frame and shape.text_frame.text.strip():
-                lines.append(shape.text_frame.text.strip())
-            elif getattr(shape, "has_table", False) and shape.has_table:
-                lines.append(markdown_table([[c.text for c in row.cells]
-                                             for row in shape.table.rows]))
+        if slide._element.get("show") in ("0", "false"):  # hidden in the slide show
+            yield Part("", slide=i, lost={"hidden-slides": 1})
+            continue
+        lines = list(_shape_texts(slide.shapes))
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             notes = slide.notes_slide.notes_text_frame.text.strip()
             if notes:

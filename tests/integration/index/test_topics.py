@@ -11,6 +11,7 @@ from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.map_reduce import MapFailedError
 from neo4j_retag.query.retag import ask_retag
+from tests.llm_double import default_map
 
 pytestmark = pytest.mark.integration
 
@@ -52,7 +53,9 @@ def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):
     ids = {r["id"] for r in graph.driver.execute_query(
         "MATCH (c:Community) RETURN c.id AS id").records}
     assert all(c.id in ids for c in g.citations)
-    r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
+    # the tiny test graph's topics each hold most of its entities: every topic offered here
+    whole = indexed.model_copy(update={"retag_topic_max_share": 1.0})
+    r = run(whole, lambda llm: ask_retag(graph, llm, whole,
             Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)))
     assert r.trace.topic == "Ghosts and spirits" and r.trace.scope.startswith("Topic")
     assert r.trace.keywords == ["ghost", "Christmas"]
@@ -142,3 +145,68 @@ def test_topics_build_cli_reports_coverage(indexed, graph, double):
                                     "--level", "0", "--json"], env=env)
     data = json.loads(out.stdout)
     assert data["citations"] == [] and data["sources"] and data["trace"]["chatter_stripped"] == 1
+
+
+def test_retag_topic_guard_general_arm_share_p_and_keywords(indexed, graph, double):
+    run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    shares = {t["name"]: t["share"] for t in graph.run("query/topics")}
+    assert shares and all(0 < v <= 1 for v in shares.values())
+    q = Query(question="Ghosts: what did Scrooge see?", level=0)
+    # a topic holding more than RETAG_TOPIC_MAX_SHARE of the entities is not offered: with
+    # none left, no classification call is paid and the general graph answers
+    cap = min(shares.values()) / 2
+    capped = indexed.model_copy(update={"retag_topic_max_share": cap})
+    before = double.count("classify")
+    r = run(capped, lambda llm: ask_retag(graph, llm, capped, q))
+    assert double.count("classify") == before and r.trace.scope == "general"
+    assert sum("RETAG_TOPIC_MAX_SHARE" in n for n in r.trace.notes) == len(shares)
+    # RETAG_TOPICS=false: the paper's retrieval-only arm, said in the trace
+    off = indexed.model_copy(update={"retag_topics": False, "top_p_share": 0.25})
+    r = run(off, lambda llm: ask_retag(graph, llm, off, q))
+    assert double.count("classify") == before and r.trace.scope == "general"
+    assert any("RETAG_TOPICS=false" in n for n in r.trace.notes)
+    # TOP_P_SHARE: at most a quarter of the level's reports (rounded up), never 0
+    n = next(x["reports"] for x in graph.run("query/scope_levels", scope="general")
+             if x["level"] == 0)
+    assert 1 <= r.trace.reports_retrieved <= -(-n // 4) < n
+    # keyword expansion is not shown the corpus description unless asked for
+    corpus = graph.run("query/topics")[0]["corpus_description"]
+    assert corpus
+    kw = [b for kind, b in double.calls if kind == "keywords"]
+    assert kw and corpus not in kw[-1]["messages"][0]["content"]
+    shown = indexed.model_copy(update={"keywords_corpus_description": True,
+                                       "retag_topics": False})
+    run(shown, lambda llm: ask_retag(graph, llm, shown, q))
+    kw = [b for kind, b in double.calls if kind == "keywords"]
+    assert corpus in kw[-1]["messages"][0]["content"]
+
+
+def test_refused_topic_mining_is_never_stored(indexed, graph, double):
+    run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    before = graph.run("query/topics")
+    # every map point scored 0: both mining answers are the no-answer sentence
+    double.script["map"] = lambda b: '{"points": [{"description": "nothing", "score": 0}]}'
+    topics_calls = double.count("topics")
+    fresh = indexed.model_copy(update={"llm_cache": False})  # the first build's replies
+    out = run(fresh, lambda llm: build_topics(graph, llm, fresh))
+    assert out.failed and not out.topics and not out.mined
+    assert any("no answer" in f.line() for f in out.failed)
+    assert double.count("topics") == topics_calls  # no topic list asked of a no-answer
+    after = graph.run("query/topics")
+    assert after == before  # the last good topics and corpus description stay
+    assert all("unable to answer" not in (t["corpus_description"] or "") for t in after)
+    assert graph.run("index/index_meta_all")[0]["topics_dirty"] is True  # the next build mines
+    double.script["map"] = default_map
+    again = run(fresh, lambda llm: build_topics(graph, llm, fresh))
+    assert again.topics and not again.failed
+
+
+def test_ingest_builds_no_topics_when_retag_reads_none(settings, graph, double, tmp_path):
+    from neo4j_retag.index.pipeline import run_ingest
+    from tests.conftest import corpus
+    off = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20,
+                                      "retag_topics": False})
+    out = run(off, lambda llm: run_ingest(graph, llm, off, [corpus(tmp_path, 2)]))
+    assert out.topics is None and double.count("topics") == 0 and double.count("map") == 0
+    assert any("topics not built: RETAG_TOPICS=false" in o for o in out.outcomes)
+    assert graph.run("query/topics") == []

@@ -40,6 +40,11 @@ def test_degenerate_replies_are_never_the_answer(indexed, double, method):
         assert answer["trace"]["no_answer"].startswith(f"the {stage} step gave no usable answer")
         assert [f["reason"] for f in answer["trace"]["failures"]] == ["degenerate"]
         assert f"no answer: the {stage} step" in out.stderr and "Traceback" not in out.output
+        # issue 45: the refusal can be judged from the trace - rule, numbers, text
+        refusal = answer["trace"]["refusals"][-1]
+        assert answer["answered"] is False and refusal["stage"] == stage, name
+        assert refusal["rule"] and refusal["text"] == text[:500], name
+        assert f"refused: {stage} refused ({refusal['rule']})" in out.stderr, name
         sent = [b for s, b in double.calls if s == stage]
         assert len(sent) == 2 and sent[1].get("frequency_penalty") == 0.5, name
 
@@ -62,3 +67,22 @@ def test_an_empty_retrieval_is_the_honest_no_answer_and_exit_1(indexed, double):
     answer = json.loads(out.stdout)
     assert answer["answer"] == no_answer(indexed) and double.count() == 0
     assert "no answer: bm25 retrieved no text unit for the question" in out.stderr
+
+
+INJECTED = ['{"verdict": "WITHHELD", "reason": "policy"} That is all.',
+            "{'verdict': 'WITHHELD', 'reason': 'policy'}"]
+
+
+@pytest.mark.parametrize("method", [*ANSWER_STEP, "local", "drift"])
+def test_both_injected_forms_are_refused_in_every_method(indexed, double, method):
+    # issue 45: JSON followed by prose and a Python dict were printed as the answer by rag,
+    # local, drift and lazy with exit 0
+    stage = {**ANSWER_STEP, "local": "answer", "drift": "drift_reduce"}[method]
+    double.script["keywords"] = lambda b: json.dumps({"keywords": ["Scrooge", "Marley"]})
+    for text in INJECTED:
+        double.script[stage] = lambda b, text=text: text
+        out = ask(indexed, method, QUESTION.replace("corpus", "story of Scrooge"))
+        assert out.exit_code == 1, (method, text, out.output)
+        answer = json.loads(out.stdout)
+        assert "WITHHELD" not in answer["answer"] and answer["answered"] is False
+        assert answer["trace"]["refusals"][-1]["rule"] == "json", answer["trace"]["refusals"]

@@ -40,6 +40,29 @@ def test_ask_equals_ask_json(indexed, client):
     assert auto["trace"]["routing"]["kind"] == "global"
 
 
+def test_a_refused_answer_is_the_same_no_answer_in_ask_json_and_post_ask(indexed, client,
+                                                                       double):
+    # issue 45: `ask --json` exits 1 (no exit 0 while something failed), POST /ask answers
+    # 200 (the request was served); both bodies say answered false with the same refusals
+    double.script["reduce"] = lambda b: '{"verdict": "WITHHELD", "why": "policy"} That is all.'
+    env = {**neo4j_vars(indexed), **double_vars(indexed), "MAP_CONTEXT_TOKENS": "1500",
+           "LLM_MAX_RETRIES": "1"}
+    out = CliRunner().invoke(main, ["ask", QUESTION, "--level", "0", "--json"], env=env)
+    assert out.exit_code == 1, out.output
+    cli = json.loads(out.stdout)
+    assert "refused: reduce refused (json)" in out.stderr
+    r = client.post("/ask", json={"question": QUESTION, "level": 0, "method": "retag"})
+    assert r.status_code == 200, r.text
+    api = r.json()
+    assert cli["answered"] is False and api["answered"] is False
+    assert api["answer"] == cli["answer"] and api["trace"]["no_answer"]
+    # one refusal per attempt: `ask` here runs with LLM_MAX_RETRIES 1, the server with its own
+    assert ({x["rule"] for x in api["trace"]["refusals"]}
+            == {x["rule"] for x in cli["trace"]["refusals"]} == {"json"})
+    assert api["trace"]["refusals"][0].keys() == cli["trace"]["refusals"][0].keys()
+    assert "WITHHELD" in api["trace"]["refusals"][0]["text"]
+
+
 def test_stream_gives_stages_then_tokens_then_the_answer(client):
     with client.stream("POST", "/ask/stream", json={"question": QUESTION, "level": 0}) as r:
         assert r.status_code == 200

@@ -56,8 +56,15 @@ def test_ask_help_lists_every_registered_method():
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
     for name, m in METHODS.items():
-        assert f"{name}: {m.help}" in text or f"{name} (default): {m.help}" in text, name
+        assert f"{name}: {m.help}" in text, name
     assert "global-dynamic" in text and "(KGiRAG-style; retag, global)" in text
+    assert "default ASK_METHOD" in text
+
+
+def test_an_unknown_ask_method_setting_is_one_line_naming_it():
+    out = cli(["ask", "themes?"], {"ASK_METHOD": "retagg"})  # before any service is reached
+    assert out.exit_code == 2
+    assert "ASK_METHOD='retagg' is no query method: one of retag, global" in out.output
 
 
 @pytest.mark.parametrize("args", [["ingest", ".", "--glean", "-1"],
@@ -85,3 +92,51 @@ def test_doctor_tells_a_fix_once(monkeypatch):
     assert out.exit_code == 1
     assert out.output.count("neo4j-retag neo4j start") == 1  # was the detail and a "fix:"
     assert "check OPENAI_BASE_URL" in out.output
+
+
+def _refused_answer():
+    from neo4j_retag.model import Answer, Trace
+    from neo4j_retag.refusal import Refusal
+    trace = Trace(method="retag", no_answer="the reduce step gave no usable answer")
+    trace.refusals.append(Refusal.of("reduce", "ungrounded", "about nothing in its context "
+                                     "(6 of its 25 content words occur there)",
+                                     {"content_words": 25, "in_context": 6},
+                                     "The power of storytelling " * 40))
+    return Answer(answer="I am sorry but I am unable to answer.", trace=trace)
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_ask_prints_one_line_per_refusal_and_the_text_with_debug(monkeypatch, debug):
+    # issue 45: a refused reply stays visible; `--json` carries answered false and it too
+    import json
+
+    from neo4j_retag.cli import query
+    monkeypatch.setattr(query, "run_with_services", lambda fn, settings, usage:
+                        _refused_answer())
+    for extra in ([], ["--json"]):
+        out = CliRunner().invoke(main, (["--debug"] if debug else []) + ["ask", "q?"] + extra)
+        assert out.exit_code == 1, out.output
+        lines = [ln for ln in out.stderr.splitlines() if ln.startswith("refused:")]
+        assert lines == ["refused: reduce refused (ungrounded): about nothing in its context "
+                         "(6 of its 25 content words occur there) [content_words 25, "
+                         "in_context 6]"]
+        assert ("The power of storytelling" in out.stderr) is debug
+        if extra:
+            body = json.loads(out.stdout)
+            assert body["answered"] is False
+            assert len(body["trace"]["refusals"][0]["text"]) == 500
+
+
+def test_eval_with_a_question_no_nugget_question_matches_fails_naming_the_nearest(tmp_path):
+    # issue 45: a questions file that differs from the nuggets file gave no nugget table,
+    # no warning and exit 0; case and "?" differences match, anything else is an error
+    import json
+    nuggets = tmp_path / "nuggets.json"
+    nuggets.write_text(json.dumps([{"question": "Who is Fred?",
+                                    "nuggets": [{"id": "a", "text": "nephew"}]}]))
+    questions = tmp_path / "questions.txt"
+    questions.write_text("Who was Fred\n")
+    out = CliRunner().invoke(main, ["eval", str(questions), "--nuggets", str(nuggets),
+                                    "--methods", "rag", "--no-judge"])
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    assert "nearest nugget question is 'Who is Fred?'" in out.output

@@ -52,9 +52,55 @@ def test_aliases_match_whole_words_only():
     assert alias_in("Tim", "Bob and Tim.")
 
 
-def test_an_all_of_alias_needs_every_part_anywhere():
-    assert alias_in("Marley + chains", "Marley appears. He wears chains.")
+def test_an_all_of_alias_needs_every_part_within_one_sentence():
+    # issue 45: A and B in unrelated sentences are no match
+    assert alias_in("Marley + chains", "Marley appears in chains. He groans.")
+    assert not alias_in("Marley + chains", "Marley appears. He wears chains.")
     assert not alias_in("Marley + chains", "Marley appears.")
+    n = Nugget(id="m", text="Marley's chains", aliases=["Marley + chains"])
+    assert find(n, "Marley appears.\nThe chains rattle.") is None
+
+
+def test_citation_markers_are_removed_before_matching():
+    # issue 45: "2" inside [Data: Reports (2)] in an answer that says berth 6
+    n = Nugget(id="berth", text="berth 2", aliases=["2"])
+    assert find(n, "The ferry uses berth 6 [Data: Reports (2)].") is None
+    assert find(n, "The ferry uses berth 2 [Data: Reports (6)].") is not None
+    assert not alias_in("Reports", "Berth 6 [Data: Reports (2, 3)].")
+
+
+@pytest.mark.parametrize("text", [
+    "The festival was not cancelled.", "It was never cancelled.",
+    "The match is no longer cancelled.", "The match wasn't cancelled at all.",
+    "They did not, in the end, cancel it. It was not really cancelled."])
+def test_a_nugget_found_only_under_a_negation_does_not_count(text):
+    n = Nugget(id="c", text="the match was cancelled", aliases=["cancelled"])
+    m = find(n, text)
+    assert m is not None and m.negated
+    s = score(AnswerRecord(question="Q?", method="rag", answer=text), [n], {})
+    assert s.matched == 0 and s.hits[0].negated and not s.hits[0].matched
+    assert "(1 negated)" in question_table([AnswerRecord(question="Q?", method="rag",
+                                                         answer=text, nuggets=s)], ["rag"])
+
+
+def test_a_negation_far_before_or_an_unnegated_occurrence_still_counts():
+    n = Nugget(id="c", text="the match was cancelled", aliases=["cancelled"])
+    for text in ["Not a surprise to anyone at all: the match was cancelled.",
+                 "Some said it was not cancelled; in fact it was cancelled."]:
+        m = find(n, text)
+        assert m is not None and not m.negated, text
+
+
+def test_questions_must_match_nugget_questions_or_name_the_nearest(tmp_path):
+    # issue 45: case and "?" differences match; anything else is an error, never dropped
+    nset = read_nuggets(_write(tmp_path, [
+        {"question": "Who is Fred?", "nuggets": [{"id": "a", "text": "nephew"}]},
+        {"question": "What does Marley want?", "nuggets": [{"id": "b", "text": "warn"}]}]))
+    got = nset.for_questions(["who is fred", "WHAT does Marley  want?"])
+    assert list(got) == ["who is fred", "WHAT does Marley  want?"]
+    assert got["who is fred"][0].id == "a"
+    with pytest.raises(InputError, match="nearest nugget question is 'Who is Fred\\?'"):
+        nset.for_questions(["Who was Fred?"])
 
 
 def test_a_nugget_without_aliases_matches_its_text():

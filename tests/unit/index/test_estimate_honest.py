@@ -67,3 +67,16 @@ def test_glean_help_gives_its_real_default():
     out = CliRunner().invoke(main, ["ingest", "--help"])
     assert "default GLEAN, 0" in " ".join(out.output.split())
     assert Settings().index.glean == 0
+
+
+def test_the_estimate_counts_partial_reduces_behind_a_small_window():
+    """Topic mining's reduces are split when their points exceed a known window (issue 46
+    item 5): the estimate counts those calls; none when the window holds them or is unknown."""
+    from neo4j_retag.index.estimate import _partial_reduces
+
+    small = Settings(openai_base_url=None, llm_ctx=2048, reduce_context_tokens=8000)
+    calls, prompt, completion, left = _partial_reduces(small, 6000, 300)
+    room = int(2048 * 0.9) - 300 - small.llm.max_tokens
+    assert calls >= 6000 / room and prompt >= 6000 and completion > 0 and left <= room
+    assert _partial_reduces(Settings(openai_base_url=None, llm_ctx=32768), 6000, 300)[0] == 0
+    assert _partial_reduces(Settings(openai_base_url="http://x/v1"), 6000, 300)[0] == 0

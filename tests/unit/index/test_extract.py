@@ -136,12 +136,13 @@ def test_bad_records_are_dropped_and_counted_the_good_ones_kept():
            "claims": [{"subject": "", "description": "x"},
                       {"subject": "Alice", "description": "did it"}]}
     g = GraphClaimsExtraction.model_validate(raw)
-    # the GraphRAG tuple after the prose is salvaged (issue 21): Bob twice, merged later
-    assert [e.name for e in g.entities] == ["Alice", "Bob", "Bob"]
+    # the GraphRAG tuple after the prose is read (issue 21), but it has two fields where an
+    # entity has three: dropped and counted (issue 48), not an entity without a description
+    assert [e.name for e in g.entities] == ["Alice", "Bob"]
     assert [(r.source, r.target) for r in g.relationships] == [("Alice", "Bob")]
     assert len(g.claims) == 1
     assert g.dropped == {"entity without a name": 2, "not a record": 2,
-                         "record salvaged from GraphRAG's tuple format (kept)": 1,
+                         "tuple record with too few fields": 1,
                          "relationship without a source or target": 2,
                          "claim without a subject": 1}
     assert "dropped" not in GraphClaimsExtraction.model_json_schema()["properties"]

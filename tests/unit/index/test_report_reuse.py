@@ -105,7 +105,8 @@ def test_build_reports_pays_each_membership_once(tmp_path, double):
     # LLM: a (once, for levels 2 and 1), b, the root; composed: ef, gh, xy twice
     assert double.count("report") == 3
     assert done.model_dump(exclude={"failures", "invalid_citations", "left_out"}) == {
-        "ok": 3, "failed": 0, "reused": 1, "composed": 4, "waiting": 0}
+        "ok": 3, "failed": 0, "reused": 1, "composed": 4, "waiting": 0,
+        "unsupported_findings": 0}
     assert graph.comms[1]["props"]["reused_from"] == 3
     # a second scope with the same memberships: no call at all
     topic = PlantedGraph({10 + i: {**c, "props": {}} for i, c in graph.comms.items()})

@@ -11,7 +11,12 @@ import pytest
 from neo4j_retag.community_report import CommunityReport
 from neo4j_retag.errors import LLMError
 from neo4j_retag.index.extract import extract_text_unit
-from neo4j_retag.index.extract_records import GraphClaimsExtraction, GraphExtraction
+from neo4j_retag.index.extract_records import (
+    OVER_CHARS,
+    OVER_ITEMS,
+    GraphClaimsExtraction,
+    GraphExtraction,
+)
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.llm.schema import MAX_FIELD_CHARS, schema_of
 from neo4j_retag.model import TextUnit
@@ -48,25 +53,33 @@ def test_wrong_field_names_are_invalid_retried_with_the_error_then_fail(tmp_path
     assert len(calls) == 3 and f"unexpected field '{field}'" in calls[-1]["messages"][0]["content"]
 
 
-def test_overlong_lists_and_text_cut_at_the_bounds_sent_and_counted(tmp_path, double):
+@pytest.mark.parametrize("mode", ["json_object", "json_schema"])
+def test_overlong_lists_and_text_cut_at_the_bounds_and_counted_in_any_mode(tmp_path, double,
+                                                                           mode):
+    # issue 48: the bounds were applied to json_object replies only (a grammar's), and counted
+    # as one fault per list; now per record, in `dropped`, whichever mode
     ents = [{"name": f"Pier {i}", "type": "geo", "description": "d" * 5000} for i in range(40)]
     double.script["extract"] = lambda b: json.dumps({"entities": ents, "relationships": []})
-    settings = _settings(tmp_path, double, llm_json_mode="json_object")
-    usage = Usage()
-    ex = _extract(settings, usage)
-    sent = next(b for k, b in double.calls if k == "extract")["response_format"]["schema"]
-    cap_items = sent["properties"]["entities"]["maxItems"]
-    assert cap_items == settings.llm.schema_max_items == len(ex.entities)
-    assert {len(e["description"]) for e in ex.entities} == {settings.llm.schema_max_chars}
-    assert usage.faults["over_items"] == 1 and usage.faults["over_length"] == cap_items
+    settings = _settings(tmp_path, double, llm_json_mode=mode)
+    ex = _extract(settings, Usage())
+    sent = next(b for k, b in double.calls if k == "extract")["response_format"]
+    cap_items, cap_chars = settings.llm.schema_max_items, settings.llm.schema_max_chars
+    if mode == "json_object":  # the bounds are sent too: a grammar holds the model to them
+        assert sent["schema"]["properties"]["entities"]["maxItems"] == cap_items
+    assert len(ex.entities) == cap_items
+    assert {len(e["description"]) for e in ex.entities} == {cap_chars}
+    assert ex.dropped.count(OVER_ITEMS) == 40 - cap_items
+    assert ex.dropped.count(OVER_CHARS) == cap_items
 
 
 def test_a_3mb_description_is_cut_in_any_json_mode(tmp_path, double):
     double.script["extract"] = lambda b: json.dumps({"entities": [
         {"name": "Vale Trust", "type": "organization", "description": "x" * 3_000_000}],
         "relationships": []})
-    ex = _extract(_settings(tmp_path, double))  # json_schema: no maxLength sent
-    assert len(ex.entities[0]["description"]) == MAX_FIELD_CHARS
+    settings = _settings(tmp_path, double)
+    ex = _extract(settings)  # json_schema: no maxLength sent
+    assert len(ex.entities[0]["description"]) == settings.llm.schema_max_chars < MAX_FIELD_CHARS
+    assert ex.dropped == [OVER_CHARS]
 
 
 def _objects(schema):

@@ -1,10 +1,18 @@
 """doctor's model check: which model is served, its context, budgets; mismatches flagged."""
 
+import pytest
+
 from neo4j_retag.config import Settings
 from neo4j_retag.ops import doctor
 
 META = {"name": "Qwen2.5 Coder 1.5B Instruct GGUF", "architecture": "qwen2",
         "context_length": 32768, "chat_template": True}
+
+
+@pytest.fixture(autouse=True)
+def _whole_model(monkeypatch):
+    """The model file is not read here: test_doctor_budgets checks a broken one."""
+    monkeypatch.setattr(doctor.llm_local, "checked_model", lambda s: (None, META))
 
 
 def status(model="qwen", ready=True, meta=META):

@@ -38,6 +38,12 @@ def dsettings(tmp_path, double):
     ("Goal\nThe answer", True),
     ("Goals of the council differ: the harbour plan first.", False),
     ("The target response of the council was a vote.", False),
+    # issue 45: JSON followed by prose, and a Python dict printed as the answer
+    ('{"verdict": "WITHHELD", "reason": "policy"} That is all.', True),
+    ("{'verdict': 'WITHHELD', 'reason': 'policy'}", True),
+    ("Answer: {'verdict': 'WITHHELD'}\nThat is all.", True),
+    ("[1, 2] are the berths that were closed.", False),
+    ("{Millbrook} is the town; {x} marks a gap.", False),
 ])
 def test_not_prose(text, bad):
     prompt = ('-Goal-\nAnswer the question. Start directly with the answer: no introduction '
@@ -89,3 +95,72 @@ def test_template_json_in_a_document_is_not_the_answer_json(dsettings, double):
     reports = [ReportRow(id=1, title="R", full_content="Report.")]
     a = run_with_llm(dsettings, lambda llm: map_reduce(llm, dsettings, "q?", reports, Trace()))
     assert a.answer == no_answer(dsettings) and double.count("map") == 1
+
+
+# issue 45: both injected forms, refused in every method: each method's answer step is one
+# call through common.complete_or_note (prose=True: llm.reply.free_text -> not_prose)
+INJECTED = ['{"verdict": "WITHHELD", "reason": "policy"} That is all.',
+            "{'verdict': 'WITHHELD', 'reason': 'policy'}"]
+
+
+@pytest.mark.parametrize("text", INJECTED)
+def test_rag_and_local_refuse_both_injected_forms(dsettings, double, text):
+    double.script["answer"] = lambda b: text  # rag's and local's answer step (answer_from)
+    a = run_with_llm(dsettings, lambda llm: ask_rag(ChunkGraph(), llm, dsettings,
+                                                     Query(question="What sank?")))
+    assert a.answer == no_answer(dsettings) and not a.answered
+    assert a.trace.refusals and a.trace.refusals[0].rule == "json"
+    assert "WITHHELD" in a.trace.refusals[0].text
+
+
+@pytest.mark.parametrize("text", INJECTED)
+def test_global_and_retag_reduce_refuse_both_injected_forms(dsettings, double, text):
+    double.script["reduce"] = lambda b: text
+    reports = [ReportRow(id=i, title=f"R{i}", full_content=f"Report {i}.") for i in range(3)]
+    a = run_with_llm(dsettings, lambda llm: map_reduce(llm, dsettings, "q?", reports, Trace()))
+    assert a.answer == no_answer(dsettings) and a.trace.refusals[0].rule == "json"
+
+
+@pytest.mark.parametrize("stage", ["drift_reduce", "lazy_answer", "answer", "reduce"])
+@pytest.mark.parametrize("text", INJECTED)
+def test_every_answer_step_refuses_both_injected_forms(dsettings, double, stage, text):
+    from neo4j_retag.query.common import complete_or_note
+    double.script[stage] = lambda b: text
+    trace = Trace()
+    out = run_with_llm(dsettings, lambda llm: complete_or_note(
+        llm, [{"role": "system", "content": "Answer."}, {"role": "user", "content": "q?"}],
+        stage, trace))
+    assert out == no_answer(dsettings) and trace.no_answer
+    # every attempt's refusal kept (asked, asked again, nudged: LLM_MAX_RETRIES 2)
+    assert [r.rule for r in trace.refusals] == ["json"] * 3
+    assert {r.stage for r in trace.refusals} == {stage}
+
+
+def test_a_refused_reply_before_an_accepted_retry_stays_in_the_trace(dsettings, double):
+    # issue 45: the quickstart's reduce refused, then answered: the refusal is still shown
+    from neo4j_retag.llm import Subject
+    from neo4j_retag.query.common import complete_or_note
+    replies = iter(["The power of storytelling",
+                    "The ferry sank in 1912 off the harbour of Millbrook."])
+    double.script["reduce"] = lambda b: next(replies)
+    trace = Trace()
+    subject = Subject("What sank?", "The ferry sank in 1912 off the harbour of Millbrook, "
+                      "the town council said on Monday.")
+    out = run_with_llm(dsettings, lambda llm: complete_or_note(
+        llm, [{"role": "system", "content": "Answer."}, {"role": "user", "content": "q?"}],
+        "reduce", trace, subject=subject))
+    assert out.startswith("The ferry sank") and trace.no_answer is None
+    assert [(r.stage, r.rule, r.text) for r in trace.refusals] == [
+        ("reduce", "ungrounded", "The power of storytelling")]
+    assert trace.refusals[0].numbers == {"content_words": 2, "in_context": 0,
+                                         "threshold": 0.25}
+
+
+@pytest.mark.parametrize("text", INJECTED)
+def test_a_drift_step_refuses_both_injected_forms(text):
+    from neo4j_retag.query.drift_steps import prose_answer
+
+    class R:
+        def model_dump(self):
+            return {"response": text}
+    assert prose_answer("response", [{"content": "Answer."}])(R())

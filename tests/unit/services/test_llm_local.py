@@ -53,7 +53,7 @@ def test_the_default_model_is_qwen_from_the_models_folder(tmp_path, monkeypatch)
                  neo4j_retag_home=tmp_path)
     assert s.services.llm_model == "qwen2.5-coder-1.5b"
     assert s.llm.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"  # the alias and cache key
-    with pytest.raises(RuntimeError, match="neo4j-retag llm fetch qwen2.5-coder-1.5b"):
+    with pytest.raises(ConfigError, match="neo4j-retag llm fetch qwen2.5-coder-1.5b"):
         llm_local.command(s)  # not fetched: says how, no traceback of a missing file
     assert llm_local.status(s)["model_file"] is None
     spec = llm_fetch.MODELS["qwen2.5-coder-1.5b"]

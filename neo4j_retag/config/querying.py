@@ -1,0 +1,65 @@
+"""The query group of `Settings` (Edge et al. §3.1.6, ReTAG §3.2-3.4): map-reduce budgets,
+ReTAG's retrieval, and the settings of the other query methods."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .groups import Group, env
+
+
+class QuerySettings(Group):
+    """Querying (Edge et al. §3.1.6, ReTAG §3.2-3.4)."""
+
+    ask_method: str = env(
+        "ASK_METHOD", "retag", "the method of `ask` without --method (for the embedded model "
+        "the one measured best with it: docs/evaluation.md)")
+    map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, ge=1)
+    reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, ge=1)
+    top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)", ge=1)
+    top_p_share: float = env(
+        "TOP_P_SHARE", 1.0, "ReTAG: at most this share of the level's community reports is "
+        "retrieved (p = min(TOP_P, ceil(share x reports)); 1 = the paper's fixed p)", gt=0, le=1)
+    retag_report_tokens: int = env(
+        "RETAG_REPORT_TOKENS", 0, "ReTAG: each retrieved report is read up to this many tokens "
+        "(its title, summary and first findings: GraphRAG orders findings by importance); "
+        "0 = whole reports", ge=0)
+    retag_topics: bool = env(
+        "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
+        "reports; false = the general graph's reports (the paper's retrieval-only arm)")
+    retag_topic_max_share: float = env(
+        "RETAG_TOPIC_MAX_SHARE", 0.5, "ReTAG: a topic whose subgraph holds more than this share "
+        "of the entities narrows nothing: it is not offered to the classifier", gt=0, le=1)
+    keywords_corpus_description: bool = env(
+        "KEYWORDS_CORPUS_DESCRIPTION", False, "ReTAG keyword expansion sees the corpus "
+        "description (small models copy its names into every question's keywords)")
+    level: int = env("QUERY_LEVEL", 1, ge=0)
+    shuffle_seed: int = env("SHUFFLE_SEED", 7)
+    dynamic_threshold: float = env(
+        "DYNAMIC_THRESHOLD", 1, "dynamic community selection: a report rated at least this "
+        "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
+    lazy_budget: int = env(
+        "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)", ge=1)
+    retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
+        "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
+        "(embeddings), or both fused by reciprocal rank; auto = hybrid with embeddings, else bm25")
+    dynamic_use_summary: bool = env("DYNAMIC_USE_SUMMARY", False, "dynamic community selection: "
+                                    "rate reports by their summaries (GraphRAG's use_summary)")
+    dynamic_max_level: int = env(
+        "DYNAMIC_MAX_LEVEL", 2, "dynamic community selection: when nothing is relevant, rate "
+        "every report of the next level, down to this level (GraphRAG's max_level)")
+    local_top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "local search: entities "
+                                    "seeded (by embedding; string match without)", ge=1)
+    local_top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10,
+                                         "local search: relationships per seeded entity", ge=1)
+    local_text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "local search: share of "
+                                      "the context for text units")
+    local_community_prop: float = env("LOCAL_COMMUNITY_PROP", 0.15, "local search: share of "
+                                      "the context for reports (the rest: entities)")
+    drift_n_depth: int = env("DRIFT_N_DEPTH", 3, "DRIFT: rounds of follow-ups", ge=1)
+    drift_k_followups: int = Field(20, ge=1, validation_alias="DRIFT_K_FOLLOWUPS",
+                                   description="DRIFT: primer reports; follow-ups per round")
+    drift_primer_folds: int = Field(5, ge=1, validation_alias="DRIFT_PRIMER_FOLDS",
+                                    description="DRIFT: primer calls")

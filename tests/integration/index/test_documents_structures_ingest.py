@@ -1,0 +1,62 @@
+"""Issue 47 against the real Neo4j + GDS (`ingest --lazy`, no LLM call; the scripted double
+serves embeddings): a folder holding an encrypted PDF ingests the rest and exits 3 naming the
+file; what the readers could not read is counted in the summary, `--json` and `documents
+list`; `--accept-skipped` takes the skip knowingly (exit 0, still listed)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from neo4j_retag.cli import main
+from tests import document_files as f
+from tests.conftest import double_vars, neo4j_vars
+
+pytestmark = pytest.mark.integration
+
+
+def test_encrypted_pdf_skipped_named_counted_exit_3(settings, graph, double, tmp_path):
+    folder = tmp_path / "port"
+    folder.mkdir()
+    f.write_pdf(folder / "locked.pdf", password="secret")
+    f.docx_tracked_change(folder / "tariff.docx")
+    f.pptx_notes_hidden(folder / "tides.pptx")
+    f.pdf_ligatures(folder / "letter.pdf", names=False)  # 4 glyphs nothing can recover
+    (folder / "fees.html").write_text(f.HTML_HIDDEN)
+    env = {**neo4j_vars(settings), **double_vars(settings), "COLUMNS": "200"}
+
+    r = CliRunner().invoke(main, ["ingest", str(folder), "--lazy", "--json", "--quiet"],
+                           env=env)
+    assert r.exit_code == 3, r.output
+    s = json.loads(r.stdout)
+    assert s["documents_new"] == 4 and s["documents_unread"] == 1 and s["failed_items"] == 1
+    (skip,) = s["skipped"]
+    assert skip["item"].endswith("locked.pdf") and skip["reason"] == "encrypted"
+    assert s["lossy"] == {"hidden_slides": 1, "unmapped_glyphs": 4, "text_units": 1}
+    texts = [r["t"] for r in graph.driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.text AS t").records]
+    assert sum("4.50 EUR per metre" in t for t in texts) == 2  # the docx and the page
+    assert not any("3.90" in t or "9.99" in t for t in texts)
+
+    # the table says the same, and names the file
+    r = CliRunner().invoke(main, ["ingest", str(folder), "--lazy", "--quiet"], env=env)
+    assert r.exit_code == 3, r.output
+    assert "locked.pdf: encrypted PDF" in r.output and "1 document(s) could not be read" in \
+        r.output, r.output
+    assert "hidden_slides 1" in r.output and "unmapped_glyphs 4" in r.output, r.output
+
+    # accepted knowingly: exit 0, the file still listed and counted
+    r = CliRunner().invoke(main, ["ingest", str(folder), "--lazy", "--quiet",
+                                  "--accept-skipped"], env=env)
+    assert r.exit_code == 0, r.output
+    assert "locked.pdf" in r.output and "accepted with --accept-skipped" in r.output
+
+    r = CliRunner().invoke(main, ["documents", "list", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    rows = {d["path"].rsplit("/", 1)[-1]: d for d in json.loads(r.stdout)}
+    assert rows["tides.pptx"]["lost"]["hidden_slides"] == "1"
+    assert rows["letter.pdf"]["lost"]["unmapped_glyphs"] == "4"
+    assert rows["letter.pdf"]["text_units_lossy"] == 1
+    assert rows["fees.html"]["text_units_lossy"] == 0
+    r = CliRunner().invoke(main, ["documents", "list"], env=env)
+    assert "unmapped glyphs 4" in r.output and "hidden slides 1" in r.output, r.output

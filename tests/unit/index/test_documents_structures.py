@@ -1,0 +1,181 @@
+"""Each structure of issue 47 read as a reader sees it, once (files made at test time:
+tests/document_files.py); what cannot be read is counted on the document."""
+
+import pytest
+
+from neo4j_retag.errors import Failure
+from neo4j_retag.index.documents import Document, read_path
+from tests import document_files as f
+
+
+def _read(tmp_path, make, name):
+    path = tmp_path / name
+    if isinstance(make, str):
+        path.write_text(make)
+    else:
+        make(path)
+    items = list(read_path(path))
+    assert len(items) == 1 and isinstance(items[0], Document), items
+    return items[0]
+
+
+def _once(doc: Document, *sentences: str) -> None:
+    for s in sentences:
+        assert doc.text.count(s) == 1, (s, doc.text)
+
+
+def test_docx_tracked_change_reads_the_accepted_view(tmp_path):
+    doc = _read(tmp_path, f.docx_tracked_change, "t.docx")
+    _once(doc, "The fee for berth 4 is 4.50 EUR per metre.")
+    assert "3.90" not in doc.text
+
+
+def test_docx_content_controls_block_and_inline(tmp_path):
+    doc = _read(tmp_path, f.docx_content_control, "c.docx")
+    _once(doc, "The harbour master signs every berth permit.",
+          "Permits are valid for twelve months.")
+
+
+def test_docx_text_box_once_though_word_writes_it_twice(tmp_path):
+    doc = _read(tmp_path, f.docx_text_box, "b.docx")
+    _once(doc, "Quay 7 is closed for dredging in May.")
+    assert doc.text.index("Notices") < doc.text.index("Quay 7")
+
+
+def test_docx_notes_marked_at_the_end_of_their_section(tmp_path):
+    doc = _read(tmp_path, f.docx_notes, "n.docx")
+    _once(doc, "Berth fees are reviewed yearly.[^1]", "[^1]: The last review was in January 2026.",
+          "[^e1]: Fees exclude VAT at 21 percent.")
+    # after the paragraph that refers to it, before the next heading section
+    assert doc.text.index("Fees are paid") < doc.text.index("[^1]: ") < \
+        doc.text.index("# Moorings")
+    at = doc.text.index("[^1]: ")
+    assert doc.locate(at, at + 5)["heading"] == "Berth fees"
+
+
+def test_docx_header_and_footer_once_per_document(tmp_path):
+    doc = _read(tmp_path, f.docx_header_footer, "h.docx")
+    _once(doc, "Page header: Port of Millbrook tariff sheet",
+          "Page footer: Issued by the harbour office", "Visitor berths are let by the night.")
+    assert doc.text.startswith("Page header:") and doc.text.endswith("harbour office")
+
+
+def test_docx_merged_cell_once_and_columns_kept(tmp_path):
+    doc = _read(tmp_path, f.docx_merged_cells, "m.docx")
+    _once(doc, "Winter tariff")
+    assert "| Winter tariff |  |  |\n|---|---|---|\n| Class | Length | Fee |" in doc.text
+
+
+def test_docx_nested_table_as_a_table_of_its_own(tmp_path):
+    doc = _read(tmp_path, f.docx_nested_table, "t.docx")
+    assert "| Tariff per vessel class |  |" in doc.text
+    assert "| Class | Fee |\n|---|---|\n| Trawler | 6.20 EUR |" in doc.text
+
+
+def test_pptx_shapes_in_groups_at_any_depth(tmp_path):
+    doc = _read(tmp_path, f.pptx_groups, "g.pptx")
+    _once(doc, "The ferry leaves at 07:15 from quay 2.", "Return trips leave at 18:40.")
+
+
+def test_pptx_notes_marked_and_hidden_slide_skipped_and_counted(tmp_path):
+    doc = _read(tmp_path, f.pptx_notes_hidden, "n.pptx")
+    _once(doc, "Notes: Bring the tide tables for March.")
+    assert "9.99" not in doc.text and "Draft" not in doc.text
+    assert doc.metadata["hidden_slides"] == "1"
+
+
+def test_pptx_all_slides_hidden_is_not_read(tmp_path):
+    import pptx
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[1]).shapes.title.text = "Secret"
+    deck.slides[0]._element.set("show", "0")
+    deck.save(str(tmp_path / "h.pptx"))
+    (item,) = read_path(tmp_path / "h.pptx")
+    assert isinstance(item, Failure) and item.reason == "no-text"
+    assert "1 hidden-slides" in item.error
+
+
+def test_html_body_inside_a_form_is_read(tmp_path):
+    doc = _read(tmp_path, f.HTML_FORM, "v.html")
+    _once(doc, "Visitors moor at the east pontoon.", "The pontoon has water and power")
+    assert "VIEWSTATE" not in doc.text and "Search" not in doc.text
+
+
+def test_html_hidden_elements_left_out(tmp_path):
+    doc = _read(tmp_path, f.HTML_HIDDEN, "f.html")
+    _once(doc, "The fee is 4.50 EUR per metre.")
+    for old in ("3.90", "2.10", "5.10", "0.00", "3.10"):
+        assert old not in doc.text
+
+
+@pytest.mark.parametrize("main", [True, False])
+def test_html_boilerplate_left_out(tmp_path, main):
+    html = f.HTML_BOILERPLATE if main else f.HTML_BOILERPLATE.replace("<main>", "").replace(
+        "</main>", "").replace("<article>", "<div>").replace("</article>", "</div>")
+    doc = _read(tmp_path, html, "n.html")
+    _once(doc, "Quay 7 will be dredged from 4 to 20 May.", "move to the east pontoon")
+    for boiler in ("cookies", "Serving skippers", "Berths", "regatta", "Copyright", "Home"):
+        assert boiler not in doc.text, boiler
+
+
+def test_pdf_form_values_beside_their_labels(tmp_path):
+    doc = _read(tmp_path, f.pdf_form, "form.pdf")
+    _once(doc, "Applicant name: Ingrid Holm", "Vessel: Sea Lark", "Berth requested: 4")
+    assert doc.text.startswith("Berth application form")
+
+
+def test_pdf_ligatures_recovered_from_glyph_names(tmp_path):
+    doc = _read(tmp_path, f.pdf_ligatures, "l.pdf")
+    _once(doc, f.LIGATURE_SENTENCE)
+    assert "unmapped_glyphs" not in doc.metadata
+
+
+def test_pdf_ligatures_without_names_are_marked_and_counted(tmp_path):
+    doc = _read(tmp_path, lambda p: f.pdf_ligatures(p, names=False), "l.pdf")
+    # each glyph marked where it was, those PDFium dropped (U+0000) too
+    assert doc.text == "The \ufffdnance o\ufffdce con\ufffdrmed the o\ufffdine berth fees."
+    assert doc.metadata["unmapped_glyphs"] == "4"
+
+
+def test_glyph_names_to_letters():
+    from neo4j_retag.index.formats.pdf_glyphs import letters
+    assert [letters(n) for n in ("fi", "f_f_i", "uniFB02", "ffl.alt", "A", "g123")] == \
+        ["fi", "ffi", "fl", "ffl", "A", None]
+
+
+def test_pdf_hidden_form_field_not_read(tmp_path):
+    doc = _read(tmp_path, lambda p: f.pdf_form(p, hidden=("Vessel",)), "form.pdf")
+    _once(doc, "Applicant name: Ingrid Holm", "Berth requested: 4")
+    assert "Sea Lark" not in doc.text and "\nVessel:\n" in doc.text
+
+
+def test_docx_first_page_header_only_when_shown(tmp_path):
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Berths are let by the season.")
+    d.sections[0].first_page_header.paragraphs[0].text = "Cover page only"
+    d.save(str(tmp_path / "a.docx"))
+    assert "Cover page only" not in list(read_path(tmp_path / "a.docx"))[0].text
+    d.sections[0].different_first_page_header_footer = True
+    d.save(str(tmp_path / "b.docx"))
+    _once(list(read_path(tmp_path / "b.docx"))[0], "Page header: Cover page only")
+
+
+def test_html_media_rules_and_container_classes_hide_nothing(tmp_path):
+    html = ("<html><head><style>@media (max-width: 600px) { .wide { display: none } }"
+            "</style></head><body class=\"has-sidebar menu-open\"><p class=\"wide\">Berths "
+            "are let by the season.</p><div class=\"sidebar\">Weather widget</div></body></html>")
+    doc = _read(tmp_path, html, "p.html")
+    _once(doc, "Berths are let by the season.")
+    assert "Weather" not in doc.text
+
+
+def test_docx_hidden_text_run_left_out(tmp_path):
+    import docx
+    d = docx.Document()
+    p = d.add_paragraph("The fee is 4.50 EUR per metre.")
+    p.add_run(" Old fee 3.90 EUR.").font.hidden = True
+    p.add_run(" Paid monthly.").font.hidden = False
+    d.save(str(tmp_path / "h.docx"))
+    doc = list(read_path(tmp_path / "h.docx"))[0]
+    assert doc.text == "The fee is 4.50 EUR per metre. Paid monthly."

@@ -1,0 +1,34 @@
+"""ReTAG's query-side choices that need no graph: the topics offered, reports cut to a budget."""
+
+from neo4j_retag.config import Settings
+from neo4j_retag.model import ReportRow, Trace
+from neo4j_retag.query.retag import cut_reports, offered_topics
+from neo4j_retag.tokens import count
+
+TOPICS = [{"name": "Ghosts", "share": 0.8}, {"name": "Money", "share": 0.3},
+          {"name": "Old", "share": None}]  # a row without a share: never over the cap
+
+
+def test_a_topic_holding_most_entities_is_not_offered_and_said():
+    trace = Trace(method="retag")
+    got = offered_topics(Settings(retag_topics=True, retag_topic_max_share=0.5), TOPICS,
+                         trace)
+    assert [t["name"] for t in got] == ["Money", "Old"]
+    assert trace.notes == ["topic 'Ghosts' holds 80% of the entities, over "
+                           "RETAG_TOPIC_MAX_SHARE=0.5: not a topic, not offered"]
+    trace = Trace(method="retag")
+    assert offered_topics(Settings(retag_topics=False), TOPICS, trace) == []
+    assert "RETAG_TOPICS=false" in trace.notes[0]
+    assert offered_topics(Settings(retag_topics=False), [], Trace()) == []  # nothing to say
+
+
+def test_reports_are_cut_to_their_first_tokens_and_counted():
+    long = ReportRow(id=1, title="Long", full_content="# Long\n\n" + "word " * 900)
+    short = ReportRow(id=2, title="Short", full_content="# Short\n\nfew words")
+    trace = Trace(method="retag")
+    out = cut_reports(Settings(retag_report_tokens=100), [long, short], trace)
+    assert count(out[0].full_content) == 100 and out[0].full_content.startswith("# Long")
+    assert out[1] == short
+    assert trace.notes == ["1 of 2 reports read up to their first 100 tokens "
+                           "(RETAG_REPORT_TOKENS)"]
+    assert cut_reports(Settings(), [long], Trace()) == [long]  # 0: whole reports
