@@ -20,7 +20,7 @@ class ConfigError(RetagError):
 
 
 class DatabaseUnreachable(ConfigError):
-    """Neo4j went away during a run and stayed away through the driver's retries."""
+    """Neo4j went away during a run and stayed away for NEO4J_RETRY_SECONDS (db/retry.py)."""
 
 
 class QueryTimeout(RetagError):

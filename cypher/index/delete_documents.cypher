@@ -38,7 +38,10 @@ SET r.weight = coalesce(toFloat(r.weight), toFloat(size(r.chunk_ids)))
     r.strength = CASE WHEN r.strengths IS NULL OR size(keep) = 0 THEN r.strength
                       ELSE reduce(s = 0.0, x IN strengths | s + x) / size(keep) END,
     r.chunk_ids = [k IN keep | r.chunk_ids[k]],
-    r.dirty = CASE WHEN any(x IN before WHERE NOT x IN after) THEN true ELSE r.dirty END
+    r.dirty = CASE WHEN any(x IN before WHERE NOT x IN after) THEN true ELSE r.dirty END,
+    // its summary may cite a deleted text unit: queries read the remaining evidence instead
+    // until it is re-summarised (query/local_relationships)
+    r.withheld = CASE WHEN any(x IN before WHERE NOT x IN after) THEN true ELSE r.withheld END
 WITH r WHERE size(keep) = 0
 DELETE r;
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)
@@ -59,6 +62,7 @@ WITH e, remaining, any(x IN before WHERE NOT x IN after) AS changed,
      reduce(best = null, p IN [t IN types | [t, size([u IN types WHERE u = t])]] |
             CASE WHEN best IS NULL OR p[1] > best[1] THEN p ELSE best END) AS top
 SET e.dirty = CASE WHEN changed THEN true ELSE e.dirty END,
+    e.withheld = CASE WHEN changed THEN true ELSE e.withheld END, // as r.withheld
     e.type = CASE WHEN changed OR remaining = 0 THEN e.type ELSE coalesce(top[0], 'unknown') END
 WITH e WHERE remaining = 0
 DETACH DELETE e;

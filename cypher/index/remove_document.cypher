@@ -7,7 +7,7 @@ WITH r, [k IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[k] IN ids] A
 SET r.descriptions = [k IN keep | r.descriptions[k]],
     r.strengths = [k IN keep | r.strengths[k]],
     r.chunk_ids = [k IN keep | r.chunk_ids[k]],
-    r.weight = toFloat(size(keep)), r.dirty = true;
+    r.weight = toFloat(size(keep)), r.dirty = true, r.withheld = true;
 MATCH ()-[r:RELATED]->() WHERE size(r.chunk_ids) = 0 DELETE r;
 // lazy index: co-occurrences lose the evidence of the old text units (as documents delete)
 MATCH (d:Document {id: $id})<-[:PART_OF]-(c:Chunk)
@@ -19,7 +19,10 @@ SET r.weight = toFloat(size(r.chunk_ids))
 WITH r WHERE size(r.chunk_ids) = 0
 DELETE r;
 MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:HAS_CLAIM]->(cl:Claim) DETACH DELETE cl;
-MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity) SET e.dirty = true;
+// withheld: the summary may cite the old text; queries read the remaining evidence until it
+// is re-summarised (query/local_entities, query/local_relationships)
+MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity)
+SET e.dirty = true, e.withheld = true;
 MATCH (d:Document {id: $id}) OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk) DETACH DELETE c, d;
 MATCH (e:Entity) WHERE NOT ()-[:MENTIONS]->(e) DETACH DELETE e;
 // lazy index: concepts no remaining text unit has

@@ -1,3 +1,5 @@
 UNWIND $rows AS row
 MATCH (e:Entity {key: row.key})
-SET e.description = row.description, e.type = row.type, e.dirty = row.dirty
+// a description made from the remaining evidence: nothing deleted is cited any more
+SET e.description = row.description, e.type = row.type, e.dirty = row.dirty,
+    e.withheld = null

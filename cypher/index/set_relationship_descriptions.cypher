@@ -1,3 +1,5 @@
 UNWIND $rows AS row
 MATCH ()-[r:RELATED]->() WHERE elementId(r) = row.rid
-SET r.description = row.description, r.strength = row.strength, r.dirty = row.dirty
+// a description made from the remaining evidence: nothing deleted is cited any more
+SET r.description = row.description, r.strength = row.strength, r.dirty = row.dirty,
+    r.withheld = null

@@ -8,6 +8,14 @@ CALL (e) {
   WHERE c.report_status = 'ok'
   RETURN collect(c {.id, .title, .summary, .rank}) AS reports
 }
-RETURN i, e.key AS key, e.name AS name, e.type AS type, e.description AS description,
-       coalesce(e.degree, 0) AS degree, reports
+// withheld (documents deleted since its summary, which may cite them): the descriptions of
+// the remaining text units instead (up to 5, sorted), until the next ingest re-summarises it
+RETURN i, e.key AS key, e.name AS name, e.type AS type,
+       CASE WHEN e.withheld
+            THEN reduce(s = '', d IN COLLECT {
+                   MATCH (:Chunk)-[m:MENTIONS]->(e) WHERE trim(coalesce(m.description, '')) <> ''
+                   RETURN DISTINCT trim(m.description) AS x ORDER BY x LIMIT 5 } |
+                   s + CASE WHEN s = '' THEN '' ELSE ' ' END + d)
+            ELSE e.description END AS description,
+       coalesce(e.withheld, false) AS withheld, coalesce(e.degree, 0) AS degree, reports
 ORDER BY i

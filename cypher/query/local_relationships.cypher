@@ -10,5 +10,10 @@ UNWIND picked AS r
 WITH DISTINCT r
 MATCH (a:Entity)-[r]->(b:Entity)
 RETURN a.key AS source_key, a.name AS source, b.key AS target_key, b.name AS target,
-       r.description AS description, r.weight AS weight,
+       // withheld (as query/local_entities): the remaining text units' descriptions
+       CASE WHEN r.withheld
+            THEN reduce(s = '', d IN [x IN r.descriptions WHERE trim(coalesce(x, '')) <> ''][..5] |
+                        s + CASE WHEN s = '' THEN '' ELSE ' ' END + trim(d))
+            ELSE r.description END AS description,
+       coalesce(r.withheld, false) AS withheld, r.weight AS weight,
        coalesce(a.degree, 0) + coalesce(b.degree, 0) AS rank

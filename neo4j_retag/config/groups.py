@@ -58,8 +58,8 @@ class Neo4jSettings(Group):
     http_port: int = env("NEO4J_HTTP_PORT", 7474)
     write_batch_size: int = env("WRITE_BATCH_SIZE", 1000, "rows per UNWIND batch", ge=1)
     retry_seconds: float = env(
-        "NEO4J_RETRY_SECONDS", 30.0, "how long the Neo4j driver retries a transaction whose "
-        "server went away (then the run stops with one line; a rerun resumes)")
+        "NEO4J_RETRY_SECONDS", 120.0, "seconds a Neo4j read or write is tried again after its "
+        "connection was lost, with progress lines (then one line; a rerun resumes)")
     lock_timeout: float = env(
         "LOCK_TIMEOUT", 0.0, "seconds a writing run (ingest, topics build, import, documents "
         "delete, reset) waits for another run's lock on the database before giving up; 0 = "

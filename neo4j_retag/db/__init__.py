@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 
 def _import_driver() -> None:
@@ -32,7 +32,7 @@ def _import_driver() -> None:
 
 
 _import_driver()
-from neo4j import Driver, GraphDatabase, Query  # noqa: E402
+from neo4j import Driver, GraphDatabase, Query, Session  # noqa: E402
 from neo4j.exceptions import (  # noqa: E402
     AuthError,
     ClientError,
@@ -41,11 +41,13 @@ from neo4j.exceptions import (  # noqa: E402
 )
 
 from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, QueryTimeout, RetagError  # noqa: E402
+from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError  # noqa: E402
 from .breaker import Breaker, reachable  # noqa: E402
+from .retry import retrying  # noqa: E402
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 MEMORY_CAP = "db.memory.transaction.max"
 # fail_fast (a server process): seconds to open a connection, to get one from the pool, to
 # retry a transaction whose server went away, and between tries while it stays away
@@ -62,42 +64,8 @@ def _too_large(err: Neo4jError, what: str) -> TransactionTooLarge | None:
     if "MemoryPoolOutOfMemoryError" not in f"{err.code} {err}":
         return None
     return TransactionTooLarge(f"{what} is over Neo4j's transaction memory ({MEMORY_CAP}): "
-                               "raise it in neo4j.conf")
-
-
-class _TransientRetries(logging.Filter):
-    """The driver retries transient errors (deadlocks between concurrent writers, a leader
-    switch) and logs each retry as a WARNING holding the server's whole lock dump; we log one
-    short INFO line instead (shown with --debug), and only a failure that outlasts the retries
-    reaches the user."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if "will be retried" not in str(record.msg):
-            return True
-        err = record.args[-1] if isinstance(record.args, tuple) and record.args else None
-        code = str(getattr(err, "code", None) or type(err).__name__)
-        log.info("Neo4j transient error %s: the driver retries the transaction",
-                 code.rsplit(".", 1)[-1])
-        return False
-
-
-logging.getLogger("neo4j.session").addFilter(_TransientRetries())
-
-
-class _LostConnections(logging.Filter):
-    """A server that goes away makes the driver log each dead connection as an ERROR; the
-    run's own error (DatabaseUnreachable, after the retries) says it once, so these are INFO
-    lines (shown with --debug)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.ERROR and "defunct connection" in record.getMessage():
-            log.info("Neo4j connection lost: %s", record.getMessage()[:200])
-            return False
-        return True
-
-
-for _name in ("neo4j.io", "neo4j.pool"):
-    logging.getLogger(_name).addFilter(_LostConnections())
+                               "raise it (NEO4J_TX_MEMORY for the local server, else "
+                               "in neo4j.conf)")
 
 
 @lru_cache(maxsize=256)
@@ -140,6 +108,11 @@ class Graph:
         # Neo4j enforces it on its side: the driver has no read timeout of its own
         self.query_timeout = settings.serve.query_timeout if fail_fast else None
         retry = settings.neo4j.retry_seconds
+        # seconds a call is tried again after its connection was lost (retry.retrying)
+        self.retry_window = min(retry, FAST_RETRY) if fail_fast else retry
+        # set once a call spent its window: every later call fails at once (a CLI run ends
+        # after one window, not one per call still to come)
+        self.gone: str | None = None
         timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
                      FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
                     if fail_fast else {"connection_acquisition_timeout": max(5.0, retry),
@@ -186,36 +159,83 @@ class Graph:
     def cypher(self, name: str) -> str:
         return _load(self.settings.cypher_dir, name)
 
+    def _call(self, name: str, work: Callable[[Session], T], what: str = "") -> T:
+        """``work(session)`` on a new session, tried again on a lost connection for the retry
+        window (:func:`retrying`: progress lines while it waits); Neo4j's transaction-memory
+        error is TransactionTooLarge (``what``, else ``name``, names the statement) at once,
+        never retried; a server still gone after the window is DatabaseUnreachable."""
+
+        def once() -> T:
+            with self.driver.session(database=self.database) as session:
+                try:
+                    return work(session)
+                except Neo4jError as err:
+                    if (big := _too_large(err, what or f"the statement {name}")) is not None:
+                        raise big from err
+                    raise
+
+        uri = self.settings.neo4j.bolt_uri
+        if self.gone is not None:  # one window spent already: the run's end is not delayed
+            raise DatabaseUnreachable(f"Neo4j at {uri} unreachable ({self.gone})")
+        try:
+            with self._reachable(), self._bounded(name):
+                return retrying(once, what=name, window=self.retry_window, uri=uri)
+        except DatabaseUnreachable:
+            if self.breaker is None:  # serve's breaker tries again by itself
+                self.gone = f"gone for {self.retry_window:g} s (NEO4J_RETRY_SECONDS)"
+            raise
+
     def run(self, name: str, /, **params: Any) -> list[Record]:
-        """Run ``cypher/<name>.cypher`` with ``params``; rows as dicts."""
-        with self._reachable(), self._bounded(name):
-            records, _, _ = self.driver.execute_query(
-                Query(self.cypher(name), timeout=self.query_timeout), params,
-                database_=self.database)
-        return [r.data() for r in records]
+        """Run ``cypher/<name>.cypher`` with ``params`` in one transaction; rows as dicts.
+        Retried on a lost connection (see :meth:`_call`)."""
+        query = self.cypher(name)
+
+        def work(session: Session) -> list[Record]:
+            with session.begin_transaction(timeout=self.query_timeout) as tx:
+                rows = [r.data() for r in tx.run(query, params)]
+                tx.commit()
+            return rows
+
+        return self._call(name, work)
+
+    def run_paged(self, name: str, key: str, values: list[Any], /, **params: Any
+                  ) -> list[Record]:
+        """:meth:`run` with ``params[key] = values``; a read over Neo4j's transaction memory
+        is run again on each half of ``values`` (rows of both, in order); raises
+        TransactionTooLarge (one line naming the value) when one value alone is over it."""
+        try:
+            return self.run(name, **params, **{key: values})
+        except TransactionTooLarge:
+            if len(values) <= 1:
+                raise
+            log.warning("%s: %d %s over Neo4j's transaction memory (%s): read in halves",
+                        name, len(values), key, MEMORY_CAP)
+            half = len(values) // 2
+            return (self.run_paged(name, key, values[:half], **params)
+                    + self.run_paged(name, key, values[half:], **params))
 
     def run_script(self, name: str, /, **params: Any) -> None:
-        """Run each statement of a multi-statement file (schema, clean-ups) in order."""
-        with self._reachable(), self.driver.session(database=self.database) as session:
-            for stmt in statements(self.cypher(name)):
-                session.run(Query(stmt), params).consume()
+        """Run each statement of a multi-statement file (schema, clean-ups) in order, each in
+        a transaction of its own (retried alone on a lost connection)."""
+        for stmt in statements(self.cypher(name)):
+            self._call(name, lambda s, stmt=stmt: s.run(Query(stmt), params).consume())
 
     def run_script_tx(self, name: str, /, **params: Any) -> dict[str, int]:
         """Every statement of a multi-statement file in ONE write transaction (all or
         nothing); returns the summed update counters (``nodes_deleted``, ...)."""
-        totals: dict[str, int] = {}
 
-        def work(tx: Any) -> None:
-            totals.clear()  # a retried transaction counts once
-            for stmt in statements(self.cypher(name)):
-                counters = vars(tx.run(stmt, params).consume().counters)
-                for key, value in counters.items():
-                    if isinstance(value, int) and not isinstance(value, bool):
-                        totals[key] = totals.get(key, 0) + value
+        def work(session: Session) -> dict[str, int]:
+            totals: dict[str, int] = {}  # a transaction tried again counts once
+            with session.begin_transaction(timeout=self.query_timeout) as tx:
+                for stmt in statements(self.cypher(name)):
+                    counters = vars(tx.run(stmt, params).consume().counters)
+                    for key, value in counters.items():
+                        if isinstance(value, int) and not isinstance(value, bool):
+                            totals[key] = totals.get(key, 0) + value
+                tx.commit()
+            return totals
 
-        with self._reachable(), self.driver.session(database=self.database) as session:
-            session.execute_write(work)
-        return totals
+        return self._call(name, work)
 
     def write(self, name: str, rows: Iterable[Record], /, **params: Any) -> int:
         """``UNWIND $rows`` in batches of ``write_batch_size``; returns rows written. A batch
@@ -242,27 +262,20 @@ class Graph:
 
     def write_tx(self, parts: list[tuple[str, Record]], what: str = "") -> None:
         """Several named statements in one transaction: all or nothing (crash-safe merges).
-        Raises TransactionTooLarge (``what`` names the write) over the transaction memory."""
+        Tried again on a lost connection, even when the commit's answer was lost (every write
+        file is idempotent); raises TransactionTooLarge (``what`` names the write) over the
+        transaction memory, at once."""
         what = what or f"a write of {parts[0][0]}"
 
-        def work(tx: Any) -> None:
-            for name, params in parts:
-                tx.run(self.cypher(name), params).consume()
+        def work(session: Session) -> None:
+            # unmanaged: the memory error (raised by a statement or at commit) is a transient
+            # error the driver's managed retries would repeat for the whole window, to no avail
+            with session.begin_transaction(timeout=self.query_timeout) as tx:
+                for name, params in parts:
+                    tx.run(self.cypher(name), params).consume()
+                tx.commit()
 
-        # first try unmanaged: the memory error (raised by a statement or at commit) is a
-        # transient error the driver would retry for NEO4J retry seconds, to no avail
-        with (self._reachable(), self._bounded(parts[0][0]),
-              self.driver.session(database=self.database) as session):
-            try:
-                with session.begin_transaction(timeout=self.query_timeout) as tx:
-                    work(tx)
-                    tx.commit()
-            except Neo4jError as err:
-                if (big := _too_large(err, what)) is not None:
-                    raise big from err
-                if not err.is_retryable():
-                    raise
-                session.execute_write(work)  # a deadlock, a leader switch: the driver retries
+        self._call(parts[0][0], work, what)
 
     def ensure_schema(self) -> None:
         """Constraints and indexes (idempotent); waits for indexes to come online. One query
@@ -272,19 +285,22 @@ class Graph:
         online = {r["name"] for r in self.run("db/schema_state") if r["state"] == "ONLINE"}
         if wanted <= online:
             return
-        # one managed transaction per statement: two processes creating the schema of a fresh
-        # database at once deadlock, and the driver retries managed transactions (logged)
-        with self.driver.session(database=self.database) as session:
-            for stmt in statements(self.cypher("db/schema")):
-                try:
-                    session.execute_write(lambda tx, stmt=stmt: tx.run(stmt).consume())
-                except ClientError as err:
-                    # IF NOT EXISTS races: the other process created the same rule between
-                    # our check and our commit; it exists, which is all we want
-                    if err.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
-                        raise
-                    log.debug("schema rule created by another process: %s", stmt[:80])
+        # one transaction per statement: two processes creating the schema of a fresh
+        # database at once deadlock, and a deadlock is tried again (retrying, logged)
+        for stmt in statements(self.cypher("db/schema")):
+            self._call("db/schema", lambda s, stmt=stmt: _create_rule(s, stmt))
         self.run("db/await_indexes")
+
+
+def _create_rule(session: Session, stmt: str) -> None:
+    try:
+        session.run(Query(stmt)).consume()
+    except ClientError as err:
+        # IF NOT EXISTS races: the other process created the same rule between our check and
+        # our commit; it exists, which is all we want
+        if err.code != "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists":
+            raise
+        log.debug("schema rule created by another process: %s", stmt[:80])
 
 
 def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:

@@ -67,8 +67,9 @@ def one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {' '.join(str(err).split())[:120]}"
 
 
-# DatabaseUnavailable: a server shutting down answers so until it is gone
-UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable)
+# DatabaseUnavailable: a server shutting down answers so until it is gone; OSError: a socket
+# error the driver did not wrap
+UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError)
 
 
 @contextmanager

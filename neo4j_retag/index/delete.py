@@ -10,18 +10,21 @@ does it at once, under the same lock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..db import Graph, Record
+from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
 from ..db.lock import index_lock
 from ..errors import NotFoundError
 from ..llm import LLM
 from ..model import Progress, no_progress
 from .lock import holding_index_lock
 from .pipeline import run_ingest
+
+log = logging.getLogger(__name__)
 
 MIN_ID_PREFIX = 8  # a shorter id prefix is too likely to match several documents
 
@@ -80,13 +83,33 @@ def delete_documents(graph: Graph, refs: Sequence[str]) -> dict[str, Any]:
     another run writes the index (:mod:`neo4j_retag.db.lock`)."""
     docs = resolve(graph, refs)
     with index_lock(graph, "documents delete"):
-        counters = graph.run_script_tx("index/delete_documents", ids=[d["id"] for d in docs])
+        counters = _delete(graph, [d["id"] for d in docs])
         dirty = graph.run("index/dirty_counts")[0]
     return {"documents": [{k: d[k] for k in ("id", "title", "path")} for d in docs],
             "entities_to_resummarise": dirty["entities"],
             "relationships_to_resummarise": dirty["relationships"],
             "nodes_deleted": counters.get("nodes_deleted", 0),
             "relationships_deleted": counters.get("relationships_deleted", 0)}
+
+
+def _delete(graph: Graph, ids: list[str]) -> dict[str, int]:
+    """All ``ids`` in one transaction; over Neo4j's transaction memory, one document per
+    transaction (each delete is whole on its own); raises TransactionTooLarge naming the
+    document when one alone is over it."""
+    try:
+        return graph.run_script_tx("index/delete_documents", ids=ids)
+    except TransactionTooLarge as err:
+        if len(ids) == 1:
+            raise TransactionTooLarge(
+                f"deleting document {ids[0]} is over Neo4j's transaction memory ({MEMORY_CAP}): "
+                "raise it (NEO4J_TX_MEMORY for the local server, else in neo4j.conf)") from err
+        log.warning("deleting %d documents at once is over Neo4j's transaction memory (%s): "
+                    "one at a time", len(ids), MEMORY_CAP)
+    totals: dict[str, int] = {}
+    for one in ids:
+        for key, n in _delete(graph, [one]).items():
+            totals[key] = totals.get(key, 0) + n
+    return totals
 
 
 @holding_index_lock("documents delete")

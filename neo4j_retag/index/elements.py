@@ -34,24 +34,30 @@ MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its si
 MAX_EVIDENCE_DESCRIPTIONS = 50
 
 
-def write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
+def write_extractions(graph: Graph, batch: list[TextUnitExtraction]
+                      ) -> dict[str, TransactionTooLarge]:
     """MERGE many text units' entities, relationships and claims, in order, and mark them
     extracted, all in one transaction: a crash leaves each text unit either whole or absent.
-    A batch over Neo4j's transaction memory is written in halves; raises TransactionTooLarge
-    (one line naming the text unit) when one text unit alone is over it."""
+    A batch over Neo4j's transaction memory is written in halves, down to one text unit;
+    returns the text units over it alone (text unit id -> the one-line error naming it and
+    the setting to raise): every other text unit is written, and marked extracted."""
     if not batch:
-        return
+        return {}
     try:
         _write_extractions(graph, batch)
-    except TransactionTooLarge as err:
+    except TransactionTooLarge:
         if len(batch) == 1:
-            raise TransactionTooLarge(f"the extraction of text unit {batch[0].text_unit_id} is "
-                                      f"over Neo4j's transaction memory ({MEMORY_CAP}): raise "
-                                      "it in neo4j.conf") from err
+            unit = batch[0].text_unit_id
+            return {unit: TransactionTooLarge(
+                f"the extraction of text unit {unit} is over Neo4j's transaction memory "
+                f"({MEMORY_CAP}): raise it (NEO4J_TX_MEMORY for the local server, else in "
+                "neo4j.conf) and run `ingest --resume`")}
         log.warning("%d text units' extractions over Neo4j's transaction memory: written in "
                     "halves", len(batch))
-        write_extractions(graph, batch[:len(batch) // 2])
-        write_extractions(graph, batch[len(batch) // 2:])
+        half = len(batch) // 2
+        return {**write_extractions(graph, batch[:half]),
+                **write_extractions(graph, batch[half:])}
+    return {}
 
 
 def _write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
@@ -76,7 +82,8 @@ class ExtractionWriter:
     holds the turn writes every extraction that finished in the meantime (up to
     ``MAX_UNITS_PER_WRITE``), so a batch spans many text units and Neo4j sees a few large
     transactions instead of one per text unit. A failed transaction raises in the ``write``
-    of every text unit in it (none of them is marked extracted).
+    of every text unit in it (none of them is marked extracted); a batch over the transaction
+    memory is split (:func:`write_extractions`) and only a text unit over it alone raises.
     """
 
     def __init__(self, graph: Graph, max_units: int = MAX_UNITS_PER_WRITE) -> None:
@@ -97,15 +104,18 @@ class ExtractionWriter:
             del self.pending[:len(batch)]
             if batch:
                 try:
-                    await asyncio.to_thread(write_extractions, self.graph,
-                                            [e for e, _ in batch])
+                    over = await asyncio.to_thread(write_extractions, self.graph,
+                                                   [e for e, _ in batch])
                     self.transactions += 1
                 except Exception as err:  # handed to each text unit in the batch
                     for _, fut in batch:
                         fut.set_exception(err)
-                else:
-                    for _, fut in batch:
-                        fut.set_result(None)
+                else:  # written, but for the text units over the memory alone: theirs only
+                    for ex, fut in batch:
+                        if (err := over.get(ex.text_unit_id)) is not None:
+                            fut.set_exception(err)
+                        else:
+                            fut.set_result(None)
                 finally:  # cancelled meanwhile: the batch's other writers must not wait forever
                     for _, fut in batch:
                         if not fut.done():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph, vectors
+from ..db import Graph, preflight, vectors
 from ..errors import ConfigError, DatabaseUnreachable, Failure, RetagError
 from ..llm import LLM
 from ..model import GENERAL, Progress, TextUnit, no_progress, timed
@@ -193,6 +193,7 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                   topics: bool, topic_mode: str) -> IngestResult:
     graph.ensure_schema()
     check_encoding(graph, settings)
+    preflight.require(graph, settings)  # GDS, schema, vector indexes: before any paid call
     if settings.embedding.enabled:  # a wrong endpoint or model stops the run before any call
         await prepare(graph, llm, settings)
     # lazy: INDEX_METHOD=lazy, or the graph holds a lazy index; upgrade: --full on a lazy one

@@ -215,9 +215,11 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         # two queries per batch of communities (few round trips), not per level: at 16x the
         # BBC sample that outgrew Neo4j's transaction memory; each batch stored when done
         for ids in _batches([r for r in pending if r["level"] == level]):
-            elements = {r["id"]: r for r in graph.run("index/community_elements", ids=ids)}
+            # over the transaction memory anyway (big descriptions): read in halves
+            elements = {r["id"]: r for r in graph.run_paged("index/community_elements",
+                                                            "ids", ids)}
             children: dict[int, list[Record]] = {i: [] for i in ids}
-            for row in graph.run("index/community_children", ids=ids):
+            for row in graph.run_paged("index/community_children", "ids", ids):
                 children[row["parent"]].append(row)
             # after the deeper levels were stored: an unsplit community reuses its child's
             keys = {i: report_key(elements[i], settings.llm.model) for i in ids}

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph, vectors
+from ..db import Graph, preflight, vectors
 from ..errors import ConfigError, LLMError, RetagError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
@@ -42,30 +42,11 @@ def _neo4j(settings: Settings) -> list[Check]:
                      f"{settings.neo4j.bolt_uri}: {comp['name']} {comp['version']} "
                      f"{comp['edition']}, "
                      f"database {settings.neo4j.database}")]
-        if settings.gds.mode == "sessions":  # GDS runs in Aura sessions, not in this database
-            problem = settings.gds_sessions_problem()
-            out.append(Check("Graph Data Science", problem is None,
-                             problem or f"GDS_MODE=sessions: Aura Graph Analytics session "
-                             f"{settings.gds.session_name!r} ({settings.gds.session_memory})",
-                             "set the named setting (docs/configuration.md)"))
-        else:
-            try:
-                out.append(Check("Graph Data Science", True,
-                                 f"GDS {graph.run('ops/doctor_gds')[0]['version']}"))
-            except Exception as err:  # noqa: BLE001 - any failure means GDS is unusable
-                out.append(Check("Graph Data Science", False, str(err).splitlines()[0][:200],
-                                 "install the GDS plugin and allow `dbms.security.procedures."
-                                 "unrestricted=gds.*` (the local server does both), or set "
-                                 "GDS_MODE=sessions"))
-        try:
-            graph.ensure_schema()
-            english = graph.run("ops/doctor_fulltext")[0]["english"]
-            out.append(Check("constraints + full-text indexes", bool(english),
-                             "schema in place, english analyzer available",
-                             "a Neo4j 5 server with Lucene full-text indexes is needed"))
-        except Exception as err:  # noqa: BLE001
-            out.append(Check("constraints + full-text indexes", False, str(err)[:200],
-                             "the user needs schema rights (CREATE CONSTRAINT/INDEX)"))
+        # one line each, the same checks `ingest` makes before any paid call
+        for found in (preflight.gds(graph, settings), preflight.schema(graph),
+                      preflight.vector_indexes(graph, settings)):
+            out.append(Check(found.name, found.problem is None, found.problem or found.detail,
+                             found.fix))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 
 from ..config import Settings
 from ..db import Graph, Record
@@ -16,7 +17,7 @@ def record_usage(graph: Graph, usage: Usage) -> None:
     """Add this command's LLM usage to the cumulative counters in the graph."""
     rows = [{"stage": k, **s.model_dump(exclude={"seconds"})} for k, s in usage.stages.items()]
     if rows:
-        graph.run("ops/add_usage", rows=rows)
+        graph.run("ops/add_usage", rows=rows, write=uuid.uuid4().hex)
 
 
 def record_usage_or_warn(graph: Graph, usage: Usage) -> None:

@@ -30,7 +30,7 @@ from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import cited_sources
 from .common import note_once
-from .local_context import LocalContext, SourceIds, build_context, seed
+from .local_context import WITHHELD_NOTE, LocalContext, SourceIds, build_context, seed
 from .ratings import rated
 
 # DRIFT's local searches give text units most of the context (GraphRAG's drift defaults)
@@ -141,6 +141,8 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
     ctx: LocalContext = build_context(graph, settings, step.query, seeding, level,
                                       q.reduce_context_tokens, text_unit_prop=TEXT_UNIT_PROP,
                                       community_prop=COMMUNITY_PROP, ids=ids)
+    if ctx.withheld:
+        note_once(trace, WITHHELD_NOTE.format(n=ctx.withheld))
     k = q.drift_k_followups
     msgs = render("query/drift_local", context=ctx.text, question=step.query,
                   global_query=global_query, followups=k)

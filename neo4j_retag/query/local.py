@@ -14,7 +14,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace, timed
 from .citations import cited_sources
 from .common import answer_from, no_answer_for
-from .local_context import build_context, seed
+from .local_context import WITHHELD_NOTE, build_context, seed
 from .retrieval import check_level, query_level
 
 
@@ -38,6 +38,8 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
                             text_unit_prop=q.local_text_unit_prop,
                             community_prop=q.local_community_prop)
     trace.reports_retrieved, trace.text_units_retrieved = ctx.reports, ctx.units
+    if ctx.withheld:
+        trace.note(WITHHELD_NOTE.format(n=ctx.withheld))
     events.emit("retrieved", entities=ctx.entities, reports=ctx.reports, text_units=ctx.units,
                 method="local", level=level)
     text = await answer_from(llm, settings, query, ctx.text, trace)

@@ -62,6 +62,14 @@ class LocalContext:
     claims: int = 0
     reports: int = 0
     units: int = 0
+    # entity / relationship descriptions withheld: their summary may cite a deleted document,
+    # the remaining text units' descriptions were read instead (see WITHHELD_NOTE)
+    withheld: int = 0
+
+
+WITHHELD_NOTE = ("{n} entity or relationship description(s) withheld: documents they may cite "
+                 "were deleted since they were summarised; the remaining text units' "
+                 "descriptions were used (the next ingest re-summarises them)")
 
 
 async def seed(graph: Graph, llm: LLM, settings: Settings, question: str, trace: Trace,
@@ -106,7 +114,7 @@ def _relationships(rels: list[Record], keys: list[str], top_k: int) -> list[Reco
 
 
 def _local_tables(graph: Graph, settings: Settings, ents: list[Record], budget: int,
-                  ) -> tuple[list[str], int, int, int]:
+                  ) -> tuple[list[str], int, int, int, int]:
     """Entities, then their relationships and claims, entity by entity while the three
     tables fit ``budget`` (GraphRAG's ``_build_local_context``): the tables and their counts."""
     enc = settings.encoding
@@ -133,7 +141,9 @@ def _local_tables(graph: Graph, settings: Settings, ents: list[Record], budget: 
             break  # GraphRAG's rule: back to the previous entity's tables
         best = (r_table, c_table, len(r_rows), len(c_rows))
     tables = [entities, *(t for t in best[:2] if t)]
-    return tables, len(rows), best[2], best[3]
+    withheld = sum(bool(e.get("withheld")) for e in ents) + sum(bool(r.get("withheld"))
+                                                              for r in rels)
+    return tables, len(rows), best[2], best[3], withheld
 
 
 def build_context(graph: Graph, settings: Settings, question: str, seeding: Seeding,
@@ -159,7 +169,8 @@ def build_context(graph: Graph, settings: Settings, question: str, seeding: Seed
     report_rows = fit([[r["id"], r["title"] or "", r["summary"] or ""] for r in ranked],
                       int(budget * community_prop), enc)
     local_budget = max(0, int(budget * (1 - community_prop - text_unit_prop)))
-    local, n_ents, n_rels, n_claims = _local_tables(graph, settings, ents, local_budget)
+    local, n_ents, n_rels, n_claims, withheld = _local_tables(graph, settings, ents,
+                                                              local_budget)
     units: dict[str, tuple[int, int, str]] = {}  # id -> (seed position, -rels, text)
     for row in graph.run("query/local_text_units", keys=keys, per_entity=UNITS_PER_ENTITY):
         for u in row["units"]:
@@ -178,4 +189,4 @@ def build_context(graph: Graph, settings: Settings, question: str, seeding: Seed
     valid |= {f"Sources:{ids.of(i)}": Citation(kind="text_unit", id=i) for i, _ in fitted}
     return LocalContext(text="\n".join(parts), valid=valid, seeding=seeding, entities=n_ents,
                         relationships=n_rels, claims=n_claims, reports=len(report_rows),
-                        units=len(unit_rows))
+                        units=len(unit_rows), withheld=withheld)

@@ -7,6 +7,7 @@ extractions outgrow one transaction loses none of them."""
 
 import json
 import logging
+import os
 import shutil
 
 import pytest
@@ -24,8 +25,11 @@ CAP = "db.memory.transaction.max"
 @pytest.fixture(scope="module")
 def capped_env():
     """A local Neo4j + GDS whose transactions are capped at 8 MB, for this module."""
-    env = {"neo4j_retag_home": HOME, "neo4j_bolt_port": 7972, "neo4j_http_port": 7973,
-           "neo4j_data": HOME / "neo4j-data-test-7972-capped", "neo4j_heap": "768m",
+    # RETAG_TEST_CAPPED_BOLT_PORT / _HTTP_PORT: beside another engineer's capped server
+    bolt = int(os.environ.get("RETAG_TEST_CAPPED_BOLT_PORT", "7972"))
+    http = int(os.environ.get("RETAG_TEST_CAPPED_HTTP_PORT", "7973"))
+    env = {"neo4j_retag_home": HOME, "neo4j_bolt_port": bolt, "neo4j_http_port": http,
+           "neo4j_data": HOME / f"neo4j-data-test-{bolt}-capped", "neo4j_heap": "768m",
            "neo4j_pagecache": "64m", "neo4j_tx_memory": "8m"}
     shutil.rmtree(env["neo4j_data"], ignore_errors=True)  # a fresh database each time
     try:
@@ -92,3 +96,39 @@ def test_an_ingest_whose_extractions_outgrow_one_transaction_loses_none(capped, 
     assert res.text_units_extracted > 8
     assert "written in halves" in caplog.text  # the cap was met, and split around
     assert "Traceback" not in caplog.text
+
+
+def test_one_text_unit_over_the_cap_is_the_one_failed_item(capped, double, tmp_path, caplog):
+    """Issue 46: one oversized text unit among 30: it alone fails, named with the setting to
+    raise; every other one is written and marked extracted; `--resume` retries it alone."""
+    s, graph = capped
+    s = s.model_copy(update={"chunk_size": 60, "chunk_overlap": 0})
+    folder = tmp_path / "thirty"
+    folder.mkdir()
+    for i in range(30):  # one text unit each
+        (folder / f"t{i:02d}.txt").write_text(f"Scrooge met Marley number {i} in London.")
+    big_unit = "number 17 "
+
+    def extract(body):
+        out = json.loads(default_extract(body))
+        if big_unit in json.dumps(body):  # ~12 MB of descriptions: over 8 MB alone
+            out["entities"] += [{"name": f"Clerk {j}", "type": "person", "description":
+                                 f"Clerk {j} " + "works in the counting house. " * 700}
+                                for j in range(600)]
+        return json.dumps(out)
+    double.script["extract"] = extract
+    with caplog.at_level(logging.WARNING):
+        res = ingest(s, graph, [folder])
+    assert res.text_units_total == 30 or res.text_units_new == 30
+    assert len(res.text_units_failed) == 1, [f.item for f in res.text_units_failed]
+    failed = res.text_units_failed[0]
+    assert CAP in failed.error and "NEO4J_TX_MEMORY" in failed.error, failed.error
+    assert failed.item in failed.error  # the text unit named
+    q = graph.driver.execute_query
+    done = q("MATCH (c:Chunk {extracted: true}) RETURN count(c) AS n").records[0]["n"]
+    assert done == 29
+    assert "Traceback" not in caplog.text
+    calls = double.count("extract")
+    again = ingest(s, graph, [])  # --resume: what earlier runs left
+    assert double.count("extract") - calls <= 1  # the failed text unit only (or its cache)
+    assert [f.item for f in again.text_units_failed] == [failed.item]

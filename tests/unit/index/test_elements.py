@@ -73,3 +73,31 @@ async def test_small_runs(n):
     graph = RecordingGraph()
     assert await _write_all(ExtractionWriter(graph), n) == [None] * n
     assert len(graph.transactions) == n
+
+
+class CappedGraph(RecordingGraph):
+    """A transaction holding ``big`` (or more than ``cap`` text units) is over the memory."""
+
+    def __init__(self, big: str, cap: int = 3) -> None:
+        super().__init__()
+        self.big, self.cap = big, cap
+
+    def write_tx(self, parts):
+        from neo4j_retag.db import TransactionTooLarge
+        units = [u["chunk_id"] for u in dict(parts)["index/mark_chunks_extracted"]["units"]]
+        if self.big in units or len(units) > self.cap:
+            raise TransactionTooLarge("a write of index/merge_entities is over ...")
+        super().write_tx(parts)
+
+
+async def test_over_the_memory_only_the_text_unit_over_it_alone_fails():
+    graph = CappedGraph(big="c017")
+    writer = ExtractionWriter(graph, max_units=16)
+    results = await _write_all(writer, 30)
+    failed = {f"c{i:03d}": r for i, r in enumerate(results) if r is not None}
+    assert list(failed) == ["c017"]  # not the others of its batch
+    line = str(failed["c017"])
+    assert "text unit c017" in line and "db.memory.transaction.max" in line
+    assert "NEO4J_TX_MEMORY" in line and "\n" not in line
+    written = sorted(u for tx in graph.transactions for u in tx)
+    assert written == [f"c{i:03d}" for i in range(30) if i != 17]  # each once

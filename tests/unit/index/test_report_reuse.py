@@ -77,6 +77,9 @@ class PlantedGraph:
                     and c["props"].get("report_status") == "ok"]
         return []
 
+    def run_paged(self, name, key, values, **p):
+        return self.run(name, **p, **{key: values})
+
     def write(self, name, rows, **p):
         for row in rows:
             self.comms[row["id"]].setdefault("props", {}).update(row["props"])
