@@ -67,7 +67,7 @@ global_rc=0
 $R ask "$QUESTION" --method global || global_rc=$?
 milestone "global answer (exit $global_rc)"
 echo
-echo "== Answer by ReTAG, ask's default (the embedded model: over the general graph's reports) =="
+echo "== Answer by ask's default (ASK_METHOD; the embedded model's: auto, a global question to ReTAG) =="
 retag_rc=0
 $R ask "$QUESTION" || retag_rc=$?
 milestone "retag answer (exit $retag_rc)"

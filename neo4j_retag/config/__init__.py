@@ -79,9 +79,13 @@ LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                      "smollm2": "smollm2"}
 LOCAL_LLM_BUDGETS = {
     "index": {"report_context_tokens": 3000, "report_max_tokens": 800},
-    # ReTAG's topic layer off: topic reports a 1.5B model writes invent facts, and every
-    # question went to the topic holding most of the graph (docs/evaluation.md, measured)
-    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000, "retag_topics": False},
+    # measured with Qwen2.5-Coder-1.5B on Christmas Carol (docs/evaluation.md): ReTAG without
+    # its topic layer (the topic reports a 1.5B model writes invent facts, and every question
+    # went to the topic holding most of the graph), a quarter of the level's reports, each
+    # read up to 600 tokens: 12 of 60 nuggets at 0.22x global's prompt tokens (global 14);
+    # `auto` (local search for specific questions) matched 17: ask's default for this model
+    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000, "retag_topics": False,
+              "top_p_share": 0.25, "retag_report_tokens": 600, "ask_method": "auto"},
     "llm": {"max_tokens": 800, "schema_max_items": 6, "schema_max_chars": 150},
 }
 
@@ -145,8 +149,10 @@ class Settings(BaseModel):
                     if name in part.model_fields_set:
                         continue
                     if name.endswith("_tokens"):
-                        value = min(value * self.services.llm_ctx // LOCAL_LLM_CTX,
-                                    type(part).model_fields[name].default)
+                        value = value * self.services.llm_ctx // LOCAL_LLM_CTX
+                        # never above a remote model's budget; a default of 0 is "off"
+                        if cap := type(part).model_fields[name].default:
+                            value = min(value, cap)
                     setattr(part, name, value)
             if "model" not in self.llm.model_fields_set:
                 # the served alias and the LLM cache key: another model, other answers

@@ -106,7 +106,9 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
         env = {"NEO4J_URI": settings.neo4j.uri,
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
     env["EMBEDDING_BASE_URL"] = settings.embedding.endpoint(settings.llm)  # the test's server
-    out = CliRunner().invoke(main, ["ask", q, "--level", "0", "--json"], env=env)
+    # retag by name: the embedded model's default is auto (docs/evaluation.md)
+    out = CliRunner().invoke(main, ["ask", q, "--method", "retag", "--level", "0", "--json"],
+                             env=env)
     data = json.loads(out.stdout)
     # the 135M model's answer may be about nothing in its reports: then the honest no-answer,
     # exit 1 with its reason - never its text, never a traceback

@@ -31,7 +31,7 @@ def test_reports_are_cut_to_their_first_tokens_and_counted():
     assert out[1] == short
     assert trace.notes == ["1 of 2 reports read up to their first 100 tokens "
                            "(RETAG_REPORT_TOKENS)"]
-    assert cut_reports(Settings(), [long], Trace()) == [long]  # 0: whole reports
+    assert cut_reports(Settings(retag_report_tokens=0), [long], Trace()) == [long]  # whole
 
 
 class Levels:
