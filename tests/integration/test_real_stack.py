@@ -71,8 +71,12 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert s["community_reports"] >= 1
 
     topics = run(settings, usage, lambda llm: build_topics(real_graph, llm, settings))
-    assert topics.corpus_description
     assert usage.stage("map").calls >= 1  # mining ran global queries
+    # the 135M model's mining may answer nothing: a failed item, never stored as the corpus
+    # description or a topic (the next build mines again)
+    assert topics.corpus_description or (topics.failed and not topics.mined
+                                         and not real_graph.run("query/topics"))
+    assert "unable to answer" not in topics.corpus_description
 
     ids = {r["id"] for r in real_graph.driver.execute_query(
         "MATCH (c:Community) RETURN c.id AS id").records}

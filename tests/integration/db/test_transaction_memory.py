@@ -44,8 +44,11 @@ def capped_env():
 @pytest.fixture
 def capped(capped_env, tmp_path, double):
     """Settings and an empty graph on the capped server."""
+    # the extraction bounds (LLM_SCHEMA_MAX_ITEMS / _CHARS) would cut the double's oversized
+    # records long before Neo4j's cap: raised, so that the cap is what these tests meet
     s = make_settings(tmp_path, capped_env, openai_base_url=double.base_url,
-                      chunk_size=120, chunk_overlap=20, embeddings=False)
+                      chunk_size=120, chunk_overlap=20, embeddings=False,
+                      llm_schema_max_items=1000, llm_schema_max_chars=100_000)
     with Graph(s) as g:
         with g.driver.session() as session:  # small transactions: the nodes are big
             session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1 ROW"
