@@ -105,7 +105,10 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     Raises LevelError when the level has no reports, InputError for an unknown topic.
     """
     level, topic, question = query_level(graph, settings, query.level), query.topic, query.question
-    top_p = query.top_p or settings.query.top_p
+
+    def p_for(scope: str, lv: int) -> int:  # an explicit --top-p is taken as asked
+        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p)
+
     trace = Trace(method="retag", level=level)
     # before any call: vectors of another model are refused, never compared
     how = plan_retrieval(graph, settings, query.retrieval or settings.query.retrieval, trace)
@@ -143,15 +146,14 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         if trace.level != level:
             trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
         reports = await retrieve_reports(graph, llm, settings, scope, trace.level, question,
-                                         trace.keywords, share_p(graph, settings, scope,
-                                                                 trace.level, top_p), trace, how)
+                                         trace.keywords, p_for(scope, trace.level), trace, how)
         if not reports and scope != GENERAL:
             trace.note("nothing retrieved in the topic graph: fell back to the general graph")
             trace.scope = scope = GENERAL
             trace.level = check_level(graph, scope, level)
-            top_p = share_p(graph, settings, scope, trace.level, top_p)
             reports = await retrieve_reports(graph, llm, settings, scope, trace.level,
-                                             question, trace.keywords, top_p, trace, how)
+                                             question, trace.keywords,
+                                             p_for(scope, trace.level), trace, how)
     trace.retrieval = how.mode  # what was used (bm25 when the embedding failed under auto)
     reports = cut_reports(settings, reports, trace)
     if not reports:
