@@ -62,8 +62,9 @@ class FindingCheck:
     (the share of its words in the context, the names the context lacks), or None."""
 
     def __init__(self, context: str, min_share: float = MIN_FINDING_GROUNDED) -> None:
-        self.words, self.lower, self.min_share = content_words(context), context.casefold(), \
-            min_share
+        self.words = content_words(context)
+        self.lower = context.casefold()
+        self.min_share = min_share
 
     def __call__(self, summary: str, explanation: str) -> str | None:
         share, missing = finding_support(f"{summary}\n{explanation}", self.words, self.lower,
