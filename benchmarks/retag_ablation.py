@@ -51,6 +51,13 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                            "RETAG_REPORT_TOKENS": "600"}),
     "retag-general-p50-cut400": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.5",
                                            "RETAG_REPORT_TOKENS": "400"}),
+    # more, smaller map batches: each batch gives its own points (ReTAG's answers were short:
+    # 5-10 reduce points from 2-3 batches against global's 28-36)
+    "retag-general-p25-cut600-map1500": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.25",
+                                                   "RETAG_REPORT_TOKENS": "600",
+                                                   "MAP_CONTEXT_TOKENS": "1500"}),
+    "retag-general-p35-cut600": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.35",
+                                           "RETAG_REPORT_TOKENS": "600"}),
     "local": ("local", {}),
 }
 
