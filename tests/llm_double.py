@@ -191,8 +191,8 @@ def default_reduce(body: dict[str, Any]) -> str:
 def default_classify(body: dict[str, Any]) -> str:
     topics = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
     q = body["messages"][-1]["content"].lower()
-    hit = next((t for t in topics if t.split()[0].lower() in q), None)
-    return json.dumps({"topic": hit})
+    hits = [t for t in topics if t.split()[0].lower() in q]
+    return json.dumps({"topics": hits[:1]})
 
 
 GLOBAL_WORDS = ("theme", "main", "overall", "across", "connect", "trend", "whole", "common")

@@ -32,6 +32,13 @@ class QuerySettings(Group):
     retag_topic_max_share: float = env(
         "RETAG_TOPIC_MAX_SHARE", 0.5, "ReTAG: a topic whose subgraph holds more than this share "
         "of the entities narrows nothing: it is not offered to the classifier", gt=0, le=1)
+    retag_min_community_size: int = env(
+        "RETAG_MIN_COMMUNITY_SIZE", 1, "ReTAG: only reports of communities of at least this many "
+        "entities are retrieved (a community of one entity is its description, not a summary: "
+        "local search reads those); a level with none is read whole", ge=1)
+    retag_max_topics: int = env(
+        "RETAG_MAX_TOPICS", 2, "ReTAG: a question that spans topics is classified into up to "
+        "this many; each topic's subgraph gives its share of the p reports", ge=1)
     keywords_corpus_description: bool = env(
         "KEYWORDS_CORPUS_DESCRIPTION", False, "ReTAG keyword expansion sees the corpus "
         "description (small models copy its names into every question's keywords)")

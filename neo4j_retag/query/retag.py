@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from .. import events
 from ..config import Settings
@@ -28,26 +28,35 @@ from .retrieval import (
 )
 
 
-async def classify_topic(llm: LLM, settings: Settings, question: str,
-                         topics: list[Record], corpus_description: str,
-                         trace: Trace) -> str | None:
-    """The topic name the question is about, or None (ReTAG §3.2.2). A failed classification
-    is None with a trace note: the general graph answers."""
+async def classify_topics(llm: LLM, settings: Settings, question: str,
+                          topics: list[Record], corpus_description: str,
+                          trace: Trace) -> list[str]:
+    """The names of the topics the question is about, most relevant first: one, up to
+    RETAG_MAX_TOPICS when the question spans topics, or none (ReTAG §3.2.2; a question the
+    paper's single topic would cut in half reads each of its topics). A failed classification
+    is none with a trace note: the general graph answers."""
     if not topics:
-        return None
+        return []
     names = tuple(t["name"] for t in topics)
-    model = create_model("TopicChoice", topic=(Literal[names] | None, None))  # type: ignore[valid-type]
+    most = settings.query.retag_max_topics
+    model = create_model("TopicChoice", topics=(  # type: ignore[call-overload]
+        list[Literal[names]], Field([], json_schema_extra={"maxItems": most})))  # type: ignore[valid-type]
     listing = "\n".join(f"- {t['name']}: {t['description'] or ''}" for t in topics)
-    msgs = render("query/classify_topic", topics=listing,
+    msgs = render("query/classify_topic", topics=listing, max_topics=str(most),
                   question=question, corpus_description=corpus_description or "(none)")
     try:
-        choice = await llm.structured(msgs, model, stage="classify", max_tokens=60)
+        choice = await llm.structured(msgs, model, stage="classify", max_tokens=30 + 30 * most)
     except LLMError as err:
         trace.note(f"topic classification failed ({err}): general graph")
-        return None
-    if choice.topic is None:  # type: ignore[attr-defined]
+        return []
+    # the reply's list is cut to the schema's maxItems by llm.structured
+    chosen = list(dict.fromkeys(choice.topics))  # type: ignore[attr-defined]
+    if not chosen:
         trace.note("the question matches no topic: general graph")
-    return choice.topic  # type: ignore[attr-defined]
+    elif len(chosen) > 1:
+        trace.note(f"the question spans {len(chosen)} topics: "
+                   f"{', '.join(map(repr, chosen))}; each gives its share of the p reports")
+    return chosen
 
 
 def offered_topics(settings: Settings, topics: list[Record], trace: Trace) -> list[Record]:
@@ -69,16 +78,32 @@ def offered_topics(settings: Settings, topics: list[Record], trace: Trace) -> li
 MIN_SHARE_P = 8  # TOP_P_SHARE never retrieves fewer reports than this (or all when fewer)
 
 
-def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int) -> int:
-    """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports,
-    rounded up, but at least MIN_SHARE_P (or all the level has) - when that share is under 1
-    (Kim et al. 2025 §4.3 read every report of a level with fewer than p; a share keeps the
-    saving on small corpora too)."""
+def min_size(graph: Graph, settings: Settings, scope: str, level: int, trace: Trace) -> int:
+    """The smallest community whose report ReTAG retrieves at ``scope`` / ``level``:
+    RETAG_MIN_COMMUNITY_SIZE, or 1 with a note when the level has no community that large."""
+    size = settings.query.retag_min_community_size
+    if size > 1 and not pool(graph, scope, level, size):
+        trace.note(f"no community of {size} or more entities at level {level}: every report "
+                   "retrieved (RETAG_MIN_COMMUNITY_SIZE)")
+        return 1
+    return size
+
+
+def pool(graph: Graph, scope: str, level: int, size: int) -> int:
+    """Reports of communities of at least ``size`` entities at ``scope`` / ``level``."""
+    return graph.run("query/retag_pool", scope=scope, level=level, min_size=size)[0]["reports"]
+
+
+def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int,
+            size: int = 1) -> int:
+    """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports of
+    communities of at least ``size`` entities, rounded up, but at least MIN_SHARE_P (or all
+    there are) - when that share is under 1 (Kim et al. 2025 §4.3 read every report of a level
+    with fewer than p; a share keeps the saving on small corpora too)."""
     share = settings.query.top_p_share
     if share >= 1:
         return top_p
-    n = next((r["reports"] for r in graph.run("query/scope_levels", scope=scope)
-              if r["level"] == level), 0)
+    n = pool(graph, scope, level, size)
     # a small level is read whole up to MIN_SHARE_P: a quarter of 7 reports misses stories
     return max(1, min(top_p, max(math.ceil(share * n), min(n, MIN_SHARE_P))))
 
@@ -100,14 +125,16 @@ def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> l
 
 async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
     """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. ``query.topic`` forces
-    a topic.
+    a topic. A question classified into several topics (RETAG_MAX_TOPICS) reads each topic's
+    subgraph, p split between them (the trace's topic and scope are the first one's; a note
+    names the others).
 
     Raises LevelError when the level has no reports, InputError for an unknown topic.
     """
-    level, topic, question = query_level(graph, settings, query.level), query.topic, query.question
+    level, question = query_level(graph, settings, query.level), query.question
 
-    def p_for(scope: str, lv: int) -> int:  # an explicit --top-p is taken as asked
-        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p)
+    def p_for(scope: str, lv: int, size: int) -> int:  # an explicit --top-p taken as asked
+        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p, size)
 
     trace = Trace(method="retag", level=level)
     # before any call: vectors of another model are refused, never compared
@@ -116,24 +143,29 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         topics = graph.run("query/topics")
         corpus = topics[0]["corpus_description"] if topics else (
             graph.run("query/corpus")[0]["description"] or "")
-        if topic is not None and topic not in {t["name"] for t in topics}:
-            raise InputError(f"unknown topic {topic!r}; topics: {[t['name'] for t in topics]}")
-        if topic is None:
+        if query.topic is not None and query.topic not in {t["name"] for t in topics}:
+            raise InputError(f"unknown topic {query.topic!r}; topics: "
+                             f"{[t['name'] for t in topics]}")
+        chosen = [query.topic] if query.topic is not None else []
+        if query.topic is None:
             offered = offered_topics(settings, topics, trace)
-            topic = await classify_topic(llm, settings, question, offered, corpus, trace)
+            chosen = await classify_topics(llm, settings, question, offered, corpus, trace)
             if not topics and not settings.query.retag_topics:
                 trace.note("RETAG_TOPICS=false: the general graph's reports")
             elif not topics:
                 lazy = graph.run("query/lazy_index")[0]["lazy"]  # topics are never built there
                 trace.note("a lazy index has no topics: general graph" if lazy else
                            "no topics stored (run `neo4j-retag topics build`): general graph")
-        trace.topic = topic
-        scope = next((t["label"] for t in topics if t["name"] == topic), GENERAL)
-        trace.scope = scope
-        events.emit("topic", topic=topic, scope=scope)
+        label = {t["name"]: t["label"] for t in topics}
+        scopes = [label[t] for t in chosen] or [GENERAL]
+        topic_of = {label[t]: t for t in chosen}
+        trace.topic = chosen[0] if chosen else None
+        trace.scope = scopes[0]
+        events.emit("topic", topic=trace.topic, scope=trace.scope)
 
         # before keyword expansion: a graph with no reports fails with no call paid for it
-        trace.level = check_level(graph, scope, level)
+        levels = {scope: check_level(graph, scope, level) for scope in scopes}
+        trace.level = levels[scopes[0]]
 
     with timed(trace.seconds, "keywords"):
         # a small model copies the description's names into every question's keywords
@@ -141,19 +173,27 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.keywords = await expand_keywords(llm, settings, question, shown, trace)
         events.emit("keywords", keywords=trace.keywords)
 
+    async def from_scopes(chosen_levels: dict[str, int]) -> list[ReportRow]:
+        out: dict[int, ReportRow] = {}
+        for scope, lv in chosen_levels.items():
+            note_stale(graph, scope, trace)
+            if lv != level:
+                trace.note(f"topic {topic_of.get(scope, scope)!r} has no level {level}: used "
+                           f"level {lv}")
+            size = min_size(graph, settings, scope, lv, trace)
+            p = math.ceil(p_for(scope, lv, size) / len(chosen_levels))
+            for r in await retrieve_reports(graph, llm, settings, scope, lv, question,
+                                            trace.keywords, p, trace, how, size):
+                out.setdefault(r.id, r)
+        return list(out.values())
+
     with timed(trace.seconds, "retrieve"):
-        note_stale(graph, scope, trace)
-        if trace.level != level:
-            trace.note(f"topic {topic!r} has no level {level}: used level {trace.level}")
-        reports = await retrieve_reports(graph, llm, settings, scope, trace.level, question,
-                                         trace.keywords, p_for(scope, trace.level), trace, how)
-        if not reports and scope != GENERAL:
+        reports = await from_scopes(levels)
+        if not reports and trace.scope != GENERAL:
             trace.note("nothing retrieved in the topic graph: fell back to the general graph")
-            trace.scope = scope = GENERAL
-            trace.level = check_level(graph, scope, level)
-            reports = await retrieve_reports(graph, llm, settings, scope, trace.level,
-                                             question, trace.keywords,
-                                             p_for(scope, trace.level), trace, how)
+            trace.scope = GENERAL
+            trace.level = check_level(graph, GENERAL, level)
+            reports = await from_scopes({GENERAL: trace.level})
     trace.retrieval = how.mode  # what was used (bm25 when the embedding failed under auto)
     reports = cut_reports(settings, reports, trace)
     if not reports:

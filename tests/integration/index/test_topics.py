@@ -1,6 +1,7 @@
 """Topic augmentation and both ask methods on the real Neo4j + GDS with the LLM double."""
 
 import json
+import re
 
 import pytest
 
@@ -11,7 +12,7 @@ from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.map_reduce import MapFailedError
 from neo4j_retag.query.retag import MIN_SHARE_P, ask_retag
-from tests.llm_double import default_map
+from tests.llm_double import default_assign, default_map
 
 pytestmark = pytest.mark.integration
 
@@ -210,3 +211,44 @@ def test_ingest_builds_no_topics_when_retag_reads_none(settings, graph, double, 
     assert out.topics is None and double.count("topics") == 0 and double.count("map") == 0
     assert any("topics not built: RETAG_TOPICS=false" in o for o in out.outcomes)
     assert graph.run("query/topics") == []
+
+
+def test_a_question_spanning_two_topics_reads_both_subgraphs(indexed, graph, double):
+    def two_topics(body):  # every text unit concerns the first two topics: two subgraphs
+        out = json.loads(default_assign(body))
+        names = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)[:2]
+        return json.dumps({k: names for k in out})
+
+    double.script["assign"] = two_topics
+    run(indexed, lambda llm: build_topics(graph, llm, indexed))
+    topics = graph.run("query/topics")
+    assert len(topics) >= 2
+    two = [t["name"] for t in topics[:2]]
+    double.script["classify"] = lambda body: json.dumps({"topics": two})
+    whole = indexed.model_copy(update={"retag_topic_max_share": 1.0})
+    r = run(whole, lambda llm: ask_retag(graph, llm, whole,
+            Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)))
+    assert r.trace.topic == two[0] and r.trace.scope == topics[0]["label"]
+    assert any("spans 2 topics" in n for n in r.trace.notes)
+    # the map read reports of both topic subgraphs, each report once
+    scopes = {row["scope"] for row in graph.driver.execute_query(
+        "MATCH (c:Community) WHERE c.id IN $ids RETURN DISTINCT c.scope AS scope",
+        ids=[int(c.id) for c in r.trace.context]).records}
+    assert scopes == {topics[0]["label"], topics[1]["label"]}
+    assert len(r.trace.context) == len({c.id for c in r.trace.context})
+
+
+def test_retag_reads_communities_of_min_size_or_the_whole_level_said(indexed, graph, double):
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    sizes = {r["id"]: r["size"] for r in graph.driver.execute_query(
+        "MATCH (c:Community {scope: 'general', level: 0}) RETURN c.id AS id, c.size AS size"
+    ).records}
+    assert sizes
+    two = indexed.model_copy(update={"retag_topics": False, "retag_min_community_size": 2})
+    r = run(two, lambda llm: ask_retag(graph, llm, two, q))
+    assert r.trace.context and all(sizes[int(c.id)] >= 2 for c in r.trace.context)
+    # none that large: every report may be retrieved, said
+    big = max(sizes.values()) + 1
+    over = indexed.model_copy(update={"retag_topics": False, "retag_min_community_size": big})
+    r = run(over, lambda llm: ask_retag(graph, llm, over, q))
+    assert r.trace.context and any(f"no community of {big} or more" in n for n in r.trace.notes)

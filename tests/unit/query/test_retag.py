@@ -35,14 +35,16 @@ def test_reports_are_cut_to_their_first_tokens_and_counted():
 
 
 class Levels:
-    """A graph stub answering query/scope_levels only."""
+    """A graph stub answering query/retag_pool only: ``reports`` reports, ``singletons`` of
+    them of one-entity communities."""
 
-    def __init__(self, reports: int) -> None:
-        self.reports = reports
+    def __init__(self, reports: int, singletons: int = 0) -> None:
+        self.reports, self.singletons = reports, singletons
 
     def run(self, name, **params):
-        assert name == "query/scope_levels"
-        return [{"level": 0, "reports": self.reports, "stale": 0}]
+        assert name == "query/retag_pool"
+        small = self.singletons if params["min_size"] > 1 else 0
+        return [{"reports": self.reports - small}]
 
 
 def test_p_is_a_share_of_the_level_but_never_under_the_floor_nor_over_top_p():
@@ -53,3 +55,52 @@ def test_p_is_a_share_of_the_level_but_never_under_the_floor_nor_over_top_p():
     assert share_p(Levels(7), quarter, "general", 0, 200) == 7  # a small level: all of it
     assert share_p(Levels(20), quarter, "general", 0, 200) == MIN_SHARE_P
     assert share_p(Levels(48), Settings(top_p_share=1), "general", 0, 200) == 200  # the paper
+    # RETAG_MIN_COMMUNITY_SIZE: the share is of the reports that may be retrieved
+    assert share_p(Levels(48, singletons=25), quarter, "general", 0, 200, 2) == MIN_SHARE_P
+    assert share_p(Levels(48, singletons=8), Settings(top_p_share=0.5), "general", 0, 200,
+                   2) == 20
+
+
+def test_a_level_without_a_community_that_large_is_read_whole_and_said():
+    from neo4j_retag.query.retag import min_size
+    trace = Trace()
+    assert min_size(Levels(5, singletons=5), Settings(retag_min_community_size=2), "general", 0,
+                    trace) == 1
+    assert trace.notes == ["no community of 2 or more entities at level 0: every report "
+                           "retrieved (RETAG_MIN_COMMUNITY_SIZE)"]
+    assert min_size(Levels(5, singletons=4), Settings(retag_min_community_size=2), "general", 0,
+                    Trace()) == 2
+
+
+def classify(tmp_path, double, reply, **settings) -> tuple[list[str], Trace]:
+    import json
+
+    from neo4j_retag.llm import run_with_llm
+    from neo4j_retag.query.retag import classify_topics
+    from tests.conftest import make_settings
+
+    double.script["classify"] = lambda body: json.dumps(reply)
+    s = make_settings(tmp_path, settings, openai_base_url=double.base_url)
+    trace = Trace()
+    rows = [{**t, "description": "about it"} for t in TOPICS]
+    got = run_with_llm(s, lambda llm: classify_topics(llm, s, "Q?", rows, "", trace))
+    return got, trace
+
+
+def test_a_question_spanning_topics_reads_each_of_them_in_order(tmp_path, double):
+    got, trace = classify(tmp_path, double, {"topics": ["Money", "Ghosts", "Money"]})
+    assert got == ["Money", "Ghosts"]
+    assert trace.notes == ["the question spans 2 topics: 'Money', 'Ghosts'; each gives its "
+                           "share of the p reports"]
+
+
+def test_no_topic_is_the_general_graph_and_said(tmp_path, double):
+    got, trace = classify(tmp_path, double, {"topics": []})
+    assert got == [] and trace.notes == ["the question matches no topic: general graph"]
+
+
+def test_more_topics_than_retag_max_topics_are_cut_to_the_bound(tmp_path, double):
+    # the schema bounds the list for a grammar; an endpoint without one may give more
+    got, trace = classify(tmp_path, double, {"topics": ["Money", "Ghosts"]},
+                          retag_max_topics=1)
+    assert got == ["Money"] and trace.notes == []
