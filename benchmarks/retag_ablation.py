@@ -58,6 +58,11 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                                    "MAP_CONTEXT_TOKENS": "1500"}),
     "retag-general-p35-cut600": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.35",
                                            "RETAG_REPORT_TOKENS": "600"}),
+    # only communities of 2+ entities (25 of Carol's 48 level-0 reports are one entity's
+    # description: the hand check found them cited for claims they cannot hold), half of them
+    "retag-general-min2-p50-cut600": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.5",
+                                                "RETAG_REPORT_TOKENS": "600",
+                                                "RETAG_MIN_COMMUNITY_SIZE": "2"}),
     "local": ("local", {}),
 }
 
