@@ -92,7 +92,10 @@ def make_settings(tmp_path: Path, base: dict[str, Any], **extra: Any) -> Setting
     return Settings(**{"llm_cache_dir": tmp_path / "llm-cache", "openai_model": "double",
                        "embedding_model": "double-embedding", "llm_json_mode": "json_schema",
                        "llm_max_retries": 1,
-                       "report_compose_max_entities": 1, **base, **extra})
+                       "report_compose_max_entities": 1,
+                       # the double gives every text unit the first topic: a topic holding
+                       # the whole graph, split by the tests of the split only
+                       "topic_split": False, **base, **extra})
 
 
 @pytest.fixture
@@ -116,7 +119,8 @@ def double_vars(settings: Settings) -> dict[str, str]:
     return {"OPENAI_BASE_URL": settings.llm.endpoint, "OPENAI_MODEL": "double",
             "EMBEDDING_MODEL": settings.embedding.model,
             "LLM_JSON_MODE": "json_schema", "LLM_CACHE_DIR": str(settings.cache_dir),
-            "REPORT_COMPOSE_MAX_ENTITIES": str(settings.index.report_compose_max_entities)}
+            "REPORT_COMPOSE_MAX_ENTITIES": str(settings.index.report_compose_max_entities),
+            "TOPIC_SPLIT": str(settings.index.topic_split).lower()}
 
 
 def wipe(graph: Graph) -> None:

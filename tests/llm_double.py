@@ -65,6 +65,7 @@ STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "refine_check": "refine",
     "topics": "topics_list",
     "topic_assign": "assign",
+    "topic_split": "topic_split",
     "eval_judge": "judge",
     "eval_claims": "eval_claims",
     "eval_questions": _eval_list,
@@ -325,6 +326,9 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "topics_list": lambda b: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the supernatural visitors"},
         {"name": "Money and business", "description": "trade, debt and work"}]}),
+    "topic_split": lambda b: json.dumps({"topics": [
+        {"name": "Marley and the three spirits", "description": "the night's visitors"},
+        {"name": "Scrooge's counting-house", "description": "Scrooge at work with his clerk"}]}),
     "text": lambda b: ('{"ok": true}' if b.get("response_format") else
                        "- Ghosts and spirits: the visitors\n- Money and business: trade"),
 }

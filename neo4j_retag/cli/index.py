@@ -284,6 +284,10 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
     for t in out.counts:
         table.add_row(t.name, t.label, str(t.entities), str(t.communities), str(t.reports))
     console.print(table)
+    for name in out.split_topics:
+        console.print(f"[yellow]split topic[/yellow] {name}: it held most of the entities "
+                      "(RETAG_TOPIC_MAX_SHARE): mined again into narrower topics",
+                      highlight=False)
     for name in out.dropped_topics:
         console.print(f"[yellow]dropped topic[/yellow] {name}: no text unit concerns it",
                       highlight=False)

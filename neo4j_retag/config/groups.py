@@ -242,6 +242,10 @@ class IndexSettings(Group):
     estimate_profile: Literal["auto", "remote", "local-small"] = env(
         "ESTIMATE_PROFILE", "auto", "the model profile of `ingest --estimate`; auto = "
         "local-small for the embedded SmolLM2, else remote (docs/indexing.md)")
+    topic_split: bool = env(
+        "TOPIC_SPLIT", True, "a topic whose subgraph holds more than RETAG_TOPIC_MAX_SHARE of "
+        "the entities is mined again into narrower topics at build time (one call and its text "
+        "units assigned again; docs/indexing.md)")
     topic_remine_share: float = Field(
         0.1, ge=0, le=1, validation_alias="TOPIC_REMINE_SHARE", description="an ingest mines "
         "topics again when more than this share of the mined reports' text changed; else it "

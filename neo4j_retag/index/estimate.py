@@ -221,6 +221,15 @@ def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
         completion += (maps * p.map_completion + 2 * (p.reduce_completion + part_completion)
                        + p.list_completion)
     batch = max(1, settings.index.topic_assign_batch)
+    if settings.index.topic_split and (labelled > new or not indexed):
+        # a topic holding most of the graph is split (index/topic_split.py): counted as one
+        # split call and its share of the text units assigned again - an upper-side guess
+        moved = math.ceil(labelled * settings.query.retag_topic_max_share)
+        calls += 1
+        prompt += _overhead(settings, "index/split_topic", name="", description="", reports="",
+                            min_topics="2", max_topics="4") + 8 * p.listing_tokens
+        completion += p.list_completion
+        labelled += moved
     assign_calls = math.ceil(labelled / batch)
     calls += assign_calls
     prompt += labelled * unit_tokens + assign_calls * (
@@ -260,7 +269,7 @@ def _scaled(s: LLMCost, f: dict[str, float]) -> LLMCost:
 # the usage stages of an ingest, grouped as the estimate names them (topic mining's global
 # queries, topic lists, corpus summary and assignment are "topics")
 STAGE_GROUPS = {"map": "topics", "reduce": "topics", "topic_assign": "topics",
-                "topic_summary": "topics"}
+                "topic_summary": "topics", "topic_split": "topics"}
 
 
 def grouped(usage: Usage) -> dict[str, dict[str, int]]:

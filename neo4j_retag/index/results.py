@@ -38,6 +38,8 @@ class TopicsResult(BaseModel):
 
     topics: list[Topic] = Field(default_factory=list)
     dropped_topics: list[str] = Field(default_factory=list)
+    # topics that held most of the graph, replaced by narrower ones (index/topic_split.py)
+    split_topics: list[str] = Field(default_factory=list)
     corpus_description: str = ""
     mined: bool = True  # False: an incremental build kept the last topics (index/topic_basis)
     why: str = ""  # why the topics were mined again or kept

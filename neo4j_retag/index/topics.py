@@ -39,6 +39,7 @@ from .lock import holding_index_lock
 from .reports import build_reports
 from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity
 from .topic_names import Topic, TopicList, bullets, dedupe
+from .topic_split import split_oversized
 
 log = logging.getLogger(__name__)
 TOPIC_PROJECTION = "retag-topics"
@@ -210,12 +211,16 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         topic_basis.save(graph, now if mined_ok else None, mode, max_topics)
         units = _text_units(graph)
     labelled = 0
+    split: list[str] = []
     if topics:
         if mode == "assign":
             await topic_assign.assign_text_units(graph, llm, settings, topics, progress, failed,
                                                  units)
             graph.run("index/label_topic_entities_from_chunks")
             labelled = len(units)
+            if not keep:  # kept topics were split when they were mined
+                topics, labels, split = await split_oversized(
+                    graph, llm, settings, topics, labels, now.level or 0, progress, failed)
         else:
             await reextract_text_units(graph, llm, settings, topics, progress, failed)
     # one projection holding every topic label; Leiden runs per topic through nodeLabels
@@ -251,6 +256,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                     ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
     return TopicsResult(
         topics=[t for t in topics if t.name not in dropped], dropped_topics=dropped,
+        split_topics=split,
         corpus_description=corpus, reports=reports, mined=not keep, why=why,
         text_units_labelled=labelled,
         counts=[TopicCount.model_validate(r) for r in graph.run("index/topic_counts")],

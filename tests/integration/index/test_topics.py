@@ -252,3 +252,39 @@ def test_retag_reads_communities_of_min_size_or_the_whole_level_said(indexed, gr
     over = indexed.model_copy(update={"retag_topics": False, "retag_min_community_size": big})
     r = run(over, lambda llm: ask_retag(graph, llm, over, q))
     assert r.trace.context and any(f"no community of {big} or more" in n for n in r.trace.notes)
+
+
+def test_a_topic_holding_most_of_the_graph_is_split_into_narrower_ones(indexed, graph, double):
+    split_on = indexed.model_copy(update={"topic_split": True})
+    turn = iter(range(10_000))
+
+    def share_out(body):  # the narrower topics share the text units out, turn by turn
+        names = re.findall(r"^- ([^:\n]+):", body["messages"][0]["content"], re.M)
+        if "Marley and the three spirits" not in names:
+            return default_assign(body)  # the mined topics: all to the first (the whole graph)
+        return json.dumps({"topics": [names[next(turn) % 2]]})
+
+    double.script["assign"] = share_out
+    out = run(split_on, lambda llm: build_topics(graph, llm, split_on))
+    assert out.split_topics == ["Ghosts and spirits"] and not out.failed
+    assert double.count("topic_split") == 1
+    names = {c.name: c for c in out.counts}
+    assert "Ghosts and spirits" not in names
+    for narrower in ("Marley and the three spirits", "Scrooge's counting-house"):
+        assert names[narrower].entities > 0 and names[narrower].reports > 0
+    # the split prompt was told what the topic covers: the general graph's report titles
+    body = next(b for kind, b in double.calls if kind == "topic_split")
+    title = graph.run("query/reports_at_level", scope="general", level=0)[0]["title"]
+    assert "Ghosts and spirits" in body["messages"][-1]["content"]
+    assert title and title in body["messages"][-1]["content"]
+
+
+def test_a_failed_split_keeps_the_topic_fails_one_item_and_builds_again(indexed, graph, double):
+    split_on = indexed.model_copy(update={"topic_split": True})
+    double.script["topic_split"] = lambda body: json.dumps({"topics": [
+        {"name": "Ghosts and spirits", "description": "the same again"}]})
+    out = run(split_on, lambda llm: build_topics(graph, llm, split_on))
+    assert out.split_topics == [] and "Ghosts and spirits" in {t.name for t in out.topics}
+    assert [f.item for f in out.failed] == ["split of topic 'Ghosts and spirits'"]
+    assert "0 narrower topic(s) given" in out.failed[0].error
+    assert graph.run("index/index_meta_all")[0]["topics_dirty"] is True  # the next build splits
