@@ -19,6 +19,7 @@ from common import RESULTS, bench_settings, with_llm
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import LLMError
 from neo4j_retag.llm import Usage
+from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.common import reports_at_level
@@ -55,7 +56,7 @@ def main() -> None:
             msgs = render("query/judge_relevance", question=q,
                           report=r.full_content)
             try:
-                yes = (await llm.structured(msgs, Judgement, stage="judge",
+                yes = (await llm.structured(msgs, Judgement, stage=Stage.JUDGE,
                                             max_tokens=20)).relevant
             except LLMError as err:
                 yes = f"failed: {err}"

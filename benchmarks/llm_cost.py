@@ -38,6 +38,7 @@ from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import mining_level
 from neo4j_retag.llm import Usage
+from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import LLMCost
 from neo4j_retag.ops.stats import collect, record_usage
 
@@ -49,7 +50,8 @@ GRAPHRAG_QUOTED = {
     20: {"chat_calls": 86, "report_calls": 12, "prompt_tokens": 170000,
          "completion_tokens": 40000},
 }
-TOPIC_STAGES = ("map", "reduce", "topics", "topic_assign", "topic_summary")
+# the stages an ingest counts under "topics" (reduce_partial too: mining's partial reduces)
+TOPIC_STAGES = tuple(s for s in Stage if s.group == Stage.TOPICS)
 
 
 def copy_articles(dest: Path, n: int, skip_last: bool = False) -> list[Path]:

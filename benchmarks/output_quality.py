@@ -41,6 +41,7 @@ from neo4j_retag.index.elements import summarize_texts
 from neo4j_retag.index.extract import TextUnitExtraction, extract_text_unit
 from neo4j_retag.index.reports import _report, local_context
 from neo4j_retag.llm import LLM, Usage, parse_json
+from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import Query, ReportRow, TextUnit, Trace
 from neo4j_retag.query import map_reduce as mr
 from neo4j_retag.query.common import answer_from
@@ -295,7 +296,7 @@ def json_schema_refused(settings: Settings) -> str | None:
     async def probe() -> str | None:
         async with LLM(s) as llm:
             try:
-                await llm.complete([{"role": "user", "content": "Say {}"}], stage="probe",
+                await llm.complete([{"role": "user", "content": "Say {}"}], stage=Stage.PROBE,
                                    max_tokens=5, response_format={
                                        "type": "json_schema", "json_schema": {
                                            "name": "probe", "schema": {"type": "object"}}})

@@ -41,6 +41,7 @@ from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.index.embed import embed_if_enabled
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.embeddings import Embedder
+from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
@@ -89,7 +90,8 @@ def llm_judged(graph: Graph, settings, level: int, questions: dict[str, str],
             text = truncate(text, report_tokens, settings.encoding)
         msgs = render("query/judge_relevance", question=q, report=text)
         try:
-            return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
+            return (await llm.structured(msgs, Judgement, stage=Stage.JUDGE,
+                                         max_tokens=20)).relevant
         except LLMError:
             return False
 

@@ -23,6 +23,7 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError
 from ..llm import LLM
+from ..llm.stages import Stage
 from ..model import Progress, TextUnit
 from ..prompts import render
 from .topic_names import Topic
@@ -67,7 +68,7 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
     async def one(batch: list[TextUnit]) -> None:
         model = labels_model(names, len(batch))
         try:
-            reply = await llm.structured(_messages(listing, batch), model, stage="topic_assign",
+            reply = await llm.structured(_messages(listing, batch), model, stage=Stage.TOPIC_ASSIGN,
                                          max_tokens=100 * len(batch))
             lists = ([reply.topics] if len(batch) == 1  # type: ignore[attr-defined]
                      else [getattr(reply, f"passage_{i}") for i in range(1, len(batch) + 1)])

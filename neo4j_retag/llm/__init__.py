@@ -39,6 +39,7 @@ from .reply import (
 )
 from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
+from .stages import Stage
 from .structured import accepted, validator
 from .transport import FirstReply, send
 from .usage import Usage
@@ -153,7 +154,7 @@ class LLM:
         self,
         messages: list[dict[str, str]],
         *,
-        stage: str,
+        stage: Stage,
         max_tokens: int | None = None,
         validate: Callable[[str, list[str]], Any] | None = None,
         response_format: JSON | None = None,
@@ -244,7 +245,7 @@ class LLM:
         messages: list[dict[str, str]],
         model: type[M],
         *,
-        stage: str,
+        stage: Stage,
         max_tokens: int | None = None,
         attempts: int | None = None,
         accept: Callable[[M], str | None] | None = None,

@@ -28,6 +28,7 @@ from .reply import (
     free_text,
     read_envelope,
 )
+from .stages import Stage
 from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
+async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: Stage,
                              on_token: Callable[[str | None], None], prose: bool = False,
                              subject: Subject | None = None,
                              on_refusal: Callable[[ReplyFault], None] | None = None) -> str:

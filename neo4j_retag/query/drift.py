@@ -31,6 +31,7 @@ from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM, Subject, Usage
+from ..llm.stages import Stage
 from ..model import (
     GENERAL,
     Answer,
@@ -192,7 +193,7 @@ async def _reduce(llm: LLM, settings: Settings, query: Query, steps: list[DriftS
     events.emit("reduce", points=len(used))
     msgs = render("query/drift_reduce", context=context, question=query.question,
                   response_type=query.response_type)
-    text = await complete_or_note(llm, msgs, "drift_reduce", trace, subject=Subject(
+    text = await complete_or_note(llm, msgs, Stage.DRIFT_REDUCE, trace, subject=Subject(
         query.question, "\n".join(a.answer for a in used)))
     if not text:
         text = "\n\n".join(a.answer for a in used)

@@ -26,7 +26,8 @@ from ..db import Graph, Record
 from ..db import vectors as db_vectors
 from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
-from ..llm.embeddings import EMBED_QUERY, Embedder, Vector
+from ..llm.embeddings import Embedder, Vector
+from ..llm.stages import Stage
 from ..model import Trace
 
 What = Literal["entities", "reports", "text_units"]
@@ -83,7 +84,7 @@ async def embed_question(graph: Graph, llm: LLM, settings: Settings, texts: Sequ
     emb = Embedder.of(llm)
     emb.dimensions = st["dimensions"]  # a reply of another length is an unusable reply
     try:
-        got = await emb.embed(list(texts), stage=EMBED_QUERY)
+        got = await emb.embed(list(texts), stage=Stage.EMBED_QUERY)
     except LLMError as err:
         if required:
             raise

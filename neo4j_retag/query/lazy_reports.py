@@ -15,6 +15,7 @@ from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
 from ..llm.grounding import FindingCheck
+from ..llm.stages import Stage
 from ..model import Trace
 from ..prompts import csv_table, render
 from ..tokens import count, truncate
@@ -58,7 +59,7 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
         text = context(row, settings)
         msgs = render("index/community_report", context=text)
         try:
-            report = await llm.structured(msgs, CommunityReport, stage="lazy_report",
+            report = await llm.structured(msgs, CommunityReport, stage=Stage.LAZY_REPORT,
                                           max_tokens=settings.index.report_max_tokens)
         except LLMError as err:
             done.failures.append(Failure.of(f"report {row['id']}", err))

@@ -14,6 +14,7 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
 from ..llm import LLM
+from ..llm.stages import Stage
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..tokens import truncate
@@ -41,7 +42,7 @@ async def classify_topic(llm: LLM, settings: Settings, question: str,
     msgs = render("query/classify_topic", topics=listing,
                   question=question, corpus_description=corpus_description or "(none)")
     try:
-        choice = await llm.structured(msgs, model, stage="classify", max_tokens=60)
+        choice = await llm.structured(msgs, model, stage=Stage.CLASSIFY, max_tokens=60)
     except LLMError as err:
         trace.note(f"topic classification failed ({err}): general graph")
         return None
