@@ -38,7 +38,7 @@ from neo4j_retag.index.extract import messages
 from neo4j_retag.index.extract_records import GraphExtraction
 from neo4j_retag.llm import LLM, Usage, bound_schema, parse_json, response_format
 from neo4j_retag.llm.reply import ReplyFault
-from neo4j_retag.llm.stages import Stage
+from neo4j_retag.stages import Stage
 
 PASSAGES = [
     "Scrooge and Marley were partners in a counting-house in London. Marley died seven "

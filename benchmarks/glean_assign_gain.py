@@ -51,9 +51,9 @@ from neo4j_retag.index.topic_assign import assign_text_units
 from neo4j_retag.index.topic_names import Topic
 from neo4j_retag.keys import entity_key
 from neo4j_retag.llm import LLM, Usage
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import TextUnit, no_progress
 from neo4j_retag.prompts import render
+from neo4j_retag.stages import Stage
 
 BBC = SHARED / "corpora" / "bbc-news"
 BBC_TOPICS = {

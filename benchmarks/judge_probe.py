@@ -19,11 +19,11 @@ from common import RESULTS, bench_settings, with_llm
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import LLMError
 from neo4j_retag.llm import Usage
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.common import reports_at_level
 from neo4j_retag.query.dynamic import rate
+from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import truncate
 
 GHOSTS = "What role do the spirits and ghosts play in Scrooge's transformation?"

@@ -38,9 +38,9 @@ from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import mining_level
 from neo4j_retag.llm import Usage
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import LLMCost
 from neo4j_retag.ops.stats import collect, record_usage
+from neo4j_retag.stages import Stage
 
 # GraphRAG 3.3.0 measured for issue 18 on this machine (run.sh, 600/100, fakellm), quoted
 # when no graphrag venv is present to run it again

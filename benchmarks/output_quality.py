@@ -41,10 +41,10 @@ from neo4j_retag.index.elements import summarize_texts
 from neo4j_retag.index.extract import TextUnitExtraction, extract_text_unit
 from neo4j_retag.index.reports import _report, local_context
 from neo4j_retag.llm import LLM, Usage, parse_json
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import Query, ReportRow, TextUnit, Trace
 from neo4j_retag.query import map_reduce as mr
 from neo4j_retag.query.common import answer_from
+from neo4j_retag.stages import Stage
 from neo4j_retag.text import strip_chatter
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -41,7 +41,6 @@ from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.index.embed import embed_if_enabled
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.embeddings import Embedder
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
@@ -53,6 +52,7 @@ from neo4j_retag.query.retrieval import (
     retrieve_vector,
 )
 from neo4j_retag.services import embed_local, llm_local
+from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import truncate
 
 QUESTIONS = {

@@ -3,7 +3,7 @@
 
 The kind comes from the pipeline stage the client sends in the ``X-Retag-Stage`` header,
 never from the prompt's wording: editing or adding a prompt cannot reroute a test. The
-stages are the package's one table (``neo4j_retag.llm.stages.Stage``); a stage's kind is
+stages are the package's one table (``neo4j_retag.stages.Stage``); a stage's kind is
 its name unless ``KINDS`` names another (stages sharing a handler). Where one stage sends
 two requests (a gleaning round and its continue question; the personas, tasks and questions
 of eval generation) the request's shape tells them apart: the JSON it asks for, not the
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.llm.transport import STAGE_HEADER
+from neo4j_retag.stages import Stage
 
 
 def _asked_fields(body: dict[str, Any]) -> list[str]:
@@ -107,7 +107,7 @@ def kind_of(body: dict[str, Any], stage: str | None) -> str:
                                               "every LLM call must name its stage"}})
     if stage not in STAGES:
         raise Fail(400, {"error": {"message": f"llm_double: {stage!r} is no stage of "
-                                              "neo4j_retag.llm.stages.Stage"}})
+                                              "neo4j_retag.stages.Stage"}})
     kind = STAGES[stage]
     return kind(body) if callable(kind) else kind
 

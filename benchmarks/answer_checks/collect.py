@@ -23,8 +23,8 @@ import labelled  # noqa: E402
 
 from neo4j_retag.config import Settings  # noqa: E402
 from neo4j_retag.llm import run_with_llm  # noqa: E402
-from neo4j_retag.llm.stages import Stage  # noqa: E402
 from neo4j_retag.prompts import render  # noqa: E402
+from neo4j_retag.stages import Stage  # noqa: E402
 
 OUT = labelled.HERE / "candidates.jsonl"
 QUESTIONS = [  # (question, response type): the good kinds the set lacks

@@ -10,7 +10,7 @@ import click
 
 from ..config import Settings
 from ..errors import ConfigError
-from ..llm.stages import Stage
+from ..stages import Stage
 from .common import Table, console
 
 

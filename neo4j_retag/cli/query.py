@@ -13,7 +13,7 @@ import click
 
 from ..errors import ConfigError
 from ..eval.nuggets import DEFAULT_SIMILARITY
-from ..llm.stages import Stage
+from ..stages import Stage
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from pydantic import BaseModel, field_validator
 
 from ..config import Settings
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..prompts import render
+from ..stages import Stage
 from . import require
 from .records import Agreement, Metrics, Tally
 

@@ -13,8 +13,8 @@ from pydantic import BaseModel, field_validator
 from ..config import Settings
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..prompts import entries, render
+from ..stages import Stage
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..citations import without_references
 from ..errors import Failure
 from ..llm.embeddings import Embedder
-from ..llm.stages import Stage
+from ..stages import Stage
 from . import require
 from .nugget_scores import content_words
 from .nuggets import DEFAULT_SIMILARITY, Nugget, sentences

@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from ..config import Settings
 from ..errors import Failure, InputError, LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..prompts import render
+from ..stages import Stage
 
 
 def _unique(texts: list[str], n: int) -> list[str]:

@@ -17,9 +17,9 @@ from ..config import Settings
 from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import Progress, no_progress
 from ..prompts import render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import truncate
 from .extract import TextUnitExtraction

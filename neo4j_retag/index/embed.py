@@ -24,8 +24,8 @@ from ..db import Graph, Record, vectors
 from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
-from ..llm.stages import Stage
 from ..model import Progress, no_progress
+from ..stages import Stage
 from .results import EmbedCounts
 
 log = logging.getLogger(__name__)

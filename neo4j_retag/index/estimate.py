@@ -24,9 +24,9 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import Usage
 from ..llm.endpoint import WINDOW_KEY, Capabilities
-from ..llm.stages import Stage, group_of
 from ..model import LLMCost
 from ..prompts import render
+from ..stages import Stage, group_of
 from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
 from .estimate_profile import FIGURES, Profile, calibration, profile_for

@@ -13,7 +13,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import LLMError
 from ..llm import LLM, Usage
-from ..llm.stages import Stage
+from ..stages import Stage
 from .extract import messages
 from .extract_records import GraphClaimsExtraction, GraphExtraction
 

@@ -19,9 +19,9 @@ from ..db import Record
 from ..errors import LLMError
 from ..keys import entity_key, name_capped
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import TextUnit
 from ..prompts import Message, fragment, render
+from ..stages import Stage
 from .extract_records import (
     NAME_CAPPED,
     NO_ENDPOINT,

@@ -18,9 +18,9 @@ from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
 from ..llm.grounding import FindingCheck
-from ..llm.stages import Stage
 from ..model import Progress, no_progress
 from ..prompts import csv_line, csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 from .report_reuse import composed_props, report_key, reusable, reuse_props
 

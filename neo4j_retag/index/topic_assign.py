@@ -23,9 +23,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import Progress, TextUnit
 from ..prompts import render
+from ..stages import Stage
 from .topic_names import Topic
 
 log = logging.getLogger(__name__)

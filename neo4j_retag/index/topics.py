@@ -23,13 +23,13 @@ from ..db import Graph, Record
 from ..errors import Failure, InputError, LevelError, LLMError
 from ..keys import entity_key
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import GENERAL, Progress, TextUnit, no_progress
 from ..prompts import fragment, render
 
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
 from ..query.global_search import global_answers
 from ..query.retrieval import levels
+from ..stages import Stage
 from . import topic_assign, topic_basis
 from .communities import Clusterer
 from .elements import summarize_texts

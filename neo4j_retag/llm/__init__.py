@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
+from ..stages import Stage
 from .degenerate import Subject
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
@@ -39,7 +40,6 @@ from .reply import (
 )
 from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
-from .stages import Stage
 from .structured import accepted, validator
 from .transport import FirstReply, send
 from .usage import Usage

@@ -35,10 +35,10 @@ import diskcache
 from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, Failure, LLMError
+from ..stages import Stage
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
-from .stages import Stage
 from .transport import STAGE_HEADER, not_chat, request
 from .usage import Usage
 

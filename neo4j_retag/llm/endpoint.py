@@ -22,7 +22,7 @@ from tenacity import RetryCallState, wait_exponential_jitter
 
 from ..config import Settings
 from ..model import JSON
-from .stages import stage_of
+from ..stages import stage_of
 
 log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"

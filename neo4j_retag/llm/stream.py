@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from ..errors import LLMParseError
+from ..stages import Stage
 from .degenerate import Subject
 from .endpoint import transport_reason
 from .reply import (
@@ -28,7 +29,6 @@ from .reply import (
     free_text,
     read_envelope,
 )
-from .stages import Stage
 from .transport import STAGE_HEADER
 
 if TYPE_CHECKING:

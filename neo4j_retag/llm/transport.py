@@ -17,9 +17,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from ..config import Settings
 from ..errors import ConfigError, LLMError
 from ..model import JSON
+from ..stages import Stage
 from .endpoint import context_refused, over_window, transport_reason, wait
 from .reply import blocked, filtered
-from .stages import Stage
 from .usage import Usage
 
 # every request names its pipeline stage (usage's key): a proxy, a log or a test double can

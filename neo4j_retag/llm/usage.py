@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from .. import tokens
 from ..model import LLMCost
+from ..stages import stage_of
 from .endpoint import budget_setting
-from .stages import stage_of
 
 # an endpoint that counts under this share of the prompt tokens we sent cut the prompt: our
 # tokenizer is not the model's (a chat template adds tokens; other vocabularies count 0.7-1.5x

@@ -13,9 +13,9 @@ from ..db import Graph, preflight, vectors
 from ..errors import ConfigError, LLMError, RetagError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
-from ..llm.stages import Stage
 from ..llm.transport import model_ids
 from ..services import llm_local
+from ..stages import Stage
 from .doctor_budgets import over_budgets, window
 
 

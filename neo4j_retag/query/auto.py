@@ -20,9 +20,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import Answer, Query, Routing, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from .embedding import check_vectors
 
 GLOBAL, SPECIFIC = "global", "specific"

@@ -14,11 +14,11 @@ from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
 from ..llm.reply import ReplyFault, blocked_line
-from ..llm.stages import Stage
 from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..refusal import Refusal
+from ..stages import Stage
 from ..text import TERM, strip_chatter
 from ..tokens import count
 from .retrieval import check_level

@@ -31,7 +31,6 @@ from .. import events
 from ..config import Settings
 from ..db import Graph
 from ..llm import LLM, Subject, Usage
-from ..llm.stages import Stage
 from ..model import (
     GENERAL,
     Answer,
@@ -46,6 +45,7 @@ from ..model import (
     timed,
 )
 from ..prompts import render
+from ..stages import Stage
 from .citations import cited_sources
 from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
 from .drift_steps import (

@@ -24,9 +24,9 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
-from ..llm.stages import Stage
 from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import cited_sources

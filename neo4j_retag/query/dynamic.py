@@ -23,9 +23,9 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from ..tokens import truncate
 from .common import AnswerFailedError, reports_at_level
 from .map_reduce import map_reduce

@@ -27,8 +27,8 @@ from ..db import vectors as db_vectors
 from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
 from ..llm.embeddings import Embedder, Vector
-from ..llm.stages import Stage
 from ..model import Trace
+from ..stages import Stage
 
 What = Literal["entities", "reports", "text_units"]
 LABELS: dict[str, str] = {"entities": "Entity", "reports": "Community", "text_units": "Chunk"}

@@ -26,9 +26,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LevelError, LLMError, RetagError
 from ..llm import LLM, Subject
-from ..llm.stages import Stage
 from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources
 from .common import complete_or_note, no_answer_for, words

@@ -15,9 +15,9 @@ from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
 from ..llm.grounding import FindingCheck
-from ..llm.stages import Stage
 from ..model import Trace
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 
 MAX_CONCEPTS, MAX_UNITS = 40, 12  # read per community; the context budget cuts further

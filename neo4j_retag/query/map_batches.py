@@ -16,9 +16,9 @@ from ..config import Settings
 from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
 from ..llm.endpoint import WINDOW_KEY, window_fix, window_in
-from ..llm.stages import Stage
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, count_recurring, truncate
 
 T = TypeVar("T")

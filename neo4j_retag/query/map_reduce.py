@@ -24,10 +24,10 @@ from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
 from ..llm.degenerate import check as check_answer
-from ..llm.stages import Stage
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ..prompts import render
 from ..refusal import Refusal
+from ..stages import Stage
 from ..text import strip_chatter
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import no_answer_for, note_once

@@ -22,9 +22,9 @@ from typing import Protocol, TypeVar
 from .. import events
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
-from ..llm.stages import Stage
 from ..model import Trace
 from ..prompts import fragment, render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .common import complete_or_note, refused

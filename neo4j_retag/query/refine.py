@@ -9,9 +9,9 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
+from ..stages import Stage
 from .map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 

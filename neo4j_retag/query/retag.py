@@ -14,9 +14,9 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
 from ..llm import LLM
-from ..llm.stages import Stage
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from ..tokens import truncate
 from .map_reduce import map_reduce
 from .retrieval import (

@@ -18,9 +18,9 @@ from ..db import Graph, vectors
 from ..errors import ConfigError, LevelError, LLMError
 from ..llm import LLM
 from ..llm.embeddings import Vector
-from ..llm.stages import Stage
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
+from ..stages import Stage
 from .embedding import embed_question, stored_vectors
 
 REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete ... --rebuild`)"

@@ -1,6 +1,6 @@
 """The package's shape, checked: imports point one way and form no cycle; every prompt and
 Cypher file named in the code exists, and its placeholders / parameters match the call; every
-LLM stage is named through the one table (llm/stages.py), and every stage of it is used."""
+LLM stage is named through the one table (stages.py, ``Stage``), and every stage of it is used."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from neo4j_retag.prompts import placeholders, sections
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer;
 # eval asks the query methods and serve answers through them (and index/ops), so both sit
-# above them and below the CLI, unaware of each other; events (stage events) is plain data;
+# above them and below the CLI, unaware of each other; events (stage events) and stages (the
+# table of LLM stages every side names) are plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
 # sits below index/ and query/, both of which build reports
 LAYERS = [{"errors", "keys", "refusal"},
-          {"config", "model", "tokens", "text", "events", "citations"},
+          {"config", "model", "tokens", "text", "events", "citations", "stages"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
@@ -197,7 +198,7 @@ def test_every_prompt_and_cypher_file_is_used():
 
 # where LLM stages are named: the package (never as text), and the benchmarks, which name the
 # "bench" stages (a stage no call site in either names is dead)
-STAGE_TABLE = PKG / "llm" / "stages.py"
+STAGE_TABLE = PKG / "stages.py"
 
 
 def _stage_sources(roots=(PKG, PKG.parent / "benchmarks")):
@@ -294,7 +295,7 @@ def summarize(llm, texts, stage="summarize"): ...  # 5: a default
 
 
 def test_every_stage_of_the_table_is_used_and_every_used_one_exists():
-    from neo4j_retag.llm.stages import Stage
+    from neo4j_retag.stages import Stage
     used: dict[str, str] = {}
     for path, tree in _stage_sources():
         for node in ast.walk(tree):
@@ -302,6 +303,6 @@ def test_every_stage_of_the_table_is_used_and_every_used_one_exists():
                     and node.value.id == "Stage" and node.attr.isupper()):
                 used.setdefault(node.attr, f"{path.relative_to(PKG.parent)}:{node.lineno}")
     unknown = {name: at for name, at in used.items() if name not in Stage.__members__}
-    assert not unknown, f"no such stage in llm/stages.py: {unknown}"
+    assert not unknown, f"no such stage in stages.py: {unknown}"
     unused = set(Stage.__members__) - set(used)
-    assert not unused, f"stages no call site names (drop them from llm/stages.py): {unused}"
+    assert not unused, f"stages no call site names (drop them from stages.py): {unused}"

@@ -13,10 +13,10 @@ from neo4j_retag.config import resource_dir
 from neo4j_retag.index.elements import summarize_texts
 from neo4j_retag.index.extract import extract_text_unit
 from neo4j_retag.llm import LLM, run_with_llm
-from neo4j_retag.llm.stages import Stage
 from neo4j_retag.model import ReportRow, TextUnit, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.map_reduce import map_reduce
+from neo4j_retag.stages import Stage
 from tests.conftest import make_settings
 from tests.llm_double import kind_of
 
@@ -88,7 +88,7 @@ def test_a_call_without_its_stage_fails_loudly(double):
     body = json.dumps({"model": "double", "messages": [{"role": "user", "content": "x"}]})
     for headers, why in (({}, "no X-Retag-Stage header"),
                          ({"X-Retag-Stage": "nonsense"}, "'nonsense' is no stage of "
-                                                         "neo4j_retag.llm.stages.Stage")):
+                                                         "neo4j_retag.stages.Stage")):
         req = urllib.request.Request(f"{double.base_url}/chat/completions", body.encode(),
                                      {"Content-Type": "application/json", **headers})
         with pytest.raises(urllib.error.HTTPError) as err:

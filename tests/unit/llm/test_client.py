@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM, ReplyFault
-from neo4j_retag.llm.stages import Stage
+from neo4j_retag.stages import Stage
 from tests.llm_double import Fail, Raw, Reply
 
 TEXT = Stage.DOCTOR  # a stage the double answers with its "text" handler

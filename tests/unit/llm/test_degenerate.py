@@ -14,7 +14,7 @@ from neo4j_retag.llm.degenerate import (
     repeated_ngram,
     ungrounded,
 )
-from neo4j_retag.llm.stages import Stage
+from neo4j_retag.stages import Stage
 from tests.llm_double import Reply
 from tests.unit.llm.test_client import answers, run, settings_for
 

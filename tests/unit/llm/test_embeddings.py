@@ -10,7 +10,7 @@ from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM
 from neo4j_retag.llm.embeddings import Embedder, read_vectors
 from neo4j_retag.llm.reply import ReplyFault
-from neo4j_retag.llm.stages import Stage
+from neo4j_retag.stages import Stage
 from tests.llm_double import EMBED_DIM, Fail, Raw, default_embed
 
 

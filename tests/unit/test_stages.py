@@ -1,4 +1,4 @@
-"""The one table of LLM pipeline stages (llm/stages.py): its fields hold together, and a name
+"""The one table of LLM pipeline stages (stages.py): its fields hold together, and a name
 that is no stage fails the call that names it before anything is sent (a programming error,
 never an HTTP 400 from the test double)."""
 
@@ -11,11 +11,10 @@ from neo4j_retag.index.estimate import grouped
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.llm.endpoint import budget_setting
-from neo4j_retag.llm.stages import KINDS, Stage, group_of, stage_of
 from neo4j_retag.llm.stream import complete_streaming
 from neo4j_retag.model import LLMCost
-
-from .test_client import settings_for
+from neo4j_retag.stages import KINDS, Stage, group_of, stage_of
+from tests.unit.llm.test_client import settings_for
 
 # the strings other stores key on (usage rows in the graph, estimate calibration rows, trace
 # llm_stages, the X-Retag-Stage header): the table may grow, never rename one of these
@@ -67,7 +66,7 @@ def test_a_stage_is_kept_under_its_plain_name():
 
 @pytest.mark.parametrize("name", ["text", "Map", "reduce ", ""])
 def test_a_name_that_is_no_stage_is_a_programming_error(name):
-    with pytest.raises(ValueError, match="is no LLM stage: name it in neo4j_retag/llm/stages.py"):
+    with pytest.raises(ValueError, match="is no LLM stage: name it in neo4j_retag/stages.py"):
         stage_of(name)
     with pytest.raises(ValueError, match="is no LLM stage"):
         Usage().stage(name)

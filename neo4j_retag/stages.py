@@ -93,7 +93,7 @@ def stage_of(name: str) -> Stage:
     try:
         return Stage(name)
     except ValueError:
-        raise ValueError(f"{name!r} is no LLM stage: name it in neo4j_retag/llm/stages.py "
+        raise ValueError(f"{name!r} is no LLM stage: name it in neo4j_retag/stages.py "
                          "and pass Stage.<NAME>") from None
 
 
