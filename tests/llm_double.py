@@ -343,6 +343,7 @@ class ScriptedLLM:
         # whole body (Raw) or Fail overrides the request instead
         self.embed: Callable[[str], list[float]] = default_embed
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.headers: list[str] = []  # each request's X-Retag-Stage, as sent
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
 
@@ -420,6 +421,8 @@ class ScriptedLLM:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stage = self.headers.get(STAGE_HEADER)
+                with double.lock:
+                    double.headers.append(stage or "")
                 try:
                     kind = kind_of(body, stage)
                     if self.path.endswith("/embeddings"):  # every stage: kind "embed"
