@@ -138,19 +138,19 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     if settings.index.glean:
         rounds = 1 + p.glean_continue * (settings.index.glean - 1)
         est.raw[Stage.GLEAN] = _stage(u * rounds, glean_prompt * rounds,
-                                  ext_completion * p.glean_completion_share * rounds)
+                                      ext_completion * p.glean_completion_share * rounds)
     if settings.index.extract_claims and settings.index.claims_call == "separate":
         est.raw[Stage.CLAIMS] = _stage(u, ext_prompt, ext_completion / 2)
     est.raw[Stage.SUMMARIZE] = _stage(u * p.summaries_per_unit,
-                                  u * p.summaries_per_unit * p.summary_prompt,
-                                  u * p.summaries_per_unit * p.summary_completion)
+                                      u * p.summaries_per_unit * p.summary_prompt,
+                                      u * p.summaries_per_unit * p.summary_completion)
     reports = u * p.reports_per_unit
     est.raw[Stage.REPORT] = _stage(
         reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
         reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
         est.raw[Stage.TOPICS] = _topics(settings, p, u, p.prompt_token_factor *
-                                    est.text_unit_tokens / u, indexed_units)
+                                        est.text_unit_tokens / u, indexed_units)
     _embed_stage(est, settings, p)
     factors = calibration(graph, p.name, settings.llm.model)
     # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
@@ -189,7 +189,7 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
     reports = 0.0 if lazy else u * per_unit
     calls = 2 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
     est.raw[Stage.EMBED] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
-                              + reports * p.report_text_tokens, 0)
+                                  + reports * p.report_text_tokens, 0)
 
 
 def _overhead(settings: Settings, name: str, **values: str) -> int:

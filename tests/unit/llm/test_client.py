@@ -16,6 +16,7 @@ from tests.llm_double import Fail, Raw, Reply
 
 TEXT = Stage.DOCTOR  # a stage the double answers with its "text" handler
 
+
 class Obj(BaseModel):
     a: int
 
