@@ -38,6 +38,7 @@ from neo4j_retag.index.extract import messages
 from neo4j_retag.index.extract_records import GraphExtraction
 from neo4j_retag.llm import LLM, Usage, bound_schema, parse_json, response_format
 from neo4j_retag.llm.reply import ReplyFault
+from neo4j_retag.stages import Stage
 
 PASSAGES = [
     "Scrooge and Marley were partners in a counting-house in London. Marley died seven "
@@ -83,7 +84,7 @@ async def one_call(llm: LLM, settings: Settings, mode: str, text: str,
     offset = log.stat().st_size if log else 0
     t0 = time.perf_counter()
     try:
-        raw = await llm.complete(messages(settings, text, claims=False), stage="extract",
+        raw = await llm.complete(messages(settings, text, claims=False), stage=Stage.EXTRACT,
                                  response_format=fmt)
     except LLMError as err:
         return {"seconds": round(time.perf_counter() - t0, 2), "error": str(err)[:200],

@@ -53,6 +53,7 @@ from neo4j_retag.keys import entity_key
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import TextUnit, no_progress
 from neo4j_retag.prompts import render
+from neo4j_retag.stages import Stage
 
 BBC = SHARED / "corpora" / "bbc-news"
 BBC_TOPICS = {
@@ -125,7 +126,7 @@ async def glean_gain(llm: LLM, settings: Settings, unit: TextUnit, rounds: int,
     seen0: tuple[set[Any], set[Any]] = (set(), set())
     before = mark("extract")
     try:
-        first = await llm.structured(msgs, model, stage="extract")
+        first = await llm.structured(msgs, model, stage=Stage.EXTRACT)
     except LLMError:
         record(first_calls, seen0, "extract", None, before)
         return {"text_unit": unit.id, "calls": first_calls, "gleaning": {}}
@@ -139,7 +140,7 @@ async def glean_gain(llm: LLM, settings: Settings, unit: TextUnit, rounds: int,
             before = mark("glean")
             try:
                 more = await llm.structured(history + render("index/extract_glean"), model,
-                                            stage="glean", attempts=1)
+                                            stage=Stage.GLEAN, attempts=1)
             except LLMError:
                 record(calls, seen, "glean", None, before)
                 break

@@ -23,6 +23,7 @@ from neo4j_retag.model import Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.common import reports_at_level
 from neo4j_retag.query.dynamic import rate
+from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import truncate
 
 GHOSTS = "What role do the spirits and ghosts play in Scrooge's transformation?"
@@ -55,7 +56,7 @@ def main() -> None:
             msgs = render("query/judge_relevance", question=q,
                           report=r.full_content)
             try:
-                yes = (await llm.structured(msgs, Judgement, stage="judge",
+                yes = (await llm.structured(msgs, Judgement, stage=Stage.JUDGE,
                                             max_tokens=20)).relevant
             except LLMError as err:
                 yes = f"failed: {err}"

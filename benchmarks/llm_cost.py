@@ -40,6 +40,7 @@ from neo4j_retag.index.topics import mining_level
 from neo4j_retag.llm import Usage
 from neo4j_retag.model import LLMCost
 from neo4j_retag.ops.stats import collect, record_usage
+from neo4j_retag.stages import Stage
 
 # GraphRAG 3.3.0 measured for issue 18 on this machine (run.sh, 600/100, fakellm), quoted
 # when no graphrag venv is present to run it again
@@ -49,7 +50,8 @@ GRAPHRAG_QUOTED = {
     20: {"chat_calls": 86, "report_calls": 12, "prompt_tokens": 170000,
          "completion_tokens": 40000},
 }
-TOPIC_STAGES = ("map", "reduce", "topics", "topic_assign", "topic_summary")
+# the stages an ingest counts under "topics" (reduce_partial too: mining's partial reduces)
+TOPIC_STAGES = tuple(s for s in Stage if s.group == Stage.TOPICS)
 
 
 def copy_articles(dest: Path, n: int, skip_last: bool = False) -> list[Path]:

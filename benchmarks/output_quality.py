@@ -44,6 +44,7 @@ from neo4j_retag.llm import LLM, Usage, parse_json
 from neo4j_retag.model import Query, ReportRow, TextUnit, Trace
 from neo4j_retag.query import map_reduce as mr
 from neo4j_retag.query.common import answer_from
+from neo4j_retag.stages import Stage
 from neo4j_retag.text import strip_chatter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -295,7 +296,7 @@ def json_schema_refused(settings: Settings) -> str | None:
     async def probe() -> str | None:
         async with LLM(s) as llm:
             try:
-                await llm.complete([{"role": "user", "content": "Say {}"}], stage="probe",
+                await llm.complete([{"role": "user", "content": "Say {}"}], stage=Stage.PROBE,
                                    max_tokens=5, response_format={
                                        "type": "json_schema", "json_schema": {
                                            "name": "probe", "schema": {"type": "object"}}})

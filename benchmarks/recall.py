@@ -52,6 +52,7 @@ from neo4j_retag.query.retrieval import (
     retrieve_vector,
 )
 from neo4j_retag.services import embed_local, llm_local
+from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import truncate
 
 QUESTIONS = {
@@ -89,7 +90,8 @@ def llm_judged(graph: Graph, settings, level: int, questions: dict[str, str],
             text = truncate(text, report_tokens, settings.encoding)
         msgs = render("query/judge_relevance", question=q, report=text)
         try:
-            return (await llm.structured(msgs, Judgement, stage="judge", max_tokens=20)).relevant
+            return (await llm.structured(msgs, Judgement, stage=Stage.JUDGE,
+                                         max_tokens=20)).relevant
         except LLMError:
             return False
 

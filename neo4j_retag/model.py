@@ -45,13 +45,13 @@ def clamped(lo: float, hi: float, default: float) -> BeforeValidator:
 
 
 @contextmanager
-def timed(seconds: dict[str, float], stage: str) -> Iterator[None]:
-    """Add the wall-clock seconds of the ``with`` body to ``seconds[stage]`` (rounded to ms)."""
+def timed(seconds: dict[str, float], step: str) -> Iterator[None]:
+    """Add the wall-clock seconds of the ``with`` body to ``seconds[step]`` (rounded to ms)."""
     t0 = time.perf_counter()
     try:
         yield
     finally:
-        seconds[stage] = round(seconds.get(stage, 0) + time.perf_counter() - t0, 3)
+        seconds[step] = round(seconds.get(step, 0) + time.perf_counter() - t0, 3)
 
 
 class TextUnit(BaseModel):

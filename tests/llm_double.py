@@ -1,15 +1,17 @@
 """A scripted OpenAI-compatible test double: an HTTP server on loopback answering
 /v1/chat/completions by prompt kind, with per-test overrides (including malformed output).
 
-The kind comes from the pipeline stage the client sends in the ``X-Retag-Stage`` header
-(``STAGES``), never from the prompt's wording: editing or adding a prompt cannot reroute a
-test. Where one stage sends two requests (a gleaning round and its continue question; the
-personas, tasks and questions of eval generation) the request's shape tells them apart: the
-JSON it asks for, not the words it uses. A stage without a kind is its own kind (a unit
-test's ``stage="text"``); a request without the header, or with a stage that has no handler,
-is answered HTTP 400 naming the problem, so it fails the test loudly. Each handler gets the
-request body and returns the completion text (or raises ``Fail(status)`` to answer with an
-HTTP error).
+The kind comes from the pipeline stage the client sends in the ``X-Retag-Stage`` header,
+never from the prompt's wording: editing or adding a prompt cannot reroute a test. The
+stages are the package's one table (``neo4j_retag.stages.Stage``); a stage's kind is
+its name unless ``KINDS`` names another (stages sharing a handler). Where one stage sends
+two requests (a gleaning round and its continue question; the personas, tasks and questions
+of eval generation) the request's shape tells them apart: the JSON it asks for, not the
+words it uses. A request without the header, with a name that is no stage, or with a stage
+whose kind has no handler, is answered HTTP 400 naming the problem, so it fails the test
+loudly (the client itself refuses a name that is no stage before sending: ``stage_of``).
+Each handler gets the request body and returns the completion text (or raises
+``Fail(status)`` to answer with an HTTP error).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from neo4j_retag.llm.transport import STAGE_HEADER
+from neo4j_retag.stages import Stage
 
 
 def _asked_fields(body: dict[str, Any]) -> list[str]:
@@ -46,45 +49,27 @@ def _eval_list(body: dict[str, Any]) -> str:
     return asked[0] if asked else "text"
 
 
-# pipeline stage (llm.complete / llm.structured ``stage=``) -> the double's kind
-STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
-    "extract": "extract",
-    "glean": _glean_or_loop,
-    "claims": "claims",
-    "summarize": "summarize",
-    "topic_summary": "summarize",  # the corpus description (index/topics.py, issue 18)
-    "report": "report",
-    "map": "map",
-    "reduce": "reduce",
-    "reduce_partial": "reduce",  # the hierarchical reduce's partial reduces
-    "answer": "answer",
-    "classify": "classify",
-    "route": "route",
-    "keywords": "keywords",
-    "rate": "rate",
-    "refine_check": "refine",
-    "topics": "topics_list",
-    "topic_assign": "assign",
-    "topic_split": "topic_split",
-    "eval_judge": "judge",
-    "eval_claims": "eval_claims",
-    "eval_questions": _eval_list,
-    "doctor": "text",
-    # lazy mode (query/lazy.py, query/lazy_reports.py)
-    "lazy_subqueries": "lazy_subqueries",
-    "relevance": "relevance",
-    "lazy_claims": "lazy_claims",
-    "lazy_answer": "lazy_answer",
-    "lazy_report": "report",
-    # DRIFT search (query/drift.py, query/drift_steps.py)
-    "drift_hyde": "drift_hyde",
-    "drift_primer": "drift_primer",
-    "drift_local": "drift_local",
-    "drift_reduce": "drift_reduce",
+# the double's kind of each stage whose kind is not its own name
+KINDS: dict[Stage, str | Callable[[dict[str, Any]], str]] = {
+    Stage.GLEAN: _glean_or_loop,
+    Stage.TOPIC_SUMMARY: "summarize",  # the corpus description (index/topics.py, issue 18)
+    Stage.REDUCE_PARTIAL: "reduce",  # the hierarchical reduce's partial reduces
+    Stage.REFINE_CHECK: "refine",
+    Stage.TOPICS: "topics_list",
+    Stage.TOPIC_ASSIGN: "assign",
+    Stage.LAZY_REPORT: "report",
+    Stage.EVAL_JUDGE: "judge",
+    Stage.EVAL_QUESTIONS: _eval_list,
+    Stage.DOCTOR: "text",
+    Stage.PROBE: "text",
+    Stage.ANSWER_CHECK_COLLECT: "answer",
     # /v1/embeddings (llm/embeddings.py): answered by ScriptedLLM.embed, one text at a time
-    "embed": "embed",
-    "embed_query": "embed",
+    Stage.EMBED_QUERY: "embed",
+    Stage.NUGGET_EMBED: "embed",
 }
+# every pipeline stage (llm.complete / llm.structured ``stage=``) -> the double's kind
+STAGES: dict[str, str | Callable[[dict[str, Any]], str]] = {
+    s.value: KINDS.get(s, s.value) for s in Stage}
 
 
 class Fail(Exception):
@@ -120,7 +105,10 @@ def kind_of(body: dict[str, Any], stage: str | None) -> str:
     if not stage:
         raise Fail(400, {"error": {"message": f"llm_double: no {STAGE_HEADER} header: "
                                               "every LLM call must name its stage"}})
-    kind = STAGES.get(stage, stage)
+    if stage not in STAGES:
+        raise Fail(400, {"error": {"message": f"llm_double: {stage!r} is no stage of "
+                                              "neo4j_retag.stages.Stage"}})
+    kind = STAGES[stage]
     return kind(body) if callable(kind) else kind
 
 
@@ -358,6 +346,7 @@ class ScriptedLLM:
         # whole body (Raw) or Fail overrides the request instead
         self.embed: Callable[[str], list[float]] = default_embed
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.headers: list[str] = []  # each request's X-Retag-Stage, as sent
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
 
@@ -435,6 +424,8 @@ class ScriptedLLM:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stage = self.headers.get(STAGE_HEADER)
+                with double.lock:
+                    double.headers.append(stage or "")
                 try:
                     kind = kind_of(body, stage)
                     if self.path.endswith("/embeddings"):  # every stage: kind "embed"

@@ -24,6 +24,7 @@ import labelled  # noqa: E402
 from neo4j_retag.config import Settings  # noqa: E402
 from neo4j_retag.llm import run_with_llm  # noqa: E402
 from neo4j_retag.prompts import render  # noqa: E402
+from neo4j_retag.stages import Stage  # noqa: E402
 
 OUT = labelled.HERE / "candidates.jsonl"
 QUESTIONS = [  # (question, response type): the good kinds the set lacks
@@ -44,7 +45,7 @@ async def ask(llm, context: str, question: str, response_type: str) -> str:
     msgs = render("query/rag_answer", context=context, question=question,
                   response_type=response_type)
     try:
-        return str(await llm.complete(msgs, stage="answer_check_collect"))
+        return str(await llm.complete(msgs, stage=Stage.ANSWER_CHECK_COLLECT))
     except Exception as err:  # noqa: BLE001 - a failed reply is no candidate; say so
         print(f"failed: {question}: {err}", file=sys.stderr)
         return ""

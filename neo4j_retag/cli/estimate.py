@@ -10,6 +10,7 @@ import click
 
 from ..config import Settings
 from ..errors import ConfigError
+from ..stages import Stage
 from .common import Table, console
 
 
@@ -56,7 +57,7 @@ def print_estimate(settings: Settings, paths: list[Path], text_field: str | None
     if price is not None:
         console.print(f"price: {price:.2f} (LLM_PRICE_INPUT {settings.llm.price_input} / "
                       f"LLM_PRICE_OUTPUT {settings.llm.price_output} per million tokens)")
-    if "embed" in est.stages:
+    if Stage.EMBED in est.stages:
         console.print("embed: embeddings requests and input tokens (EMBEDDING_MODEL; not in "
                       "the price: another model, priced apart)")
     console.print(f"ratios measured for a {est.profile} model (ESTIMATE_PROFILE; "

@@ -13,6 +13,7 @@ import click
 
 from ..errors import ConfigError
 from ..eval.nuggets import DEFAULT_SIMILARITY
+from ..stages import Stage
 from .common import Ctx, ProgressBars, console, err_console, friendly, run_with_services
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
                   f"{t.prompt_tokens} | completion tokens {t.completion_tokens} | seconds: "
                   f"{secs}[/dim]")
-    if (part := tr.llm_stages.get("reduce_partial")) is not None:  # the hierarchical reduce
+    if (part := tr.llm_stages.get(Stage.REDUCE_PARTIAL)) is not None:  # the hierarchical reduce
         console.print(f"[dim]partial reduces {part.calls} (+{part.cached} cached) | prompt "
                       f"tokens {part.prompt_tokens}: the map points exceeded the window[/dim]")
     for i, r in enumerate(tr.refinement, 1):

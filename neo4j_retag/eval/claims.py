@@ -20,6 +20,7 @@ from pydantic import BaseModel, field_validator
 from ..config import Settings
 from ..llm import LLM
 from ..prompts import render
+from ..stages import Stage
 from . import require
 from .records import Agreement, Metrics, Tally
 
@@ -53,7 +54,7 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, answer: st
     ``eval_claims``). Raises LLMError (LLMParseError) when the LLM fails or its output cannot
     be parsed - the caller fails that answer's metrics, not the run."""
     msgs = render("eval/claims", question=question, answer=answer)
-    result = await llm.structured(msgs, Claims, stage="eval_claims")
+    result = await llm.structured(msgs, Claims, stage=Stage.EVAL_CLAIMS)
     return unique_claims(result.claims)
 
 

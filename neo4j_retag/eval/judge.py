@@ -14,6 +14,7 @@ from ..config import Settings
 from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..prompts import entries, render
+from ..stages import Stage
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ async def judge(llm: LLM, settings: Settings, question: str, criterion: str, a: 
                       definition=criteria(settings)[criterion], question=question, answer1=first,
                       answer2=second)
         try:
-            v = await llm.structured(msgs, Verdict, stage="eval_judge", max_tokens=300)
+            v = await llm.structured(msgs, Verdict, stage=Stage.EVAL_JUDGE, max_tokens=300)
             return 0.5 if v.winner == 0 else float(v.winner == a_is)
         except LLMError as err:
             log.warning("judge verdict failed (%s): counted as a tie", err)

@@ -22,12 +22,13 @@ from __future__ import annotations
 from ..citations import without_references
 from ..errors import Failure
 from ..llm.embeddings import Embedder
+from ..stages import Stage
 from . import require
 from .nugget_scores import content_words
 from .nuggets import DEFAULT_SIMILARITY, Nugget, sentences
 from .records import AnswerRecord, NuggetScore
 
-STAGE = "nugget_embed"
+STAGE = Stage.NUGGET_EMBED
 # a sentence of fewer content words is a heading or a bare name ("Lumen Analytics
 # sponsorship"): it names a subject and states no fact, yet a name it shares with a nugget
 # lifts its cosine above real paraphrases (docs/evaluation.md)

@@ -18,6 +18,7 @@ from ..config import Settings
 from ..errors import Failure, InputError, LLMError
 from ..llm import LLM
 from ..prompts import render
+from ..stages import Stage
 
 
 def _unique(texts: list[str], n: int) -> list[str]:
@@ -77,7 +78,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
     desc = corpus_description or "(no description)"
     msgs = render("eval/personas", corpus_description=desc,
                   k=personas)
-    reply = await llm.structured(msgs, _list_of("personas", personas), stage="eval_questions")
+    reply = await llm.structured(msgs, _list_of("personas", personas), stage=Stage.EVAL_QUESTIONS)
     people = _unique(reply.personas, personas)  # type: ignore[attr-defined]
     if not people:
         raise LLMError("the LLM generated no user personas")
@@ -87,7 +88,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
         msgs = render("eval/tasks", corpus_description=desc,
                       persona=persona, n=tasks)
         try:
-            reply = await llm.structured(msgs, _list_of("tasks", tasks), stage="eval_questions")
+            reply = await llm.structured(msgs, _list_of("tasks", tasks), stage=Stage.EVAL_QUESTIONS)
             got = _unique(reply.tasks, tasks)  # type: ignore[attr-defined]
         except LLMError as err:
             failures.append(Failure.of(f"tasks of persona {persona!r}", err))
@@ -101,7 +102,7 @@ async def generate_questions(llm: LLM, settings: Settings, corpus_description: s
                       persona=persona, task=task, n=questions)
         try:
             reply = await llm.structured(msgs, _list_of("questions", questions),
-                                         stage="eval_questions")
+                                         stage=Stage.EVAL_QUESTIONS)
             got = reply.questions  # type: ignore[attr-defined]
         except LLMError as err:
             failures.append(Failure.of(f"questions of task {task!r}", err))

@@ -19,6 +19,7 @@ from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
 from ..model import Progress, no_progress
 from ..prompts import render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import truncate
 from .extract import TextUnitExtraction
@@ -175,7 +176,7 @@ def ranked_listing(name: str, descriptions: list[str], max_tokens: int, enc: str
 async def summarize_texts(llm: LLM, settings: Settings, name: str,
                           descriptions: list[str], failures: list[Failure] | None = None,
                           chatter: Counter[str] | None = None,
-                          stage: str = "summarize") -> str:
+                          stage: Stage = Stage.SUMMARIZE) -> str:
     """One description from several (Edge et al. §3.1.3 element summaries); the single one
     as is; the joined texts, truncated, when the LLM fails (a `Failure` of ``name`` then
     appended to ``failures``, so the caller can retry it later). The model's lead-ins and

@@ -23,8 +23,9 @@ from ..config import Settings
 from ..db import Graph, Record, vectors
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.embeddings import EMBED, Embedder
+from ..llm.embeddings import Embedder
 from ..model import Progress, no_progress
+from ..stages import Stage
 from .results import EmbedCounts
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ async def prepare(graph: Graph, llm: LLM, settings: Settings) -> int:
     emb = Embedder.of(llm)
     # two requests (both cached) that must agree: one bad reply never sets the index's
     # dimension, which every later vector is held to
-    dims = [len((await emb.embed([text], stage=EMBED))[0])
+    dims = [len((await emb.embed([text], stage=Stage.EMBED))[0])
             for text in ("dimension probe", "a second dimension probe")]
     if dims[0] != dims[1]:
         raise LLMError(f"the embedding endpoint gave {settings.embedding.model} vectors of "
@@ -117,11 +118,11 @@ async def embed_graph(graph: Graph, llm: LLM, settings: Settings,
               for start in range(0, len(ids), size)]
     # the next group's requests are in flight while this one is written (the endpoint
     # computes while Neo4j writes)
-    ahead = asyncio.ensure_future(emb.embed_items(groups[0][1], stage=EMBED))
+    ahead = asyncio.ensure_future(emb.embed_items(groups[0][1], stage=Stage.EMBED))
     for n, (label, part) in enumerate(groups):
         got, failed = await ahead
         if n + 1 < len(groups):
-            ahead = asyncio.ensure_future(emb.embed_items(groups[n + 1][1], stage=EMBED))
+            ahead = asyncio.ensure_future(emb.embed_items(groups[n + 1][1], stage=Stage.EMBED))
         rows: list[dict[str, Any]] = [{"id": _typed(label, i), "embedding": v,
                                        "key": todo[label][i][1]} for i, v in got.items()]
         try:  # in a thread: the event loop keeps the next group's requests going

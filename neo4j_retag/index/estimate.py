@@ -26,6 +26,7 @@ from ..llm import Usage
 from ..llm.endpoint import WINDOW_KEY, Capabilities
 from ..model import LLMCost
 from ..prompts import render
+from ..stages import Stage, group_of
 from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
@@ -65,7 +66,8 @@ class Estimate:
         apart by its provider: not in it)."""
         if per_m_input is None or per_m_output is None:
             return None
-        t = Usage(stages={k: v for k, v in self.stages.items() if k != "embed"}).total
+        t = Usage(stages={k: v for k, v in self.stages.items()
+                          if not Stage(k).embeddings}).total
         return (t.prompt_tokens * per_m_input + t.completion_tokens * per_m_output) / 1e6
 
 
@@ -132,27 +134,27 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
         est.stages = dict(est.raw)
         return est
     tries = 1 + p.extract_retry
-    est.raw["extract"] = _stage(u * tries, ext_prompt * tries, ext_completion * tries)
+    est.raw[Stage.EXTRACT] = _stage(u * tries, ext_prompt * tries, ext_completion * tries)
     if settings.index.glean:
         rounds = 1 + p.glean_continue * (settings.index.glean - 1)
-        est.raw["glean"] = _stage(u * rounds, glean_prompt * rounds,
-                                  ext_completion * p.glean_completion_share * rounds)
+        est.raw[Stage.GLEAN] = _stage(u * rounds, glean_prompt * rounds,
+                                      ext_completion * p.glean_completion_share * rounds)
     if settings.index.extract_claims and settings.index.claims_call == "separate":
-        est.raw["claims"] = _stage(u, ext_prompt, ext_completion / 2)
-    est.raw["summarize"] = _stage(u * p.summaries_per_unit,
-                                  u * p.summaries_per_unit * p.summary_prompt,
-                                  u * p.summaries_per_unit * p.summary_completion)
+        est.raw[Stage.CLAIMS] = _stage(u, ext_prompt, ext_completion / 2)
+    est.raw[Stage.SUMMARIZE] = _stage(u * p.summaries_per_unit,
+                                      u * p.summaries_per_unit * p.summary_prompt,
+                                      u * p.summaries_per_unit * p.summary_completion)
     reports = u * p.reports_per_unit
-    est.raw["report"] = _stage(
+    est.raw[Stage.REPORT] = _stage(
         reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
         reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
-        est.raw["topics"] = _topics(settings, p, u, p.prompt_token_factor *
-                                    est.text_unit_tokens / u, indexed_units)
+        est.raw[Stage.TOPICS] = _topics(settings, p, u, p.prompt_token_factor *
+                                        est.text_unit_tokens / u, indexed_units)
     _embed_stage(est, settings, p)
     factors = calibration(graph, p.name, settings.llm.model)
     # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
-    est.calibrated = any(k in est.raw and k != "embed" for k in factors)
+    est.calibrated = any(k in est.raw and k != Stage.EMBED for k in factors)
     est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}
     _cache_and_reasoning(est, settings, texts)
     return est
@@ -165,7 +167,7 @@ def _cache_and_reasoning(est: Estimate, settings: Settings, texts: list[str]) ->
     est.cached_units = cached_extractions(settings, texts)
     if est.cached_units:
         paid = 1 - est.cached_units / len(texts)
-        est.stages = {k: v if k == "embed" else _stage(
+        est.stages = {k: v if k == Stage.EMBED else _stage(
             v.calls * paid, v.prompt_tokens * paid, v.completion_tokens * paid)
             for k, v in est.stages.items()}
     if REASONING.match(settings.llm.model):
@@ -186,8 +188,8 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
                 else p.embedded_reports_per_unit)
     reports = 0.0 if lazy else u * per_unit
     calls = 2 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
-    est.raw["embed"] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
-                              + reports * p.report_text_tokens, 0)
+    est.raw[Stage.EMBED] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
+                                  + reports * p.report_text_tokens, 0)
 
 
 def _overhead(settings: Settings, name: str, **values: str) -> int:
@@ -266,17 +268,13 @@ def _scaled(s: LLMCost, f: dict[str, float]) -> LLMCost:
     return _stage(*(getattr(s, k) * f.get(k, 1.0) for k in FIGURES))
 
 
-# the usage stages of an ingest, grouped as the estimate names them (topic mining's global
-# queries, topic lists, corpus summary and assignment are "topics")
-STAGE_GROUPS = {"map": "topics", "reduce": "topics", "topic_assign": "topics",
-                "topic_summary": "topics", "topic_split": "topics"}
-
-
 def grouped(usage: Usage) -> dict[str, dict[str, int]]:
-    """An ingest's usage by estimate stage (``calls`` are the calls sent: cache hits are free)."""
+    """An ingest's usage by estimate stage (``calls`` are the calls sent: cache hits are free),
+    each stage under its ``Stage.group`` (topic mining's global queries, topic list, corpus
+    description and assignment are ``topics``)."""
     out: dict[str, dict[str, int]] = {}
     for name, s in usage.stages.items():
-        g = out.setdefault(STAGE_GROUPS.get(name, name),
+        g = out.setdefault(group_of(name),
                            {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
         g["calls"] += s.calls
         g["prompt_tokens"] += s.prompt_tokens

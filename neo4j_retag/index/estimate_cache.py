@@ -13,6 +13,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import LLMError
 from ..llm import LLM, Usage
+from ..stages import Stage
 from .extract import messages
 from .extract_records import GraphClaimsExtraction, GraphExtraction
 
@@ -36,7 +37,7 @@ async def _hits(settings: Settings, texts: list[str]) -> int:
         for text in texts:
             try:
                 await llm.structured(messages(settings, text, combined), model,
-                                     stage="extract")
+                                     stage=Stage.EXTRACT)
                 hits += 1
             except (_Miss, LLMError):  # not cached, or cached but no longer valid: paid
                 continue

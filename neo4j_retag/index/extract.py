@@ -21,6 +21,7 @@ from ..keys import entity_key, name_capped
 from ..llm import LLM
 from ..model import TextUnit
 from ..prompts import Message, fragment, render
+from ..stages import Stage
 from .extract_records import (
     NAME_CAPPED,
     NO_ENDPOINT,
@@ -96,14 +97,14 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
     model = GraphClaimsExtraction if combined else GraphExtraction
     text = unit.text
     msgs = messages(settings, text, combined, focus)
-    first = await llm.structured(msgs, model, stage="extract")
+    first = await llm.structured(msgs, model, stage=Stage.EXTRACT)
     results = [first]
     history = msgs + [found_turn(first)]
     for round_ in range(glean):
         try:  # gleaning is optional: an unusable reply ends it instead of costing retries
             more = await llm.structured(
                 history + render("index/extract_glean"), model,
-                stage="glean", attempts=1)
+                stage=Stage.GLEAN, attempts=1)
         except LLMError as err:
             log.info("gleaning round %d ended: %s", round_ + 1, err)
             break
@@ -114,7 +115,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
         if round_ < glean - 1:
             loop = render("index/extract_loop")
             try:
-                answer = await llm.complete(history + loop, stage="glean", max_tokens=3,
+                answer = await llm.complete(history + loop, stage=Stage.GLEAN, max_tokens=3,
                                             truncation_ok=True, attempts=1)  # "YES, ..."
             except LLMError as err:
                 log.info("gleaning ended: the continue question failed (%s)", err)
@@ -141,7 +142,7 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
         spec += f"; in this text: {', '.join(found)}"
     msgs = render("index/extract_claims_only", entity_specs=spec,
                   text=text)
-    out = await llm.structured(msgs, ClaimsExtraction, stage="claims")
+    out = await llm.structured(msgs, ClaimsExtraction, stage=Stage.CLAIMS)
     kept = [c for c in out.claims if grounded(c, text)]
     gone = len(out.claims) - len(kept)
     dropped = {**out.dropped, **({UNGROUNDED: out.dropped.get(UNGROUNDED, 0) + gone}

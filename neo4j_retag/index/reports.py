@@ -20,6 +20,7 @@ from ..llm import LLM
 from ..llm.grounding import FindingCheck
 from ..model import Progress, no_progress
 from ..prompts import csv_line, csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 from .report_reuse import composed_props, report_key, reusable, reuse_props
 
@@ -140,7 +141,7 @@ async def write_report(llm: LLM, settings: Settings, context: str) -> CommunityR
     stage ``report``, at most ``REPORT_MAX_TOKENS`` completion tokens; the LLM layer retries an
     unusable reply (a nudge, or more room when truncated), then raises LLMParseError."""
     msgs = render("index/community_report", context=context)
-    return await llm.structured(msgs, CommunityReport, stage="report",
+    return await llm.structured(msgs, CommunityReport, stage=Stage.REPORT,
                                 max_tokens=settings.index.report_max_tokens)
 
 

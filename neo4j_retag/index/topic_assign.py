@@ -25,6 +25,7 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..model import Progress, TextUnit
 from ..prompts import render
+from ..stages import Stage
 from .topic_names import Topic
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: 
     async def one(batch: list[TextUnit]) -> None:
         model = labels_model(names, len(batch))
         try:
-            reply = await llm.structured(_messages(listing, batch), model, stage="topic_assign",
+            reply = await llm.structured(_messages(listing, batch), model, stage=Stage.TOPIC_ASSIGN,
                                          max_tokens=100 * len(batch))
             lists = ([reply.topics] if len(batch) == 1  # type: ignore[attr-defined]
                      else [getattr(reply, f"passage_{i}") for i in range(1, len(batch) + 1)])

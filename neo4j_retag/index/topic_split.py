@@ -23,6 +23,7 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..model import Progress, TextUnit
 from ..prompts import render
+from ..stages import Stage
 from . import topic_assign
 from .topic_names import Topic, TopicList, dedupe, same_topic
 
@@ -62,7 +63,7 @@ async def split_oversized(graph: Graph, llm: LLM, settings: Settings, topics: li
                       reports=listing or "(none)", min_topics=str(MIN_NARROWER),
                       max_topics=str(MAX_NARROWER))
         try:
-            reply = await llm.structured(msgs, TopicList, stage="topic_split")
+            reply = await llm.structured(msgs, TopicList, stage=Stage.TOPIC_SPLIT)
         except LLMError as err:
             _failure(failed, name, err)
             continue

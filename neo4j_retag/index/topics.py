@@ -29,6 +29,7 @@ from ..prompts import fragment, render
 # the one arrow from index to query: ReTAG mines its topics with GraphRAG's global search
 from ..query.global_search import global_answers
 from ..query.retrieval import levels
+from ..stages import Stage
 from . import topic_assign, topic_basis
 from .communities import Clusterer
 from .elements import summarize_texts
@@ -114,13 +115,13 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
     try:  # no topic answer (failed, refused): nothing to list, no call paid for it
         listed = (await llm.structured(
             render("index/topics_list", answers=joined, max_topics=max_topics), TopicList,
-            stage="topics")).topics if joined else []
+            stage=Stage.TOPICS)).topics if joined else []
     except LLMError as err:
         _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
     summary_failed: list[Failure] = []
     corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
-                                   stage="topic_summary")
+                                   stage=Stage.TOPIC_SUMMARY)
     for f in summary_failed:  # the descriptions joined stand in meanwhile
         _failure(failed, "corpus description", f"its summary failed: descriptions joined "
                                                f"({f.reason})")

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
+from ..stages import Stage
 from .degenerate import Subject
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
@@ -153,7 +154,7 @@ class LLM:
         self,
         messages: list[dict[str, str]],
         *,
-        stage: str,
+        stage: Stage,
         max_tokens: int | None = None,
         validate: Callable[[str, list[str]], Any] | None = None,
         response_format: JSON | None = None,
@@ -244,7 +245,7 @@ class LLM:
         messages: list[dict[str, str]],
         model: type[M],
         *,
-        stage: str,
+        stage: Stage,
         max_tokens: int | None = None,
         attempts: int | None = None,
         accept: Callable[[M], str | None] | None = None,

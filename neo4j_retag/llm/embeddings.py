@@ -35,14 +35,13 @@ import diskcache
 from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, Failure, LLMError
+from ..stages import Stage
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
 from .transport import STAGE_HEADER, not_chat, request
 from .usage import Usage
 
-EMBED = "embed"  # ingest's embed stage: text units, entity descriptions, community reports
-EMBED_QUERY = "embed_query"  # a question's (or a hypothetical answer's) vector at query time
 TRUNCATED = "embed_truncated"  # an input cut to the embedding model's window
 log = logging.getLogger(__name__)
 
@@ -143,7 +142,7 @@ class Embedder:
         raise ReplyFault(last.reason, f"{stage}: no usable embeddings after "
                          f"{self.settings.llm.max_retries + 1} attempts (last: {last.detail})")
 
-    async def embed_items(self, items: dict[str, str], *, stage: str = EMBED
+    async def embed_items(self, items: dict[str, str], *, stage: Stage = Stage.EMBED
                           ) -> tuple[dict[str, Vector], list[Failure]]:
         """Vectors by item id, and the items that failed (empty text; no usable reply after
         the retries, each item alone). A text shared by several items (a report reused at
@@ -247,7 +246,8 @@ class Embedder:
             self.endpoint.batch = new
         return True
 
-    async def embed(self, texts: Sequence[str], *, stage: str = EMBED_QUERY) -> list[Vector]:
+    async def embed(self, texts: Sequence[str], *, stage: Stage = Stage.EMBED_QUERY
+                    ) -> list[Vector]:
         """One vector per text, in order. Raises LLMError (the first item that failed) or
         ConfigError."""
         items = {str(i): t for i, t in enumerate(texts)}
@@ -257,7 +257,7 @@ class Embedder:
             raise LLMError(f"{stage}: {f.error}", f.reason)
         return [vectors[str(i)] for i in range(len(texts))]
 
-    async def probe(self, stage: str = EMBED) -> int:
+    async def probe(self, stage: Stage = Stage.EMBED) -> int:
         """The endpoint's dimension, asked with one short input (not cached). Raises
         LLMError / ConfigError."""
         self.dimensions = self.settings.embedding.dimensions

@@ -22,6 +22,7 @@ from tenacity import RetryCallState, wait_exponential_jitter
 
 from ..config import Settings
 from ..model import JSON
+from ..stages import stage_of
 
 log = logging.getLogger(__name__)
 CAPS_FILE = "endpoint-capabilities.json"
@@ -101,20 +102,11 @@ BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of 
                            r"at most \d+ inputs|input array", re.I)
 
 
-# the setting that sizes each stage's prompt: what to lower when it is over the window
-STAGE_BUDGETS = {
-    "extract": "CHUNK_SIZE", "glean": "CHUNK_SIZE", "claims": "CHUNK_SIZE",
-    "topic_assign": "CHUNK_SIZE", "summarize": "SUMMARY_MAX_TOKENS",
-    "report": "REPORT_CONTEXT_TOKENS", "lazy_report": "REPORT_CONTEXT_TOKENS",
-    "map": "MAP_CONTEXT_TOKENS", "rate": "MAP_CONTEXT_TOKENS",
-    "relevance": "CHUNK_SIZE",
-}
-
-
 def budget_setting(stage: str) -> str:
-    """The token budget setting(s) that size ``stage``'s prompt (every answer and reduce
-    step: REDUCE_CONTEXT_TOKENS), with LLM_MAX_TOKENS, the completion's share of the window."""
-    return f"{STAGE_BUDGETS.get(stage, 'REDUCE_CONTEXT_TOKENS')} or LLM_MAX_TOKENS"
+    """The token budget setting(s) that size ``stage``'s prompt (``Stage.budget``; every
+    answer and reduce step: REDUCE_CONTEXT_TOKENS), with LLM_MAX_TOKENS, the completion's
+    share of the window. Raises ValueError for a name that is no stage."""
+    return f"{stage_of(stage).budget} or LLM_MAX_TOKENS"
 
 
 def window_fix(stage: str, local: bool, ctx: int) -> str:

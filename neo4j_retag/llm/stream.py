@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from ..errors import LLMParseError
+from ..stages import Stage
 from .degenerate import Subject
 from .endpoint import transport_reason
 from .reply import (
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: str,
+async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: Stage,
                              on_token: Callable[[str | None], None], prose: bool = False,
                              subject: Subject | None = None,
                              on_refusal: Callable[[ReplyFault], None] | None = None) -> str:

@@ -17,6 +17,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from ..config import Settings
 from ..errors import ConfigError, LLMError
 from ..model import JSON
+from ..stages import Stage
 from .endpoint import context_refused, over_window, transport_reason, wait
 from .reply import blocked, filtered
 from .usage import Usage
@@ -101,7 +102,7 @@ async def model_ids(client: openai.AsyncOpenAI, settings: Settings, usage: Usage
     one line for a reply that is no API's: a web page (``wrong_endpoint``), JSON that is no
     model list (``not_chat``), an unreachable endpoint."""
     body = await request(lambda: client.models.with_raw_response.list(), settings, usage,
-                         semaphore, "doctor", Target.chat(settings))
+                         semaphore, Stage.DOCTOR, Target.chat(settings))
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
         raise not_chat(settings, body, "model list")

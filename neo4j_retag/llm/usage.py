@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import tokens
 from ..model import LLMCost
+from ..stages import stage_of
 from .endpoint import budget_setting
 
 # an endpoint that counts under this share of the prompt tokens we sent cut the prompt: our
@@ -46,8 +47,11 @@ class Usage:
         self.truncated.append(line)
         return line
 
-    def stage(self, name: str) -> LLMCost:
-        return self.stages.setdefault(name, LLMCost())
+    def stage(self, stage: str) -> LLMCost:
+        """The cost of ``stage`` (a ``Stage``; kept under its plain name), counted from here.
+        Raises ValueError for a name that is no stage: every call counts here before it is
+        sent, so a misnamed stage fails its first call, not a reply later."""
+        return self.stages.setdefault(str(stage_of(stage)), LLMCost())
 
     @property
     def total(self) -> LLMCost:

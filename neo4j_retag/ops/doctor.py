@@ -15,6 +15,7 @@ from ..llm import LLM
 from ..llm.embeddings import Embedder
 from ..llm.transport import model_ids
 from ..services import llm_local
+from ..stages import Stage
 from .doctor_budgets import over_budgets, window
 
 
@@ -57,14 +58,14 @@ async def _llm(settings: Settings) -> list[Check]:
     try:
         models = await model_ids(llm.client, llm.settings, llm.usage, llm.semaphore)
         out.append(Check("LLM endpoint", True, f"{settings.llm.endpoint}: models {models[:5]}"))
-        text = await llm.complete([{"role": "user", "content": "Say OK."}], stage="doctor",
+        text = await llm.complete([{"role": "user", "content": "Say OK."}], stage=Stage.DOCTOR,
                                   max_tokens=5, truncation_ok=True)
         out.append(Check("LLM completion", bool(str(text).strip()),
                          f"model {settings.llm.model!r} answered {str(text).strip()[:40]!r}",
                          "check OPENAI_MODEL"))
         try:
             await llm.structured([{"role": "user", "content": 'Answer {"ok": true}.'}], Ping,
-                                 stage="doctor", max_tokens=20)
+                                 stage=Stage.DOCTOR, max_tokens=20)
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
             detail += f"; the endpoint takes: {llm.caps.describe()}"
@@ -153,7 +154,7 @@ async def _embeddings(settings: Settings) -> Check:
     try:
         async with Embedder(settings.model_copy(update={"llm_cache": False,
                                                         "llm_max_retries": 0})) as emb:
-            dims = await emb.probe(stage="doctor")
+            dims = await emb.probe(stage=Stage.DOCTOR)
     except (ConfigError, LLMError) as err:
         return Check("embeddings", False, str(err), start)
     detail = f"{where}: {dims} dimensions"

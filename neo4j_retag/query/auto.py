@@ -22,6 +22,7 @@ from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..model import Answer, Query, Routing, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from .embedding import check_vectors
 
 GLOBAL, SPECIFIC = "global", "specific"
@@ -41,7 +42,7 @@ async def route(llm: LLM, settings: Settings, question: str, topics: list[Record
     msgs = render("query/route_question", question=question,
                   topics=listing, corpus_description=corpus_description or "(none)")
     try:
-        choice = await llm.structured(msgs, Route, stage="route", max_tokens=80)
+        choice = await llm.structured(msgs, Route, stage=Stage.ROUTE, max_tokens=80)
     except LLMError as err:
         trace.note(f"auto: the classification failed ({err}): answered as a global question")
         trace.failures.append(Failure.of("route", err))

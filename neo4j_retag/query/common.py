@@ -18,6 +18,7 @@ from ..llm.stream import complete_streaming
 from ..model import Query, ReportRow, Trace, timed
 from ..prompts import Message, fragment, render
 from ..refusal import Refusal
+from ..stages import Stage
 from ..text import TERM, strip_chatter
 from ..tokens import count
 from .retrieval import check_level
@@ -51,7 +52,7 @@ class AnswerFailedError(LLMError):
     the reason, never the canned no-answer sentence as if the data had no answer."""
 
 
-def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
+def failed_answer(stage: Stage, err: LLMError, trace: Trace) -> AnswerFailedError:
     """The error for an answer step that failed with ``err``, noted in the trace."""
     msg = (blocked_line(err) if err.reason == "content_filter"
            else f"the {stage} call failed ({err.reason}): {err}")
@@ -61,7 +62,7 @@ def failed_answer(stage: str, err: LLMError, trace: Trace) -> AnswerFailedError:
                              "`neo4j-retag doctor`)", err.reason)
 
 
-async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace: Trace,
+async def complete_or_note(llm: LLM, messages: list[Message], stage: Stage, trace: Trace,
                            *, required: bool = False, subject: Subject | None = None,
                            reraise: tuple[str, ...] = ()) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
@@ -102,7 +103,7 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: str, trace:
     return text
 
 
-def refused(trace: Trace, stage: str, err: LLMError) -> None:
+def refused(trace: Trace, stage: Stage, err: LLMError) -> None:
     """``err``'s refused reply in ``trace.refusals`` (its rule, numbers and first 500
     characters), when an answer check refused it: a refusal a reader can judge, the one
     before a retry that was accepted too."""
@@ -130,7 +131,7 @@ async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
     msgs = render("query/rag_answer", context=context,
                   question=query.question, response_type=query.response_type)
     with timed(trace.seconds, "answer"):
-        return await complete_or_note(llm, msgs, "answer", trace, required=True,
+        return await complete_or_note(llm, msgs, Stage.ANSWER, trace, required=True,
                                       subject=Subject(query.question, context))
 
 

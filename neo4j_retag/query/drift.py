@@ -45,6 +45,7 @@ from ..model import (
     timed,
 )
 from ..prompts import render
+from ..stages import Stage
 from .citations import cited_sources
 from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
 from .drift_steps import (
@@ -192,7 +193,7 @@ async def _reduce(llm: LLM, settings: Settings, query: Query, steps: list[DriftS
     events.emit("reduce", points=len(used))
     msgs = render("query/drift_reduce", context=context, question=query.question,
                   response_type=query.response_type)
-    text = await complete_or_note(llm, msgs, "drift_reduce", trace, subject=Subject(
+    text = await complete_or_note(llm, msgs, Stage.DRIFT_REDUCE, trace, subject=Subject(
         query.question, "\n".join(a.answer for a in used)))
     if not text:
         text = "\n\n".join(a.answer for a in used)

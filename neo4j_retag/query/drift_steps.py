@@ -26,6 +26,7 @@ from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
 from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .citations import cited_sources
@@ -76,7 +77,7 @@ async def hypothetical_answer(llm: LLM, settings: Settings, question: str, templ
     template = truncate(template, TEMPLATE_TOKENS, settings.encoding)
     msgs = render("query/drift_hyde", template=template, question=question)
     try:
-        text = str(await llm.complete(msgs, stage="drift_hyde", prose=True, max_tokens=300))
+        text = str(await llm.complete(msgs, stage=Stage.DRIFT_HYDE, prose=True, max_tokens=300))
     except LLMError as err:
         trace.note(f"the hypothetical answer failed ({err}): the question's own embedding "
                    "finds the primer's reports", logging.WARNING)
@@ -115,7 +116,7 @@ async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list
     msgs = render("query/drift_primer", reports=table, question=question, followups=k)
     try:
         reply = await llm.structured(msgs, reply_model("intermediate_answer"),
-                                     stage="drift_primer",
+                                     stage=Stage.DRIFT_PRIMER,
                                      accept=prose_answer("intermediate_answer", msgs))
     except LLMError as err:
         return _failed(step, f"drift primer fold {n}", err, trace)
@@ -147,7 +148,7 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
     msgs = render("query/drift_local", context=ctx.text, question=step.query,
                   global_query=global_query, followups=k)
     try:
-        reply = await llm.structured(msgs, reply_model("response"), stage="drift_local",
+        reply = await llm.structured(msgs, reply_model("response"), stage=Stage.DRIFT_LOCAL,
                                      accept=prose_answer("response", msgs))
     except LLMError as err:
         return _failed(step, f"drift follow-up {n}", err, trace)

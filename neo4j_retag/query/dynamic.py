@@ -25,6 +25,7 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from ..tokens import truncate
 from .common import AnswerFailedError, reports_at_level
 from .map_reduce import map_reduce
@@ -68,7 +69,7 @@ async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
                   report=truncate(rated_text(settings, report),
                                   settings.query.map_context_tokens, settings.encoding))
     try:
-        got = await llm.structured(msgs, Rating, stage="rate", max_tokens=80)
+        got = await llm.structured(msgs, Rating, stage=Stage.RATE, max_tokens=80)
     except LLMError as err:
         trace.note(f"rating of report {report.id} failed ({err}): not selected")
         return None
@@ -90,7 +91,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     of the report it repeats without a call (``Selection.reused``), stays out of the selection
     (the report it repeats stands for it) and passes the walk on to its children. GraphRAG's
     own hierarchy has no such copies, so this is its walk at its cost."""
-    before = llm.usage.stage("rate").model_copy()
+    before = llm.usage.stage(Stage.RATE).model_copy()
     threshold = settings.query.dynamic_threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
@@ -144,7 +145,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
         trace.note(msg)
     trace.selection = Selection(
         threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
-        reused=reused, cost=llm.usage.stage("rate") - before)
+        reused=reused, cost=llm.usage.stage(Stage.RATE) - before)
     return list(relevant.values()), ratings
 
 

@@ -26,8 +26,9 @@ from ..db import Graph, Record
 from ..db import vectors as db_vectors
 from ..errors import ConfigError, Failure, LLMError
 from ..llm import LLM
-from ..llm.embeddings import EMBED_QUERY, Embedder, Vector
+from ..llm.embeddings import Embedder, Vector
 from ..model import Trace
+from ..stages import Stage
 
 What = Literal["entities", "reports", "text_units"]
 LABELS: dict[str, str] = {"entities": "Entity", "reports": "Community", "text_units": "Chunk"}
@@ -83,7 +84,7 @@ async def embed_question(graph: Graph, llm: LLM, settings: Settings, texts: Sequ
     emb = Embedder.of(llm)
     emb.dimensions = st["dimensions"]  # a reply of another length is an unusable reply
     try:
-        got = await emb.embed(list(texts), stage=EMBED_QUERY)
+        got = await emb.embed(list(texts), stage=Stage.EMBED_QUERY)
     except LLMError as err:
         if required:
             raise

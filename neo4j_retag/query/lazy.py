@@ -28,6 +28,7 @@ from ..errors import Failure, LevelError, LLMError, RetagError
 from ..llm import LLM, Subject
 from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources
 from .common import complete_or_note, no_answer_for, words
@@ -112,7 +113,7 @@ async def sub_queries(llm: LLM, settings: Settings, question: str, trace: Trace)
     msgs = render("query/lazy_subqueries", question=question,
                   max_queries=MAX_SUBQUERIES)
     try:
-        return (await llm.structured(msgs, SubQueries, stage="lazy_subqueries",
+        return (await llm.structured(msgs, SubQueries, stage=Stage.LAZY_SUBQUERIES,
                                      max_tokens=150)).queries
     except LLMError as err:
         trace.note(f"sub-queries failed ({err}): the question alone ranks the text units")
@@ -154,7 +155,7 @@ async def extract_claims(llm: LLM, settings: Settings, question: str, units: lis
                       context=csv_table("Passages", ["id", "title", "text"], rows),
                       max_claims=MAX_CLAIMS)
         try:
-            got = await llm.structured(msgs, claims_model(tuple(group)), stage="lazy_claims")
+            got = await llm.structured(msgs, claims_model(tuple(group)), stage=Stage.LAZY_CLAIMS)
         except LLMError as err:
             ids = [units[i]["id"] for i in group]
             trace.note(f"claims of text units {ids} failed: {err}")
@@ -215,7 +216,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
                           text=truncate(row["text"], settings.query.map_context_tokens,
                                         settings.encoding))
             try:
-                return (await llm.structured(msgs, Relevance, stage="relevance",
+                return (await llm.structured(msgs, Relevance, stage=Stage.RELEVANCE,
                                              max_tokens=20)).relevant
             except LLMError as err:  # a failed test: the budget is spent all the same
                 trace.failures.append(Failure.of(f"relevance {row['id']}", err))
@@ -257,7 +258,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     msgs = render("query/lazy_answer", context=context, question=question,
                   response_type=query.response_type)
     with timed(trace.seconds, "answer"):
-        text = await complete_or_note(llm, msgs, "lazy_answer", trace, subject=Subject(
+        text = await complete_or_note(llm, msgs, Stage.LAZY_ANSWER, trace, subject=Subject(
             question, "\n".join(str(r[1]) for r in rows)))
     if not text:
         text = "\n".join(f"- {r[1]} [Data: Sources ({r[2].replace(';', ',')})]" for r in rows)

@@ -17,6 +17,7 @@ from ..llm import LLM
 from ..llm.grounding import FindingCheck
 from ..model import Trace
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, truncate
 
 MAX_CONCEPTS, MAX_UNITS = 40, 12  # read per community; the context budget cuts further
@@ -58,7 +59,7 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
         text = context(row, settings)
         msgs = render("index/community_report", context=text)
         try:
-            report = await llm.structured(msgs, CommunityReport, stage="lazy_report",
+            report = await llm.structured(msgs, CommunityReport, stage=Stage.LAZY_REPORT,
                                           max_tokens=settings.index.report_max_tokens)
         except LLMError as err:
             done.failures.append(Failure.of(f"report {row['id']}", err))

@@ -18,6 +18,7 @@ from ..llm import LLM
 from ..llm.endpoint import WINDOW_KEY, window_fix, window_in
 from ..model import ReportRow, Trace
 from ..prompts import csv_table, render
+from ..stages import Stage
 from ..tokens import count, count_recurring, truncate
 
 T = TypeVar("T")
@@ -82,7 +83,7 @@ def room_in_window(llm: LLM, settings: Settings, frame: list[dict[str, str]],
     return int(window * 0.9) - used - (completion or settings.llm.max_tokens)
 
 
-def check_fits(llm: LLM, stage: str, frame: list[dict[str, str]]) -> None:
+def check_fits(llm: LLM, stage: Stage, frame: list[dict[str, str]]) -> None:
     """Raise ConfigError - one line naming LLM_CTX, before any call - when the local
     server's window cannot hold ``frame`` (a prompt without its data) and its completion with
     room for any data: every call would be refused (or cut). A window learnt from a refusal

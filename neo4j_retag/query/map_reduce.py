@@ -27,6 +27,7 @@ from ..llm.degenerate import check as check_answer
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ..prompts import render
 from ..refusal import Refusal
+from ..stages import Stage
 from ..text import strip_chatter
 from .citations import attribute, keep_valid_reports, report_ids
 from .common import no_answer_for, note_once
@@ -110,13 +111,13 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         scored = [p for p in result.points if p.score > 0]
         whys = [check_answer(p.description, subject) for p in scored]
         if whys and all(whys):
-            trace.refusals.extend(Refusal.of("map", v.rule, v.why, v.numbers, p.description)
+            trace.refusals.extend(Refusal.of(Stage.MAP, v.rule, v.why, v.numbers, p.description)
                                   for p, v in zip(scored, whys, strict=True) if v)
             return f"every map point is degenerate (first: {whys[0]})"
         return None
 
     try:
-        result = await llm.structured(msgs, map_model(ids), stage="map", accept=accept)
+        result = await llm.structured(msgs, map_model(ids), stage=Stage.MAP, accept=accept)
     except LLMParseError as err:
         trace.map_parse_failures += 1
         trace.failures.append(Failure.of(f"map batch of reports {list(ids)}", err))
@@ -139,7 +140,7 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         v = check_answer(p.description, subject) if settings.llm.answer_check else None
         if p.score > 0 and v:
             trace.points_degenerate += 1
-            trace.refusals.append(Refusal.of("map", v.rule, v.why, v.numbers, p.description))
+            trace.refusals.append(Refusal.of(Stage.MAP, v.rule, v.why, v.numbers, p.description))
             continue
         # a model made to give several points may repeat one: the best-scored copy stays
         key = " ".join(p.description.casefold().split())
@@ -209,7 +210,7 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
         text = no_answer_for(settings, trace, "no community reports to answer from")
         return [Answer(answer=text, trace=t) for t in _traces(trace, reduces)]
     # a window that cannot hold the map prompt at all: one line, no call
-    check_fits(llm, "map", render("query/map", context="", question=map_question, min_points=3))
+    check_fits(llm, Stage.MAP, render("query/map", context="", question=map_question, min_points=3))
     with timed(trace.seconds, "map"):
         groups = batches(reports, map_budget(llm, settings, map_question),
                          settings.query.shuffle_seed, settings.encoding, trace)

@@ -24,6 +24,7 @@ from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
 from ..model import Trace
 from ..prompts import fragment, render
+from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import count, truncate
 from .common import complete_or_note, refused
@@ -36,7 +37,6 @@ from .map_batches import (
     room_in_window,
 )
 
-PARTIAL_STAGE = "reduce_partial"
 # what a partial reduce is asked for: the final reduce reads it as one analyst's report
 PARTIAL_RESPONSE = ("the key points that answer the question, one short paragraph each, "
                     "keeping their data references")
@@ -121,11 +121,11 @@ async def _partial(llm: LLM, question: str, group: list[P], cap: int, trace: Tra
                   response_type=PARTIAL_RESPONSE)
     try:
         text = str(await llm.complete(
-            msgs, stage=PARTIAL_STAGE, max_tokens=cap, prose=True, truncation_ok=True,
+            msgs, stage=Stage.REDUCE_PARTIAL, max_tokens=cap, prose=True, truncation_ok=True,
             subject=Subject(question, context),
-            on_refusal=lambda fault: refused(trace, PARTIAL_STAGE, fault)))
+            on_refusal=lambda fault: refused(trace, Stage.REDUCE_PARTIAL, fault)))
     except LLMError as err:
-        trace.failures.append(Failure.of(f"{PARTIAL_STAGE} of {len(group)} map points", err))
+        trace.failures.append(Failure.of(f"{Stage.REDUCE_PARTIAL} of {len(group)} map points", err))
         trace.note(f"a partial reduce of {len(group)} map points failed ({err}): its best point "
                    "goes on alone")
         return group[0]
@@ -168,7 +168,7 @@ async def condense(llm: LLM, question: str, points: list[P], room: int,
     if level:
         trace.note(f"hierarchical reduce: {before} map points over the endpoint's window "
                    f"({room} tokens for them) condensed in {level} level(s) by {calls} "
-                   f"{PARTIAL_STAGE} call(s) to {len(points)} intermediate answers")
+                   f"{Stage.REDUCE_PARTIAL} call(s) to {len(points)} intermediate answers")
     return points
 
 
@@ -193,7 +193,7 @@ async def reduce_fitting(llm: LLM, question: str, response_type: str, kept: list
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         try:
-            return await complete_or_note(llm, msgs, "reduce", trace, subject=subject(chosen),
+            return await complete_or_note(llm, msgs, Stage.REDUCE, trace, subject=subject(chosen),
                                           reraise=(CONTEXT_LENGTH,)), chosen
         except LLMError as err:
             if err.reason != CONTEXT_LENGTH:

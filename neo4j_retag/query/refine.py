@@ -11,6 +11,7 @@ from ..errors import LLMError
 from ..llm import LLM
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
+from ..stages import Stage
 from .map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 
@@ -34,7 +35,7 @@ async def refine(graph: Graph, llm: LLM, settings: Settings, question: str, firs
         msgs = render("query/refine_check", question=question,
                       answer=answer.answer, max_keywords=8)
         try:
-            check = await llm.structured(msgs, Check, stage="refine_check", max_tokens=200)
+            check = await llm.structured(msgs, Check, stage=Stage.REFINE_CHECK, max_tokens=200)
         except LLMError as err:
             answer.trace.note(f"refinement check failed ({err}): the answer stays as it is")
             break

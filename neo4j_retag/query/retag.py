@@ -16,6 +16,7 @@ from ..errors import InputError, LLMError
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from ..tokens import truncate
 from .map_reduce import map_reduce
 from .retrieval import (
@@ -45,7 +46,8 @@ async def classify_topics(llm: LLM, settings: Settings, question: str,
     msgs = render("query/classify_topic", topics=listing, max_topics=str(most),
                   question=question, corpus_description=corpus_description or "(none)")
     try:
-        choice = await llm.structured(msgs, model, stage="classify", max_tokens=30 + 30 * most)
+        choice = await llm.structured(msgs, model, stage=Stage.CLASSIFY,
+                                      max_tokens=30 + 30 * most)
     except LLMError as err:
         trace.note(f"topic classification failed ({err}): general graph")
         return []

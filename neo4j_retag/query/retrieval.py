@@ -20,6 +20,7 @@ from ..llm import LLM
 from ..llm.embeddings import Vector
 from ..model import GENERAL, ReportRow, Trace
 from ..prompts import render
+from ..stages import Stage
 from .embedding import embed_question, stored_vectors
 
 REBUILD = ("run `neo4j-retag ingest --resume` (or `neo4j-retag documents delete ... --rebuild`)"
@@ -114,7 +115,7 @@ async def expand_keywords(llm: LLM, settings: Settings, question: str, corpus_de
     msgs = render("query/expand_keywords", question=question,
                   corpus_description=corpus_description or "(none)", max_keywords=max_keywords)
     try:
-        kw = await llm.structured(msgs, Keywords, stage="keywords", max_tokens=150)
+        kw = await llm.structured(msgs, Keywords, stage=Stage.KEYWORDS, max_tokens=150)
     except LLMError as err:
         trace.note(f"keyword expansion failed ({err}): the question's words only")
         return []

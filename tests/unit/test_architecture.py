@@ -1,5 +1,6 @@
 """The package's shape, checked: imports point one way and form no cycle; every prompt and
-Cypher file named in the code exists, and its placeholders / parameters match the call."""
+Cypher file named in the code exists, and its placeholders / parameters match the call; every
+LLM stage is named through the one table (stages.py, ``Stage``), and every stage of it is used."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ from neo4j_retag.prompts import placeholders, sections
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer;
 # eval asks the query methods and serve answers through them (and index/ops), so both sit
-# above them and below the CLI, unaware of each other; events (stage events) is plain data;
+# above them and below the CLI, unaware of each other; events (stage events) and stages (the
+# table of LLM stages every side names) are plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
 # sits below index/ and query/, both of which build reports
 LAYERS = [{"errors", "keys", "refusal"},
-          {"config", "model", "tokens", "text", "events", "citations"},
+          {"config", "model", "tokens", "text", "events", "citations", "stages"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
@@ -192,3 +194,115 @@ def test_every_prompt_and_cypher_file_is_used():
     # benchmarks/report_grounding.py
     assert files - used <= {"query/judge_relevance", "query/report_categories",
                             "index/report_findings"}, files - used
+
+
+# where LLM stages are named: the package (never as text), and the benchmarks, which name the
+# "bench" stages (a stage no call site in either names is dead)
+STAGE_TABLE = PKG / "stages.py"
+
+
+def _stage_sources(roots=(PKG, PKG.parent / "benchmarks")):
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            if path != STAGE_TABLE:
+                yield path, ast.parse(path.read_text())
+
+
+def _literal(node: ast.expr | None) -> bool:
+    """A stage written as text: a string, an f-string, or either arm of an if-else."""
+    if isinstance(node, ast.IfExp):
+        return _literal(node.body) or _literal(node.orelse)
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
+def _stage_positions(trees) -> dict[str, int]:
+    """Functions with a ``stage`` parameter: name -> its position when passed positionally (a
+    method's ``self`` / ``cls`` not counted). A name whose functions disagree (``Failure.of``
+    and ``Refusal.of``) is left out: the call alone cannot tell which one it is."""
+    seen: dict[str, set[int | None]] = {}
+    for _, tree in trees:
+        methods = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                   for f in c.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and not any(getattr(d, "id", "") == "staticmethod" for d in f.decorator_list)}
+        for f in ast.walk(tree):
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+                names = [a.arg for a in f.args.posonlyargs + f.args.args]
+                names = names[1:] if id(f) in methods else names
+                seen.setdefault(f.name, set()).add(
+                    names.index("stage") if "stage" in names else None)
+    return {fn: next(iter(at)) for fn, at in seen.items() if len(at) == 1 and None not in at}
+
+
+def stage_literals(trees, positions: dict[str, int]) -> list[str]:
+    """``path:line: ...`` of each stage written as text in ``trees`` ((path, ast) pairs): a
+    ``stage=`` keyword, the ``stage`` position of a function in ``positions``, or the
+    default of a ``stage`` parameter."""
+    found = []
+    for path, tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+                    node.func, "id", "")
+                given = [k.value for k in node.keywords if k.arg == "stage"]
+                i = positions.get(fn, len(node.args))
+                if i < len(node.args) and not any(isinstance(a, ast.Starred)
+                                                  for a in node.args[:i + 1]):
+                    given.append(node.args[i])
+                found += [f"{path}:{node.lineno}: {fn}(... {ast.unparse(v)} ...)"
+                          for v in given if _literal(v)]
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = node.args.posonlyargs + node.args.args
+                pairs = list(zip(args[len(args) - len(node.args.defaults):],
+                                 node.args.defaults, strict=True))
+                pairs += list(zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True))
+                found += [f"{path}:{node.lineno}: {node.name}(stage={ast.unparse(d)})"
+                          for a, d in pairs if a.arg == "stage" and _literal(d)]
+    return found
+
+
+def test_every_stage_is_named_through_the_table():
+    """No ``stage="..."`` (nor a string passed positionally as a function's ``stage``, nor a
+    string default of a ``stage`` parameter) in the package: a stage is ``Stage.<NAME>``, so
+    a new one goes into the table first, and a typo is no silent new usage key."""
+    trees = [(p.relative_to(PKG.parent), t) for p, t in _stage_sources((PKG,))]
+    positions = _stage_positions(trees)
+    # the check sees the helpers that take a stage positionally (a keyword one is seen anywhere)
+    assert positions.keys() >= {"complete_or_note", "failed_answer", "refused", "check_fits",
+                                "budget_setting", "stage", "request"}, positions
+    found = stage_literals(trees, positions)
+    assert not found, "stages written as text, not Stage.<NAME>:\n" + "\n".join(found)
+
+
+def test_the_stage_check_finds_each_way_of_writing_a_stage_as_text():
+    code = """
+async def helper(llm, messages, stage, trace): ...
+class Usage:
+    def stage(self, stage): ...
+async def run(llm, usage, key, kind):
+    await llm.complete(m, stage="map")  # 1: a keyword
+    await llm.structured(m, M, stage=f"lazy_{kind}")  # 2: an f-string
+    await helper(llm, m, "answer", t)  # 3: positional
+    usage.stage("rate" if key else "map")  # 4: an if-else of strings
+    await llm.complete(m, stage=Stage.MAP)
+    await helper(llm, m, Stage.ANSWER, t)
+    usage.stage(key)
+def summarize(llm, texts, stage="summarize"): ...  # 5: a default
+"""
+    trees = [(Path("x.py"), ast.parse(code))]
+    found = stage_literals(trees, _stage_positions(trees))
+    assert sorted(int(f.split(":")[1]) for f in found) == [6, 7, 8, 9, 13], found
+
+
+def test_every_stage_of_the_table_is_used_and_every_used_one_exists():
+    from neo4j_retag.stages import Stage
+    used: dict[str, str] = {}
+    for path, tree in _stage_sources():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id == "Stage" and node.attr.isupper()):
+                used.setdefault(node.attr, f"{path.relative_to(PKG.parent)}:{node.lineno}")
+    unknown = {name: at for name, at in used.items() if name not in Stage.__members__}
+    assert not unknown, f"no such stage in stages.py: {unknown}"
+    unused = set(Stage.__members__) - set(used)
+    assert not unused, f"stages no call site names (drop them from stages.py): {unused}"

@@ -16,7 +16,9 @@ from neo4j_retag.llm import LLM, run_with_llm
 from neo4j_retag.model import ReportRow, TextUnit, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query.map_reduce import map_reduce
+from neo4j_retag.stages import Stage
 from tests.conftest import make_settings
+from tests.llm_double import kind_of
 
 TEXT = ("Scrooge kept the counting-house. Marley was dead. Scrooge and Marley were partners, "
         "and Fezziwig had taught Scrooge the trade.")
@@ -85,11 +87,22 @@ def test_reworded_query_prompts_still_reach_their_handlers(rsettings, double):
 def test_a_call_without_its_stage_fails_loudly(double):
     body = json.dumps({"model": "double", "messages": [{"role": "user", "content": "x"}]})
     for headers, why in (({}, "no X-Retag-Stage header"),
-                         ({"X-Retag-Stage": "nonsense"}, "stage 'nonsense' (kind 'nonsense') "
-                                                         "has no reply")):
+                         ({"X-Retag-Stage": "nonsense"}, "'nonsense' is no stage of "
+                                                         "neo4j_retag.stages.Stage")):
         req = urllib.request.Request(f"{double.base_url}/chat/completions", body.encode(),
                                      {"Content-Type": "application/json", **headers})
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req, timeout=5)
         assert err.value.code == 400 and why in err.value.read().decode()
     assert double.count() == 0
+
+
+@pytest.mark.parametrize("stage", list(Stage))
+def test_the_double_answers_every_stage_of_the_table(stage, double):
+    # a request of each shape the stage sends: free text, and JSON asking for a list
+    shapes = [{"messages": [{"role": "user", "content": "x"}]},
+              {"messages": [{"role": "user", "content": "x"}], "response_format": {
+                  "json_schema": {"schema": {"properties": {"questions": {}}}}}}]
+    for body in shapes:
+        kind = kind_of(body, stage.value)
+        assert kind in double.script or (stage.embeddings and kind == "embed"), (stage, kind)

@@ -11,7 +11,10 @@ from pydantic import BaseModel
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM, ReplyFault
+from neo4j_retag.stages import Stage
 from tests.llm_double import Fail, Raw, Reply
+
+TEXT = Stage.DOCTOR  # a stage the double answers with its "text" handler
 
 
 class Obj(BaseModel):
@@ -44,7 +47,7 @@ def run(settings, coro_fn):
 
 
 def ask(llm, **kw):
-    return llm.structured([{"role": "user", "content": "x"}], Obj, stage="text", **kw)
+    return llm.structured([{"role": "user", "content": "x"}], Obj, stage=TEXT, **kw)
 
 
 def test_prose_and_fences_around_json_are_repaired_and_counted(tmp_path, double):
@@ -88,7 +91,7 @@ def test_nudge_names_the_error_and_cache_serves_the_first_request(tmp_path, doub
     assert "error}" not in retry[0]["content"]  # prompts/llm/reply_invalid filled strictly
     assert retry[1:] == double.calls[0][1]["messages"] == [{"role": "user", "content": "x"}]
     out, llm = run(s, ask)
-    assert out.a == 3 and llm.usage.stage("text").cached == 1 and double.count() == 3
+    assert out.a == 3 and llm.usage.stage(TEXT).cached == 1 and double.count() == 3
 
 
 def test_truncation_retries_with_more_room_then_fails(tmp_path, double):
@@ -107,7 +110,7 @@ LOOPED = Reply("The corpus is about the plan. " + "It contains the report and it
 def test_a_looping_reply_is_retried_with_a_frequency_penalty_not_more_room(tmp_path, double):
     double.script["text"] = answers(LOOPED, LOOPED, "The corpus is about a harbour plan.")
     out, llm = run(settings_for(tmp_path, double),
-                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="text",
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage=TEXT,
                                             max_tokens=100))
     assert out == "The corpus is about a harbour plan." and llm.usage.faults == {"loop": 2}
     sent = [b for _, b in double.calls]
@@ -119,7 +122,7 @@ def test_a_reply_that_always_loops_fails_as_loop(tmp_path, double):
     double.script["text"] = answers(LOOPED)
     with pytest.raises(ReplyFault) as err:
         run(settings_for(tmp_path, double),
-            lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="text"))
+            lambda llm: llm.complete([{"role": "user", "content": "x"}], stage=TEXT))
     assert err.value.reason == "loop" and "repeated itself" in str(err.value)
 
 
@@ -131,12 +134,12 @@ def test_frequency_penalty_refused_is_dropped_remembered_and_a_loop_gets_room(tm
         return LOOPED if body["max_tokens"] <= 100 else "Done."
     double.script["text"] = handler
     out, llm = run(settings_for(tmp_path, double, llm_max_retries=3),
-                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="text",
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage=TEXT,
                                             max_tokens=100))
     assert out == "Done." and "frequency_penalty refused" in llm.caps.describe()
     sent = [b for _, b in double.calls]
     assert "frequency_penalty" not in sent[-1] and sent[-1]["max_tokens"] == 200
-    assert llm.usage.stage("text").failed == 0  # the refusal was adapted to, not a failure
+    assert llm.usage.stage(TEXT).failed == 0  # the refusal was adapted to, not a failure
 
 
 def test_finish_reason_length_is_truncation_even_when_json_parses(tmp_path, double):
@@ -169,7 +172,7 @@ def test_connection_refused_stays_a_config_error(tmp_path):
     s = Settings(llm_cache_dir=tmp_path, openai_model="m", llm_max_retries=0,
                  openai_base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ConfigError, match="cannot reach"):
-        asyncio.run(LLM(s).complete([{"role": "user", "content": "x"}], stage="text"))
+        asyncio.run(LLM(s).complete([{"role": "user", "content": "x"}], stage=TEXT))
 
 
 def refuse(param, message="unsupported"):
@@ -221,19 +224,22 @@ def test_only_a_refused_response_format_downgrades_the_json_mode(tmp_path, doubl
 def test_text_completion_repairs_are_counted(tmp_path, double):
     double.script["text"] = answers(Reply("<think>x</think>\nFine.", usage=None))
     out, llm = run(settings_for(tmp_path, double),
-                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage="text"))
+                   lambda llm: llm.complete([{"role": "user", "content": "x"}], stage=TEXT))
     assert out == "Fine." and llm.usage.faults == {"think": 1, "nousage": 1}
 
 
 def test_the_stage_is_sent_as_a_header_outside_the_cache_key(tmp_path, double):
-    # the double routes on the X-Retag-Stage header: stage "a" reaches the handler "a"; the
-    # same request under stage "b" (which the double would refuse) is the same cache entry
-    double.script["a"] = answers("the answer")
+    # the double routes on the X-Retag-Stage header: stage answer reaches the handler
+    # "answer"; the same request under stage reduce is the same cache entry, never sent
+    double.script["answer"] = answers("the answer")
+    double.script["reduce"] = answers(Fail(500))
     msgs = [{"role": "user", "content": "x"}]
 
     async def twice(llm):
-        return [await llm.complete(msgs, stage="a"), await llm.complete(msgs, stage="b")]
+        return [await llm.complete(msgs, stage=Stage.ANSWER),
+                await llm.complete(msgs, stage=Stage.REDUCE)]
     out, llm = run(settings_for(tmp_path, double), twice)
     assert out == ["the answer", "the answer"] and double.count() == 1
-    assert llm.usage.stage("a").calls == 1 and llm.usage.stage("b").cached == 1
-    assert llm.usage.stage("b").calls == 0
+    assert llm.usage.stage(Stage.ANSWER).calls == 1
+    assert llm.usage.stage(Stage.REDUCE).cached == 1
+    assert llm.usage.stage(Stage.REDUCE).calls == 0

@@ -14,9 +14,11 @@ from neo4j_retag.llm.degenerate import (
     repeated_ngram,
     ungrounded,
 )
+from neo4j_retag.stages import Stage
 from tests.llm_double import Reply
 from tests.unit.llm.test_client import answers, run, settings_for
 
+TEXT = Stage.DOCTOR  # a stage the double answers with its "text" handler
 QUESTION = "What are the main themes of this corpus?"
 # the sample corpus's four stories, as a map point context would hold them
 CONTEXT = (
@@ -105,7 +107,7 @@ def test_a_degenerate_answer_is_asked_again_once_with_a_penalty(tmp_path, double
     out, llm = run(settings_for(tmp_path, double),
                    lambda llm: llm.complete([{"role": "system", "content": "Answer."},
                                              {"role": "user", "content": QUESTION}],
-                                            stage="text", prose=True, subject=SUBJECT))
+                                            stage=TEXT, prose=True, subject=SUBJECT))
     assert out == GROUNDED[0] and llm.usage.faults == {"degenerate": 1}
     assert [b.get("frequency_penalty") for _, b in double.calls] == [None, 0.5]
 
@@ -115,11 +117,11 @@ def test_two_degenerate_answers_fail_the_call_and_are_never_cached(tmp_path, dou
     settings = settings_for(tmp_path, double, llm_max_retries=3)
     msgs = [{"role": "system", "content": "Answer."}, {"role": "user", "content": QUESTION}]
     with pytest.raises(ReplyFault) as err:
-        run(settings, lambda llm: llm.complete(msgs, stage="text", prose=True, subject=SUBJECT))
+        run(settings, lambda llm: llm.complete(msgs, stage=TEXT, prose=True, subject=SUBJECT))
     assert err.value.reason == "degenerate" and "repeat another line" in str(err.value)
     assert double.count("text") == 2  # once again with the penalty, not LLM_MAX_RETRIES times
     double.script["text"] = answers(GROUNDED[0])
-    out, _ = run(settings, lambda llm: llm.complete(msgs, stage="text", prose=True,
+    out, _ = run(settings, lambda llm: llm.complete(msgs, stage=TEXT, prose=True,
                                                      subject=SUBJECT))
     assert out == GROUNDED[0] and double.count("text") == 3
 

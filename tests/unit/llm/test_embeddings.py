@@ -8,8 +8,9 @@ import pytest
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM
-from neo4j_retag.llm.embeddings import EMBED, EMBED_QUERY, Embedder, read_vectors
+from neo4j_retag.llm.embeddings import Embedder, read_vectors
 from neo4j_retag.llm.reply import ReplyFault
+from neo4j_retag.stages import Stage
 from tests.llm_double import EMBED_DIM, Fail, Raw, default_embed
 
 
@@ -19,7 +20,7 @@ def settings_for(tmp_path, double, **extra):
                        "embedding_batch": 3, **extra})
 
 
-def embed_all(settings, items, stage=EMBED):
+def embed_all(settings, items, stage=Stage.EMBED):
     async def go():
         async with Embedder(settings) as emb:
             out = await emb.embed_items(items, stage=stage)
@@ -49,13 +50,13 @@ def test_batches_in_order_cached_and_counted(tmp_path, double):
     assert all(vectors[k] == pytest.approx(default_embed(t), abs=1e-6)
                for k, t in items.items())
     assert double.count("embed") == 3  # 7 texts in batches of 3
-    st = emb.usage.stages[EMBED]
+    st = emb.usage.stages[Stage.EMBED]
     assert st.calls == 3 and st.prompt_tokens > 0 and st.cached == 0 and st.failed == 0
     assert emb.dimensions == EMBED_DIM
     # a rerun is served by the cache: no request
     (again, _), emb2 = embed_all(s, items)
     assert again == vectors and double.count("embed") == 3
-    assert emb2.usage.stages[EMBED].cached == 7 and emb2.usage.stages[EMBED].calls == 0
+    assert emb2.usage.stages[Stage.EMBED].cached == 7 and emb2.usage.stages[Stage.EMBED].calls == 0
 
 
 def test_every_request_names_its_stage(tmp_path, double):
@@ -66,7 +67,7 @@ def test_every_request_names_its_stage(tmp_path, double):
             v = (await Embedder.of(llm).embed(["Which firms struggled?"]))[0]
             return v, llm.usage
     v, usage = asyncio.run(go())
-    assert len(v) == EMBED_DIM and usage.stages[EMBED_QUERY].calls == 1
+    assert len(v) == EMBED_DIM and usage.stages[Stage.EMBED_QUERY].calls == 1
     body = double.calls[-1][1]
     assert body["input"] == ["Which firms struggled?"] and body["model"] == "all-minilm-l6-v2"
     assert body["encoding_format"] == "base64" and "dimensions" not in body
@@ -83,7 +84,7 @@ def test_an_endpoint_refusing_base64_gets_floats(tmp_path, double):
     double.script["embed"] = script
     (vectors, failures), emb = embed_all(settings_for(tmp_path, double), {"a": "x", "b": "y"})
     assert not failures and vectors["a"] == pytest.approx(default_embed("x"))
-    assert emb.endpoint.encoding == "float" and emb.usage.stages[EMBED].failed == 0
+    assert emb.endpoint.encoding == "float" and emb.usage.stages[Stage.EMBED].failed == 0
     assert [b["encoding_format"] for _, b in double.calls] == ["base64", "float"]
 
 
@@ -113,7 +114,7 @@ def test_a_bad_input_fails_alone(tmp_path, double):
     by_item = {f.item: f for f in failures}
     assert by_item["b"].reason == "http400" and "input too long" in by_item["b"].error
     assert by_item["d"].reason == "empty"  # no request for an empty text
-    assert emb.usage.stages[EMBED].calls == 2  # a, c each alone after the batch failed
+    assert emb.usage.stages[Stage.EMBED].calls == 2  # a, c each alone after the batch failed
 
 
 def test_an_unusable_reply_is_retried_then_the_item_fails(tmp_path, double):
@@ -132,7 +133,7 @@ def test_an_unusable_reply_is_retried_then_the_item_fails(tmp_path, double):
     double.script["embed"] = lambda body: Raw({"data": [{"index": 0, "embedding": ["a"]}]})
     (vectors, failures), emb = embed_all(settings_for(tmp_path, double), {"y": "other"})
     assert not vectors and failures[0].reason == "invalid"
-    assert emb.usage.stages[EMBED].failed == 1
+    assert emb.usage.stages[Stage.EMBED].failed == 1
 
 
 def test_missing_usage_is_estimated_and_counted(tmp_path, double):
@@ -140,7 +141,7 @@ def test_missing_usage_is_estimated_and_counted(tmp_path, double):
         {"index": i, "embedding": [1.0, 0.0]} for i in range(len(body["input"]))]})
     (_, failures), emb = embed_all(settings_for(tmp_path, double), {"x": "four words of text"})
     assert not failures and emb.usage.faults["nousage"] == 1
-    assert emb.usage.stages[EMBED].prompt_tokens == 4
+    assert emb.usage.stages[Stage.EMBED].prompt_tokens == 4
 
 
 def test_wrong_model_and_unreachable_endpoint_are_one_line_config_errors(tmp_path, double):

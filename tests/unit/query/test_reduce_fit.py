@@ -13,11 +13,13 @@ from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.model import ReportRow, Trace
 from neo4j_retag.query.map_batches import WINDOW_KEY, batches
 from neo4j_retag.query.map_reduce import map_reduce
-from neo4j_retag.query.reduce_fit import PARTIAL_RESPONSE, PARTIAL_STAGE
+from neo4j_retag.query.reduce_fit import PARTIAL_RESPONSE
+from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import count
 from tests.conftest import make_settings
 from tests.llm_double import Fail, Reply, default_reduce
 
+TEXT = Stage.DOCTOR  # a stage the double answers with its "text" handler
 LLAMA = ("the request exceeds the available context size, try increasing it "
          "(n_prompt_tokens: {n}, n_ctx: {ctx})")
 
@@ -70,8 +72,9 @@ def test_a_refused_reduce_is_split_into_partial_reduces(tmp_path, double):
     partial = [n for is_partial, n in seen if is_partial]
     final = [n for is_partial, n in seen if not is_partial]
     assert len(partial) >= 2 and len(final) == 1 and max(n for _, n in seen) <= 1000
-    assert usage.stages[PARTIAL_STAGE].calls == len(partial)  # the partial reduces' own stage
-    assert usage.stages[PARTIAL_STAGE].prompt_tokens > 0
+    # the partial reduces have their own stage
+    assert usage.stages[Stage.REDUCE_PARTIAL].calls == len(partial)
+    assert usage.stages[Stage.REDUCE_PARTIAL].prompt_tokens > 0
     assert not trace.failures and answer.sources and trace.no_answer is None
     assert any("hierarchical reduce" in n for n in trace.notes), trace.notes
     assert any("refused as over the endpoint's window" in n for n in trace.notes)
@@ -83,10 +86,10 @@ def test_a_known_window_is_met_without_a_refusal(tmp_path, double):
     seen, refused = [], []
     double.script["reduce"] = _windowed(1000, seen, refused)
     answer, trace, usage = _ask(s, _reports(), window=1000)
-    assert not refused and usage.stages[PARTIAL_STAGE].calls >= 2
+    assert not refused and usage.stages[Stage.REDUCE_PARTIAL].calls >= 2
     assert not trace.failures and answer.sources
     note = next(n for n in trace.notes if "hierarchical reduce" in n)
-    assert f"{usage.stages[PARTIAL_STAGE].calls} reduce_partial call" in note
+    assert f"{usage.stages[Stage.REDUCE_PARTIAL].calls} reduce_partial call" in note
 
 
 def test_points_that_fit_cost_no_partial_reduce(tmp_path, double):
@@ -94,7 +97,7 @@ def test_points_that_fit_cost_no_partial_reduce(tmp_path, double):
     seen, refused = [], []
     double.script["reduce"] = _windowed(8000, seen, refused)
     answer, trace, usage = _ask(s, _reports(6), window=8000)
-    assert PARTIAL_STAGE not in usage.stages and len(seen) == 1 and not refused
+    assert Stage.REDUCE_PARTIAL not in usage.stages and len(seen) == 1 and not refused
     assert not any("hierarchical" in n for n in trace.notes) and answer.sources
 
 
@@ -124,14 +127,14 @@ def test_a_silently_truncated_prompt_is_noted(tmp_path, double):
     double.script["text"] = lambda body: Reply("Fine.", usage={
         "prompt_tokens": 1500, "completion_tokens": 2, "total_tokens": 1502})
     usage = Usage()
-    run_with_llm(s, lambda llm: llm.complete(prompt, stage="text"), usage)
+    run_with_llm(s, lambda llm: llm.complete(prompt, stage=TEXT), usage)
     assert usage.faults["prompt_truncated"] == 1
     assert len(usage.truncated) == 1 and "1,500 prompt tokens of the ~" in usage.truncated[0]
     assert "LLM_CTX" in usage.truncated[0]
     # the double's own usage (about ours, a chat template's few tokens more) is no truncation
     double.script["text"] = lambda body: "Fine."
     run_with_llm(s.model_copy(update={"llm_cache": False}),
-                 lambda llm: llm.complete(prompt, stage="text"), usage)
+                 lambda llm: llm.complete(prompt, stage=TEXT), usage)
     assert usage.faults["prompt_truncated"] == 1
 
 
