@@ -14,8 +14,11 @@ A failed answer, claim extraction or verdict fails that item only: it is listed 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
+import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Settings
@@ -34,11 +37,13 @@ from .nugget_scores import nugget_markdown, nugget_summary, score_answers
 from .nugget_similarity import STAGE as NUGGET_EMBED
 from .nugget_similarity import match_similar
 from .nuggets import Nugget
-from .questions import EvalQuestion, generate_questions, write_questions
+from .questions import EvalQuestion, generate_questions, read_questions, write_questions
 from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, Scores
 from .report import scores, write_folder
+from .saved import answer_settings, kept_answers, read_saved, save_answers
 
 __all__ = ["criteria", "judge", "method_spec", "run_eval"]
+log = logging.getLogger(__name__)
 
 
 def method_spec(spec: str) -> tuple[str, int | None]:
@@ -77,8 +82,9 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
 
 
 async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
-    """Fill the record's claims and metrics, or its ``claims_error``."""
-    if rec.answer is None:
+    """Fill the record's claims and metrics, or its ``claims_error`` (a kept record that has
+    its metrics already is left as it is)."""
+    if rec.answer is None or rec.metrics is not None:
         return
     if rec.answer.strip() == no_answer(settings):  # "the data cannot answer": no claim
         rec.claims, rec.metrics = [], claim_metrics([])
@@ -96,17 +102,28 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
-                   similarity: float | None = None,
+                   similarity: float | None = None, kept: list[AnswerRecord] | None = None,
+                   save: Callable[[list[AnswerRecord]], None] | None = None,
                    ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
     """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
     only, without the judge's 2 calls per question, pair of methods and criterion), nugget
     scores of the questions in ``nuggets`` (with ``similarity``, also matched by embedding
-    at that cosine: eval/nugget_similarity.py) and the aggregated scores."""
+    at that cosine: eval/nugget_similarity.py) and the aggregated scores. An answer of
+    ``kept`` (saved by an earlier run: eval/saved.py) is used instead of asking again; after
+    each new answer ``save`` gets every answer so far, the kept ones not yet reached too."""
+    key = answer_settings(settings, level)
+    pending = {(r.question, r.method): r for r in kept or []}
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
         for m in methods:  # one at a time: per-answer seconds and usage stay comparable
-            answers.append(await _answer(graph, settings, m, q, level))
+            rec = pending.pop((q, m), None)
+            if rec is None:
+                rec = await _answer(graph, settings, m, q, level)
+                rec.settings = key
+                if save is not None:
+                    save([*answers, rec, *pending.values()])
+            answers.append(rec)
             progress("answers", 1)
     failures = [r.error for r in answers if r.error]
 
@@ -155,7 +172,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
                    out: Path | None = None, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
-                   similarity: float | None = None) -> EvalResult:
+                   similarity: float | None = None, resume: bool = False) -> EvalResult:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
     (default QUERY_LEVEL, clamped), measured and judged (not when ``judged`` is False: claim
@@ -164,22 +181,32 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     matched by embedding too: `--nugget-similarity`). A method is a name of
     ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
-    nuggets nuggets.md and nuggets.png.
+    nuggets nuggets.md and nuggets.png; answers.json is written after every answer. With
+    ``resume`` (`eval --resume`), the answers ``out``/answers.json holds for the same question,
+    method and settings (eval/saved.py) are kept, not asked again, and generated questions are
+    read back from ``out``/questions.json.
 
-    Returns the scores with the files written and every answer in short. Raises InputError for
-    an unknown method, fewer than two when judged (one is enough without the judge), or no
-    questions; LLMError when no question could be generated; ConfigError when the ``[eval]``
-    extra is not installed or, with ``similarity``, the embedding endpoint is unusable (both
-    before any answer).
+    Returns the scores with the files written, every answer in short, how many answers were
+    kept and the resume's notes. Raises InputError for an unknown method, fewer than two when
+    judged (one is enough without the judge), ``resume`` without ``out``, an unreadable
+    answers.json, or no questions; LLMError when no question could be generated; ConfigError
+    when the ``[eval]`` extra is not installed or, with ``similarity``, the embedding endpoint
+    is unusable (all before any answer).
     """
     for m in methods:
         method_spec(m)
     if not methods or (judged and len(methods) < 2):
         raise InputError(f"--methods: two or more of {', '.join(METHODS)} "
                          "(one is enough with --no-judge)")
+    if resume and out is None:
+        raise InputError("--resume keeps the answers saved in --out: give --out")
     require_extra()  # before any LLM call: the metrics and charts come last
     lvl = query_level(graph, settings, level)
     gen_failures: list[Failure] = []
+    notes: list[str] = []
+    if questions is None and resume and out is not None and (out / "questions.json").exists():
+        questions = read_questions(out / "questions.json")  # generated once, paid once
+        notes.append(f"--resume: the {len(questions)} questions of {out}/questions.json kept")
     if questions is None:
         corpus = graph.run("query/corpus")[0]["description"] or ""
         k, n, m = generate or (5, 5, 5)
@@ -190,12 +217,22 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
         raise InputError("no evaluation questions given")
     if similarity is not None and nuggets:  # an endpoint that is down fails now, not after
         await Embedder.of(llm).probe(NUGGET_EMBED)  # hours of answers (ConfigError, LLMError)
+    texts = [q.question for q in questions]
+    kept: list[AnswerRecord] = []
+    if resume and out is not None:
+        saved = read_saved(out / "answers.json")
+        kept, left = kept_answers(saved, answer_settings(settings, lvl), methods, texts)
+        notes += [f"--resume: {len(kept)} saved answers kept from {out}/answers.json", *left]
+    for note in notes:
+        log.info(note)
     files: list[Path] = []
+    save = None
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept
+        save = functools.partial(save_answers, out / "answers.json")
     result, answers, judgements = await evaluate(
-        graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged,
-        nuggets, similarity)
+        graph, llm, settings, texts, methods, lvl, progress, judged, nuggets, similarity,
+        kept, save)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
@@ -203,6 +240,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
             md = out / "nuggets.md"
             md.write_text(nugget_markdown(result.nuggets, result.cost, answers, methods))
             files.append(md)
-    return EvalResult(**dict(result), files=[str(f) for f in files],
+    return EvalResult(**dict(result), files=[str(f) for f in files], resumed=len(kept),
+                      notes=notes,
                       answers=[AnswerSummary(question=r.question, method=r.method,
                                              answer=r.answer, error=r.error) for r in answers])
