@@ -39,34 +39,39 @@ def answer_settings(settings: Settings, level: int) -> str:
 
 
 def read_saved(path: Path) -> Any:
-    """The JSON in ``path``, or in ``path`` + ``.gz`` when only that exists (big result files
-    are kept gzip-compressed); None when neither does. Raises InputError for a file that is
-    not JSON (a half-written one is never left: ``save_answers`` replaces files whole)."""
-    gz = path.with_name(path.name + ".gz")
-    try:
-        if path.exists():
-            return json.loads(path.read_text(encoding="utf-8"))
-        if gz.exists():
-            return json.loads(gzip.decompress(gz.read_bytes()).decode("utf-8"))
-    except (ValueError, OSError) as err:  # JSONDecodeError is a ValueError, so is bad gzip
-        raise InputError(f"{path}: cannot read the saved answers ({err})") from err
+    """The JSON in ``path`` (gzip-compressed when it ends in ``.gz``), or in ``path`` + ``.gz``
+    when only that exists (big result files are kept compressed); None when neither does.
+    Raises InputError for a file that is not JSON (a half-written one is never left:
+    ``save_answers`` replaces files whole)."""
+    for p in (path, path.with_name(path.name + ".gz")):
+        if not p.exists():
+            continue
+        try:
+            raw = p.read_bytes()
+            return json.loads(gzip.decompress(raw) if p.suffix == ".gz" else raw)
+        except (ValueError, OSError) as err:  # bad JSON: a ValueError; bad gzip: an OSError
+            raise InputError(f"{p}: cannot read the saved answers ({err})") from err
     return None
 
 
 def kept_answers(data: Any, key: str | None, methods: list[str], questions: list[str],
-                 ) -> tuple[list[AnswerRecord], list[str]]:
+                 keyless: bool = False) -> tuple[list[AnswerRecord], list[str]]:
     """The saved answers worth keeping from ``data`` (a list of answer records, or an object
     with ``answers``): of one of ``methods`` to one of ``questions``, not failed, and with the
-    settings key ``key`` (None: any key; a record saved before keys existed has none and is
-    kept only then). Returns them and one note per kind of answer left out (to print)."""
+    settings key ``key`` (None: any key). A record saved before keys existed has none: kept
+    only with ``keyless`` (a benchmark's older results), with a note. Returns them and one
+    note per kind of answer left out or kept without a key (to print)."""
     saved = data.get("answers", []) if isinstance(data, dict) else (data or [])
-    kept, stale, failed, other = [], 0, 0, 0
+    kept, stale, failed, other, unkeyed = [], 0, 0, 0, 0
     for raw in saved:
         rec = AnswerRecord.model_validate(raw)
         if rec.method not in methods or rec.question not in questions:
             other += 1
         elif rec.error is not None:
             failed += 1
+        elif key is not None and rec.settings is None and keyless:
+            unkeyed += 1
+            kept.append(rec)
         elif key is not None and rec.settings != key:
             stale += 1
         else:
@@ -76,6 +81,7 @@ def kept_answers(data: Any, key: str | None, methods: list[str], questions: list
         (stale, "were made with other settings (model, level or a query setting): asked "
                 "again"),
         (other, "are of other methods or questions: left out of these results"),
+        (unkeyed, "carry no settings key (saved before keys were): kept as they are"),
     ) if n]
     return kept, notes
 

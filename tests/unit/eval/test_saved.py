@@ -56,6 +56,12 @@ def test_kept_answers_are_same_key_not_failed_and_asked_for():
         _rec("q2", "global", None).model_dump(mode="json")]}, None, ["global"], ["q2"])
     assert [r.settings for r in kept] == ["old", None] and notes[-1].startswith("5 saved")
     assert kept_answers(None, "k", ["global"], ["q1"]) == ([], [])
+    # a key asked for: a key-less record is asked again, or kept with ``keyless`` (noted)
+    old = [_rec("q1", "global", None).model_dump(mode="json")]
+    assert kept_answers(old, "k", ["global"], ["q1"])[0] == []
+    kept, notes = kept_answers(old, "k", ["global"], ["q1"], keyless=True)
+    assert len(kept) == 1 and notes == ["1 saved answers carry no settings key (saved before "
+                                        "keys were): kept as they are"]
 
 
 def test_saved_answers_are_replaced_whole_and_read_back_plain_or_gzipped(tmp_path):
@@ -68,7 +74,7 @@ def test_saved_answers_are_replaced_whole_and_read_back_plain_or_gzipped(tmp_pat
     assert [p.name for p in path.parent.iterdir()] == ["answers.json"]  # no .tmp left
     big = tmp_path / "nuggets-x.json"
     (tmp_path / "nuggets-x.json.gz").write_bytes(gzip.compress(json.dumps([1]).encode()))
-    assert read_saved(big) == [1]
+    assert read_saved(big) == [1] == read_saved(tmp_path / "nuggets-x.json.gz")
     path.write_text('[{"question": ')  # a file cut short by something else
     with pytest.raises(InputError, match="cannot read the saved answers"):
         read_saved(path)
