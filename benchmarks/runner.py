@@ -17,7 +17,7 @@ from typing import Any
 from benchmarks.common import RESULTS
 from neo4j_retag.errors import InputError
 from neo4j_retag.eval.records import AnswerRecord
-from neo4j_retag.eval.saved import kept_answers, read_saved, save_answers
+from neo4j_retag.eval.saved import kept_answers, read_saved, save_records
 
 
 class AnswerRun:
@@ -53,7 +53,7 @@ class AnswerRun:
 
     def save(self, answers: list[AnswerRecord], **run: Any) -> None:
         """Every answer so far and the run's fields to ``partial``, replaced whole."""
-        save_answers(self.partial, answers, run)
+        save_records(self.partial, answers, run)
 
     def done(self) -> None:
         """The run's results are written to ``final``: the partial file goes."""

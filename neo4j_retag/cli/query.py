@@ -242,9 +242,9 @@ def sources_line(answer: Answer) -> str:
 @click.option("--judge/--no-judge", default=True,
               help="--no-judge: claim metrics and cost only, no judge calls (2 per question, "
               "pair of methods and criterion)")
-@click.option("--resume", is_flag=True, help="keep the answers --out holds for the same "
-              "question, method and settings; ask only the others (answers.json is written "
-              "after every answer)")
+@click.option("--resume", is_flag=True, help="keep the answers and verdicts --out holds for "
+              "the same question, method and settings; ask only the others (both files are "
+              "written as each one ends)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly

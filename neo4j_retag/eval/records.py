@@ -79,6 +79,7 @@ class Judgement(BaseModel):
     b: str
     criterion: str
     score: float
+    failed: bool = False  # the judge failed (a tie counted): `eval --resume` asks again
 
 
 class Stats(BaseModel):

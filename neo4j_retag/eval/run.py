@@ -14,11 +14,9 @@ A failed answer, claim extraction or verdict fails that item only: it is listed 
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import logging
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Settings
@@ -40,7 +38,7 @@ from .nuggets import Nugget
 from .questions import EvalQuestion, generate_questions, read_questions, write_questions
 from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, Scores
 from .report import scores, write_folder
-from .saved import answer_settings, kept_answers, read_saved, save_answers
+from .saved import SavedRun, answer_settings, kept_answers, kept_judgements, read_saved
 
 __all__ = ["criteria", "judge", "method_spec", "run_eval"]
 log = logging.getLogger(__name__)
@@ -102,17 +100,18 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
-                   similarity: float | None = None, kept: list[AnswerRecord] | None = None,
-                   save: Callable[[list[AnswerRecord]], None] | None = None,
+                   similarity: float | None = None, saved: SavedRun | None = None,
                    ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
     """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
     only, without the judge's 2 calls per question, pair of methods and criterion), nugget
     scores of the questions in ``nuggets`` (with ``similarity``, also matched by embedding
-    at that cosine: eval/nugget_similarity.py) and the aggregated scores. An answer of
-    ``kept`` (saved by an earlier run: eval/saved.py) is used instead of asking again; after
-    each new answer ``save`` gets every answer so far, the kept ones not yet reached too."""
+    at that cosine: eval/nugget_similarity.py) and the aggregated scores. An answer or a
+    verdict ``saved`` keeps (from an earlier run: eval/saved.py) is used instead of asking
+    again; each new answer (with every answer so far, the kept ones not yet reached too), the
+    claims and each new verdict are saved as they end."""
+    saved = saved or SavedRun()
     key = answer_settings(settings, level)
-    pending = {(r.question, r.method): r for r in kept or []}
+    pending = {(r.question, r.method): r for r in saved.answers}
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
@@ -121,8 +120,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
             if rec is None:
                 rec = await _answer(graph, settings, m, q, level)
                 rec.settings = key
-                if save is not None:
-                    save([*answers, rec, *pending.values()])
+                saved.save_answers([*answers, rec, *pending.values()])
             answers.append(rec)
             progress("answers", 1)
     failures = [r.error for r in answers if r.error]
@@ -134,6 +132,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
         progress("claims", 1)
 
     await asyncio.gather(*(claims_of(r) for r in answers))
+    saved.save_answers(answers)  # with their claims
     failures += [r.claims_error for r in answers if r.claims_error]
     if nuggets:
         await asyncio.to_thread(score_answers, graph, answers, nuggets)
@@ -152,13 +151,21 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     # all of them at once would queue every first call before any second one, and progress
     # would stand at 0 for half the stage
     running = asyncio.Semaphore(max(1, settings.llm.parallel))
+    reused = {(j.question, j.a, j.b, j.criterion): j for j in saved.judgements}
+    done: list[Judgement] = list(reused.values())
 
     async def one(q: str, a: str, b: str, c: str) -> Judgement:
-        async with running:
-            s = await judge(llm, settings, q, c, text[(q, a)] or "", text[(q, b)] or "",
-                            failures)
+        if (j := reused.get((q, a, b, c))) is None:
+            failed: list[Failure] = []
+            async with running:
+                s = await judge(llm, settings, q, c, text[(q, a)] or "", text[(q, b)] or "",
+                                failed)
+            failures.extend(failed)
+            j = Judgement(question=q, a=a, b=b, criterion=c, score=s, failed=bool(failed))
+            done.append(j)
+            saved.save_judgements(done)
         progress("judgements", 1)
-        return Judgement(question=q, a=a, b=b, criterion=c, score=s)
+        return j
 
     judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
     result = scores(methods, crit, level, questions, answers, judgements, failures)
@@ -181,17 +188,18 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     matched by embedding too: `--nugget-similarity`). A method is a name of
     ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
-    nuggets nuggets.md and nuggets.png; answers.json is written after every answer. With
-    ``resume`` (`eval --resume`), the answers ``out``/answers.json holds for the same question,
-    method and settings (eval/saved.py) are kept, not asked again, and generated questions are
-    read back from ``out``/questions.json.
+    nuggets nuggets.md and nuggets.png; answers.json and judgements.json are written after
+    every answer and verdict. With ``resume`` (`eval --resume`), the answers ``out`` holds for
+    the same question, method and settings (eval/saved.py) and the verdicts on two kept answers
+    that did not fail are kept, not asked again, and generated questions are read back from
+    ``out``/questions.json.
 
-    Returns the scores with the files written, every answer in short, how many answers were
-    kept and the resume's notes. Raises InputError for an unknown method, fewer than two when
-    judged (one is enough without the judge), ``resume`` without ``out``, an unreadable
-    answers.json, or no questions; LLMError when no question could be generated; ConfigError
-    when the ``[eval]`` extra is not installed or, with ``similarity``, the embedding endpoint
-    is unusable (all before any answer).
+    Returns the scores with the files written, every answer in short, how many answers were kept
+    and the resume's notes (what was kept and asked again). Raises InputError for an unknown
+    method, fewer than two when judged (one is enough without the judge), ``resume`` without
+    ``out``, an unreadable answers.json, or no questions; LLMError when no question could be
+    generated; ConfigError when the ``[eval]`` extra is not installed or, with ``similarity``,
+    the embedding endpoint is unusable (all before any answer).
     """
     for m in methods:
         method_spec(m)
@@ -218,21 +226,21 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     if similarity is not None and nuggets:  # an endpoint that is down fails now, not after
         await Embedder.of(llm).probe(NUGGET_EMBED)  # hours of answers (ConfigError, LLMError)
     texts = [q.question for q in questions]
-    kept: list[AnswerRecord] = []
+    saved = SavedRun(out)
     if resume and out is not None:
-        saved = read_saved(out / "answers.json")
-        kept, left = kept_answers(saved, answer_settings(settings, lvl), methods, texts)
-        notes += [f"--resume: {len(kept)} saved answers kept from {out}/answers.json", *left]
+        saved.answers, left = kept_answers(read_saved(out / "answers.json"),
+                                           answer_settings(settings, lvl), methods, texts)
+        saved.judgements = kept_judgements(read_saved(out / "judgements.json"), saved.answers)
+        notes += [f"--resume: {len(saved.answers)} saved answers and "
+                  f"{len(saved.judgements)} verdicts kept from {out}/", *left]
     for note in notes:
         log.info(note)
     files: list[Path] = []
-    save = None
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept
-        save = functools.partial(save_answers, out / "answers.json")
     result, answers, judgements = await evaluate(
         graph, llm, settings, texts, methods, lvl, progress, judged, nuggets, similarity,
-        kept, save)
+        saved)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
@@ -240,7 +248,8 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
             md = out / "nuggets.md"
             md.write_text(nugget_markdown(result.nuggets, result.cost, answers, methods))
             files.append(md)
-    return EvalResult(**dict(result), files=[str(f) for f in files], resumed=len(kept),
+    return EvalResult(**dict(result), files=[str(f) for f in files],
+                      resumed=len(saved.answers),
                       notes=notes,
                       answers=[AnswerSummary(question=r.question, method=r.method,
                                              answer=r.answer, error=r.error) for r in answers])

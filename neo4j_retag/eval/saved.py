@@ -13,12 +13,16 @@ import gzip
 import hashlib
 import json
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..config import Settings
 from ..errors import InputError
-from .records import AnswerRecord
+from .records import AnswerRecord, Judgement
 
 KEY_CHARS = 12  # hex digits of the settings key: enough to tell runs apart, short to read
 
@@ -42,7 +46,7 @@ def read_saved(path: Path) -> Any:
     """The JSON in ``path`` (gzip-compressed when it ends in ``.gz``), or in ``path`` + ``.gz``
     when only that exists (big result files are kept compressed); None when neither does.
     Raises InputError for a file that is not JSON (a half-written one is never left:
-    ``save_answers`` replaces files whole)."""
+    ``save_records`` replaces files whole)."""
     for p in (path, path.with_name(path.name + ".gz")):
         if not p.exists():
             continue
@@ -86,14 +90,42 @@ def kept_answers(data: Any, key: str | None, methods: list[str], questions: list
     return kept, notes
 
 
-def save_answers(path: Path, answers: list[AnswerRecord], run: dict[str, Any] | None = None,
+def save_records(path: Path, records: Sequence[BaseModel], run: dict[str, Any] | None = None,
                  ) -> None:
-    """Write ``answers`` to ``path`` whole (a temporary file renamed over it: a run killed
-    mid-write leaves the previous version): a JSON list, or with ``run`` an object of ``run``'s
-    fields and ``answers``."""
-    records = [a.model_dump(mode="json") for a in answers]
-    data: Any = records if run is None else {**run, "answers": records}
+    """Write ``records`` (answers or verdicts) to ``path`` whole (a temporary file renamed over
+    it: a run killed mid-write leaves the previous version): a JSON list, or with ``run`` an
+    object of ``run``'s fields and ``answers``."""
+    plain = [r.model_dump(mode="json") for r in records]
+    data: Any = plain if run is None else {**run, "answers": plain}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def kept_judgements(data: Any, answers: list[AnswerRecord]) -> list[Judgement]:
+    """The saved verdicts (``data``: judgements.json's list) still true: not failed, and both
+    answers they compared among the kept ``answers`` (an answer asked again is judged again)."""
+    kept = {(a.question, a.method) for a in answers}
+    verdicts = [Judgement.model_validate(j) for j in data or []]
+    return [j for j in verdicts if not j.failed
+            and (j.question, j.a) in kept and (j.question, j.b) in kept]
+
+
+@dataclass
+class SavedRun:
+    """What an evaluation keeps and saves as it goes: the answers and verdicts a rerun keeps
+    (``answers``, ``judgements``), written to ``folder``/answers.json and judgements.json
+    after each new one (no ``folder``: nothing is written)."""
+
+    folder: Path | None = None
+    answers: list[AnswerRecord] = field(default_factory=list)
+    judgements: list[Judgement] = field(default_factory=list)
+
+    def save_answers(self, answers: Sequence[AnswerRecord]) -> None:
+        if self.folder is not None:
+            save_records(self.folder / "answers.json", answers)
+
+    def save_judgements(self, judgements: Sequence[Judgement]) -> None:
+        if self.folder is not None:
+            save_records(self.folder / "judgements.json", judgements)

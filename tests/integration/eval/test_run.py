@@ -146,7 +146,7 @@ def test_eval_resume_pays_only_the_answers_a_stopped_run_lacks(indexed, double, 
     assert again.exit_code == 0, again.output
     data = json.loads(again.stdout)
     assert data["resumed"] == 3 and data["failures"] == []
-    assert "--resume: 3 saved answers kept" in again.stderr
+    assert "--resume: 3 saved answers and 0 verdicts kept" in again.stderr
     assert "1 saved answers had failed: asked again" in again.stderr
     paid = {k: double.count(k) - n for k, n in before.items()}
     assert one_map >= 1 and paid == {"map": one_map, "reduce": 1, "eval_claims": 1}
@@ -154,6 +154,18 @@ def test_eval_resume_pays_only_the_answers_a_stopped_run_lacks(indexed, double, 
     assert len(answers) == 4 and all(a["answer"] for a in answers)
     scores = json.loads((out_dir / "scores.json").read_text())
     assert scores["claims"]["rag"]["claims"]["n"] == 2  # kept claims count, none lost
+
+    # judged now: every answer kept, the verdicts asked once; a second rerun pays nothing
+    judged = [a for a in args if a != "--no-judge"] + ["--resume"]
+    calls = double.count()
+    once = CliRunner().invoke(main, judged, env=env)
+    assert once.exit_code == 0, once.output
+    assert double.count() - calls == double.count("judge") == 2 * 4 * 2  # q x criteria x orders
+    calls = double.count()
+    twice = CliRunner().invoke(main, judged, env=env)
+    assert twice.exit_code == 0, twice.output
+    assert double.count() == calls and "4 saved answers and 8 verdicts kept" in twice.stderr
+    assert json.loads(twice.stdout)["win_rates"] == json.loads(once.stdout)["win_rates"]
 
     # --resume needs the folder it reads
     bad = CliRunner().invoke(main, ["eval", str(qfile), "--methods", "global", "--no-judge",

@@ -9,7 +9,13 @@ from neo4j_retag.config import Settings
 from neo4j_retag.errors import Failure
 from neo4j_retag.eval import run as eval_run
 from neo4j_retag.eval.records import AnswerRecord
-from neo4j_retag.eval.saved import answer_settings, kept_answers, read_saved, save_answers
+from neo4j_retag.eval.saved import (
+    SavedRun,
+    answer_settings,
+    kept_answers,
+    kept_judgements,
+    read_saved,
+)
 
 QUESTIONS, METHODS = ["q1", "q2"], ["global", "retag"]
 
@@ -46,10 +52,10 @@ def asked(monkeypatch):
     return calls
 
 
-def _run(settings, path, kept=None):
-    return asyncio.run(eval_run.evaluate(
-        None, None, settings, QUESTIONS, METHODS, 0, judged=False, kept=kept,
-        save=lambda recs: save_answers(path, recs)))
+def _run(settings, path, kept=None, judged=False, verdicts=()):
+    saved = SavedRun(path.parent, kept or [], list(verdicts))
+    return asyncio.run(eval_run.evaluate(None, None, settings, QUESTIONS, METHODS, 0,
+                                         judged=judged, saved=saved))
 
 
 def test_a_stopped_run_resumes_asking_only_the_missing_and_failed_answers(asked, tmp_path):
@@ -91,3 +97,34 @@ def test_answers_of_other_settings_are_asked_again(asked, tmp_path):
     asked.clear()
     _run(other, path, kept)
     assert len(asked) == 4
+
+
+def test_verdicts_are_saved_as_they_end_and_kept_unless_failed_or_stale(asked, tmp_path,
+                                                                         monkeypatch):
+    judged: list[tuple[str, str]] = []
+
+    async def judge(llm, settings, q, criterion, a, b, failures):
+        judged.append((q, criterion))
+        if criterion == "directness" and q == "q2":
+            failures.append(Failure(item=f"verdict on {q}", reason="http500"))
+        return 1.0
+    monkeypatch.setattr(eval_run, "judge", judge)
+    monkeypatch.setattr(eval_run, "criteria", lambda settings: ["diversity", "directness"])
+    settings, path = Settings(openai_model="m"), tmp_path / "answers.json"
+    result, answers, verdicts = _run(settings, path, judged=True)
+    assert len(judged) == 4 and len(result.failures) == 1
+    saved = read_saved(tmp_path / "judgements.json")
+    assert sorted((j["question"], j["criterion"], j["failed"]) for j in saved) == [
+        ("q1", "directness", False), ("q1", "diversity", False),
+        ("q2", "directness", True), ("q2", "diversity", False)]
+    # the rerun keeps every answer and the 3 good verdicts: only the failed one is asked
+    kept, _ = kept_answers(read_saved(path), answer_settings(settings, 0), METHODS, QUESTIONS)
+    asked.clear()
+    judged.clear()
+    result, _, verdicts = _run(settings, path, kept, True,
+                               kept_judgements(saved, kept))
+    assert asked == [] and judged == [("q2", "directness")] and len(result.failures) == 1
+    assert len(verdicts) == 4 and len(read_saved(tmp_path / "judgements.json")) == 4
+    # an answer asked again (here: q1's not kept) makes its verdicts stale
+    fresh = [a for a in kept if a.question == "q2"]
+    assert {j.question for j in kept_judgements(saved, fresh)} == {"q2"}

@@ -15,7 +15,7 @@ from neo4j_retag.eval.saved import (
     answer_settings,
     kept_answers,
     read_saved,
-    save_answers,
+    save_records,
 )
 
 BASE = {"openai_base_url": "http://127.0.0.1:9/v1", "openai_model": "m", "neo4j_bolt_port": 7000}
@@ -67,9 +67,9 @@ def test_kept_answers_are_same_key_not_failed_and_asked_for():
 def test_saved_answers_are_replaced_whole_and_read_back_plain_or_gzipped(tmp_path):
     path = tmp_path / "out" / "answers.json"
     assert read_saved(path) is None
-    save_answers(path, [_rec("q1", "global", "k")])
+    save_records(path, [_rec("q1", "global", "k")])
     assert [a["method"] for a in read_saved(path)] == ["global"]
-    save_answers(path, [_rec("q1", "global", "k")], {"model": "m"})
+    save_records(path, [_rec("q1", "global", "k")], {"model": "m"})
     assert read_saved(path)["model"] == "m"
     assert [p.name for p in path.parent.iterdir()] == ["answers.json"]  # no .tmp left
     big = tmp_path / "nuggets-x.json"
