@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph, vectors
+from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.services import neo4j_local
@@ -44,7 +45,7 @@ def fakellm(*options: str, port: int | None = None) -> Iterator[str]:
     os.environ["LLM_ANSWER_CHECK"] = "false"
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
                              str(port), "--quiet", *options], stderr=subprocess.DEVNULL)
-    _fakellm_pid[0] = proc.pid
+    FAKELLM_PID[0] = proc.pid
     # answering before the first call: an ingest's first call (the embedding probe) comes at
     # once when Neo4j is already up, and "cannot reach" is not retried
     deadline = time.monotonic() + 15
@@ -105,7 +106,8 @@ def machine() -> dict[str, Any]:
     return {"cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
 
 
-_fakellm_pid: list[int | None] = [None]
+# the running fakellm's process id (scale.py's child process measures its parent's)
+FAKELLM_PID: list[int | None] = [None]
 
 
 def neo4j_cpu_seconds(settings: Settings) -> float | None:
@@ -115,7 +117,7 @@ def neo4j_cpu_seconds(settings: Settings) -> float | None:
 
 def fakellm_cpu_seconds() -> float | None:
     """CPU seconds the running fakellm has used so far: the fake LLM's share of the machine."""
-    return cpu_seconds(_fakellm_pid[0])
+    return cpu_seconds(FAKELLM_PID[0])
 
 
 def cpu_seconds(pid: object) -> float | None:
@@ -147,3 +149,41 @@ def wipe(graph: Graph) -> None:
     with graph.driver.session(database=graph.database) as s:
         s.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS").consume()
     vectors.drop(graph)  # vector indexes are made with a dimension: a fresh graph has none
+
+
+def ingest(settings: Settings, corpus: Path | str) -> dict[str, Any]:
+    """Empty the benchmark graph, ingest ``corpus`` (no topics), return the measurements:
+    counts, seconds per stage, write rate, LLM and embedding calls, CPU seconds of ours,
+    Neo4j's and fakellm's (ingest_bbc.py; recall, ask_compare and nugget_compare ingest
+    with it)."""
+    with Graph(settings) as graph:
+        wipe(graph)
+        usage = Usage()
+        cpu0, neo0, fake0 = (time.process_time(), neo4j_cpu_seconds(settings),
+                             fakellm_cpu_seconds())
+        t0 = time.perf_counter()
+        result = with_llm(settings, usage, lambda llm: run_ingest(
+            graph, llm, settings, [Path(corpus)], topics=False))
+        total = time.perf_counter() - t0
+        cpu, neo, fake = (time.process_time() - cpu0, neo4j_cpu_seconds(settings),
+                          fakellm_cpu_seconds())
+        stats, mentions, elements = written(graph)
+    return {
+        "corpus": str(corpus), "documents": stats["documents"],
+        "text_units": stats["text_units"], "entities": stats["entities"],
+        "relationships": stats["relationships"], "claims": stats["claims"],
+        "mentions": mentions, "communities": stats["communities"],
+        "levels": [(lv["level"], lv["communities"]) for lv in stats["levels"]],
+        "seconds_total": round(total, 2), "seconds_per_stage": result.seconds,
+        "graph_elements_written": elements,
+        "write_rate_elements_per_s": round(elements / max(result.seconds["extract"], 1e-9)),
+        "llm_calls": usage.total.calls, "llm_failed": usage.total.failed,
+        "embeddings": settings.embedding.enabled, "embedded": result.embeddings.model_dump(),
+        "embedding_endpoint": settings.embedding.endpoint(settings.llm),
+        "embed_calls": usage.stage("embed").calls,
+        "embed_tokens": usage.stage("embed").prompt_tokens,
+        "failed_text_units": len(result.text_units_failed),
+        "cpu_seconds_ours": round(cpu, 2),
+        "cpu_seconds_neo4j": None if neo is None or neo0 is None else round(neo - neo0, 2),
+        "cpu_seconds_fakellm": None if fake is None or fake0 is None else round(fake - fake0, 2),
+    }

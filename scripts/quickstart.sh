@@ -8,7 +8,7 @@
 # The model is Qwen2.5-Coder-1.5B-Instruct (LLM_MODEL; setup.sh fetches it, sha256-checked);
 # LLM_MODEL=smollm2 runs the 135M model instead (fast, poor answers).
 # Every milestone prints "[quickstart +MM:SS] ..." (seconds since the start; set QUICKSTART_T0 to
-# an epoch to count from elsewhere). benchmarks/quickstart_timing.py records them to JSON.
+# an epoch to count from elsewhere). benchmarks/speed/quickstart_timing.py records them to JSON.
 # Ports and folders come from the environment as for every command (NEO4J_RETAG_HOME,
 # NEO4J_BOLT_PORT, NEO4J_HTTP_PORT, LLM_PORT, ...), so a second copy can run beside the first.
 set -euo pipefail

@@ -1,5 +1,5 @@
 """A TCP proxy between the Neo4j driver and a server that makes the network fail on cue (the
-fault tests and benchmarks/neo4j_faults.py).
+fault tests and benchmarks/faults/neo4j_faults.py).
 
 States: ``up`` forwards; ``refuse`` is a server gone (every open connection reset, nothing
 listening: connects are refused); ``reset`` a flaky network (every open connection reset, each

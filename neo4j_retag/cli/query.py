@@ -243,12 +243,15 @@ def sources_line(answer: Answer) -> str:
 @click.option("--judge/--no-judge", default=True,
               help="--no-judge: claim metrics and cost only, no judge calls (2 per question, "
               "pair of methods and criterion)")
+@click.option("--resume", is_flag=True, help="keep the answers and verdicts --out holds for "
+              "the same question, method and settings; ask only the others (both files are "
+              "written as each one ends)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: int, tasks: int,
              questions: int, methods: str, level: int | None, out: Path | None,
-             nuggets_file: Path | None, similarity: float | None, judge: bool,
+             nuggets_file: Path | None, similarity: float | None, judge: bool, resume: bool,
              as_json: bool) -> None:
     """Compare methods: LLM-judge win rates head to head on comprehensiveness, diversity,
     empowerment and directness (Edge et al. 2024 §3.3; ReTAG §4), claim-based
@@ -257,7 +260,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     line. --nuggets FILE: nugget recall, citations and supported claims per answer (nuggets.md,
     nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE;
     --nugget-similarity adds nuggets matched by embedding (the embedding endpoint).
-    --methods takes lazy@N for lazy at budget N. Exits 3 when some answer, claim extraction or
+    --methods takes lazy@N for lazy at budget N; --resume --out DIR finishes a stopped run.
+    Exits 3 when some answer, claim extraction or
     verdict failed (listed)."""
     from rich.markup import escape
 
@@ -280,6 +284,8 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
         raise click.UsageError("--nugget-similarity scores nuggets: give --nuggets FILE")
     if generate and nuggets_file:
         raise click.UsageError("--nuggets asks its own questions: not with --generate")
+    if resume and out is None:
+        raise click.UsageError("--resume keeps the answers saved in --out: give --out")
     if bool(questions_file or nuggets_file) == generate:
         raise click.UsageError("give QUESTIONS_FILE, --nuggets or --generate")
     nset = read_nuggets(nuggets_file) if nuggets_file else None
@@ -297,8 +303,10 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
                                         generate=(personas, tasks, questions), level=level,
                                         out=out, progress=bars, judged=judge,
                                         nuggets=nuggets,
-                                        similarity=similarity),
+                                        similarity=similarity, resume=resume),
             obj.settings, usage)
+    for note in result.notes:  # what --resume kept and asked again
+        err_console.print(note, highlight=False, markup=False)
     if as_json:
         click.echo(json.dumps(result.model_dump(mode="json"), indent=2))
     else:

@@ -4,7 +4,8 @@ claim-based metrics of Edge et al. 2025, a layer above the query side (it asks e
 
 ``run`` (the run), ``questions`` (generated or read), ``judge`` (head to head), ``claims``
 (claim extraction, ROUGE-L, clustering), ``report`` (scores, folder), ``charts`` (PNGs),
-``records`` (the typed records). rouge-score, SciPy and matplotlib are the ``[eval]`` extra,
+``records`` (the typed records), ``saved`` (answers and verdicts saved as they end, kept by
+`--resume` and the benchmarks' runner). rouge-score, SciPy and matplotlib are the ``[eval]`` extra,
 imported lazily: `neo4j-retag --help` stays fast and the rest works without them.
 """
 

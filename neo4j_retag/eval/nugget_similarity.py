@@ -12,9 +12,9 @@ all-MiniLM-L6-v2 by default), cached like every embedding, counted in the eval's
 stage ``nugget_embed`` (`stats`, `--json`). A nugget text or sentence that could not be
 embedded is listed as a failure and scored by its aliases only: nothing dropped silently.
 The default threshold (``DEFAULT_SIMILARITY``, 0.45, for all-MiniLM-L6-v2) was set on scored
-answers by ``benchmarks/nugget_similarity.py``: the lowest cosine at which at most 2 % of the
-sentences holding another nugget of the question are matched (docs/evaluation.md); another
-embedding model needs its own.
+answers by ``benchmarks/quality/nugget_similarity.py``: the lowest cosine at which at most 2 %
+of the sentences holding another nugget of the question are matched (docs/evaluation.md);
+another embedding model needs its own.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ _NON_WORD = re.compile(r"[^0-9a-z]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 ALL_OF = " + "
 # `--nugget-similarity` alone: the cosine for all-MiniLM-L6-v2, the embedded model
-# (benchmarks/nugget_similarity.py; eval/nugget_similarity.py)
+# (benchmarks/quality/nugget_similarity.py; eval/nugget_similarity.py)
 DEFAULT_SIMILARITY = 0.45
 
 

@@ -68,6 +68,7 @@ class AnswerRecord(BaseModel):
     metrics: Metrics | None = None
     claims_error: Failure | None = None
     nuggets: NuggetScore | None = None  # `eval --nuggets`: this question had nuggets
+    settings: str | None = None  # eval.saved.answer_settings: a rerun keeps it if equal
 
 
 class Judgement(BaseModel):
@@ -78,6 +79,7 @@ class Judgement(BaseModel):
     b: str
     criterion: str
     score: float
+    failed: bool = False  # the judge failed (a tie counted): `eval --resume` asks again
 
 
 class Stats(BaseModel):
@@ -161,7 +163,10 @@ class AnswerSummary(BaseModel):
 
 
 class EvalResult(Scores):
-    """What `eval` returns: the scores, the files written and every answer in short."""
+    """What `eval` returns: the scores, the files written, every answer in short, and with
+    `--resume` how many saved answers were kept and what was asked again (``notes``)."""
 
     files: list[str] = Field(default_factory=list)
     answers: list[AnswerSummary] = Field(default_factory=list)
+    resumed: int = 0
+    notes: list[str] = Field(default_factory=list)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from pathlib import Path
 
@@ -34,11 +35,13 @@ from .nugget_scores import nugget_markdown, nugget_summary, score_answers
 from .nugget_similarity import STAGE as NUGGET_EMBED
 from .nugget_similarity import match_similar
 from .nuggets import Nugget
-from .questions import EvalQuestion, generate_questions, write_questions
+from .questions import EvalQuestion, generate_questions, read_questions, write_questions
 from .records import AnswerRecord, AnswerSummary, EvalResult, Judgement, Scores
 from .report import scores, write_folder
+from .saved import SavedRun, answer_settings, kept_answers, kept_judgements, read_saved
 
 __all__ = ["criteria", "judge", "method_spec", "run_eval"]
+log = logging.getLogger(__name__)
 
 
 def method_spec(spec: str) -> tuple[str, int | None]:
@@ -77,8 +80,9 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
 
 
 async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
-    """Fill the record's claims and metrics, or its ``claims_error``."""
-    if rec.answer is None:
+    """Fill the record's claims and metrics, or its ``claims_error`` (a kept record that has
+    its metrics already is left as it is)."""
+    if rec.answer is None or rec.metrics is not None:
         return
     if rec.answer.strip() == no_answer(settings):  # "the data cannot answer": no claim
         rec.claims, rec.metrics = [], claim_metrics([])
@@ -96,17 +100,28 @@ async def _claims(llm: LLM, settings: Settings, rec: AnswerRecord) -> None:
 async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[str],
                    methods: list[str], level: int, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
-                   similarity: float | None = None,
+                   similarity: float | None = None, saved: SavedRun | None = None,
                    ) -> tuple[Scores, list[AnswerRecord], list[Judgement]]:
     """Answers, claims, judgements (none when not ``judged``: the claim metrics and cost
     only, without the judge's 2 calls per question, pair of methods and criterion), nugget
     scores of the questions in ``nuggets`` (with ``similarity``, also matched by embedding
-    at that cosine: eval/nugget_similarity.py) and the aggregated scores."""
+    at that cosine: eval/nugget_similarity.py) and the aggregated scores. An answer or a
+    verdict ``saved`` keeps (from an earlier run: eval/saved.py) is used instead of asking
+    again; each new answer (with every answer so far, the kept ones not yet reached too), the
+    claims and each new verdict are saved as they end."""
+    saved = saved or SavedRun()
+    key = answer_settings(settings, level)
+    pending = {(r.question, r.method): r for r in saved.answers}
     answers = []
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
         for m in methods:  # one at a time: per-answer seconds and usage stay comparable
-            answers.append(await _answer(graph, settings, m, q, level))
+            rec = pending.pop((q, m), None)
+            if rec is None:
+                rec = await _answer(graph, settings, m, q, level)
+                rec.settings = key
+                saved.save_answers([*answers, rec, *pending.values()])
+            answers.append(rec)
             progress("answers", 1)
     failures = [r.error for r in answers if r.error]
 
@@ -117,6 +132,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
         progress("claims", 1)
 
     await asyncio.gather(*(claims_of(r) for r in answers))
+    saved.save_answers(answers)  # with their claims
     failures += [r.claims_error for r in answers if r.claims_error]
     if nuggets:
         await asyncio.to_thread(score_answers, graph, answers, nuggets)
@@ -135,13 +151,21 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     # all of them at once would queue every first call before any second one, and progress
     # would stand at 0 for half the stage
     running = asyncio.Semaphore(max(1, settings.llm.parallel))
+    reused = {(j.question, j.a, j.b, j.criterion): j for j in saved.judgements}
+    done: list[Judgement] = list(reused.values())
 
     async def one(q: str, a: str, b: str, c: str) -> Judgement:
-        async with running:
-            s = await judge(llm, settings, q, c, text[(q, a)] or "", text[(q, b)] or "",
-                            failures)
+        if (j := reused.get((q, a, b, c))) is None:
+            failed: list[Failure] = []
+            async with running:
+                s = await judge(llm, settings, q, c, text[(q, a)] or "", text[(q, b)] or "",
+                                failed)
+            failures.extend(failed)
+            j = Judgement(question=q, a=a, b=b, criterion=c, score=s, failed=bool(failed))
+            done.append(j)
+            saved.save_judgements(done)
         progress("judgements", 1)
-        return Judgement(question=q, a=a, b=b, criterion=c, score=s)
+        return j
 
     judgements = list(await asyncio.gather(*(one(*j) for j in jobs)))
     result = scores(methods, crit, level, questions, answers, judgements, failures)
@@ -155,7 +179,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
                    generate: tuple[int, int, int] | None = None, level: int | None = None,
                    out: Path | None = None, progress: Progress = no_progress,
                    judged: bool = True, nuggets: dict[str, list[Nugget]] | None = None,
-                   similarity: float | None = None) -> EvalResult:
+                   similarity: float | None = None, resume: bool = False) -> EvalResult:
     """`neo4j-retag eval`: ``questions``, or ``generate = (personas, tasks, questions per
     task)`` of them from the corpus description, answered by every method at ``level``
     (default QUERY_LEVEL, clamped), measured and judged (not when ``judged`` is False: claim
@@ -164,22 +188,33 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     matched by embedding too: `--nugget-similarity`). A method is a name of
     ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
-    nuggets nuggets.md and nuggets.png.
+    nuggets nuggets.md and nuggets.png; answers.json and judgements.json are written after
+    every answer and verdict. With ``resume`` (`eval --resume`), the answers ``out`` holds for
+    the same question, method and settings (eval/saved.py) and the verdicts on two kept answers
+    that did not fail are kept, not asked again, and generated questions are read back from
+    ``out``/questions.json.
 
-    Returns the scores with the files written and every answer in short. Raises InputError for
-    an unknown method, fewer than two when judged (one is enough without the judge), or no
-    questions; LLMError when no question could be generated; ConfigError when the ``[eval]``
-    extra is not installed or, with ``similarity``, the embedding endpoint is unusable (both
-    before any answer).
+    Returns the scores with the files written, every answer in short, how many answers were kept
+    and the resume's notes (what was kept and asked again). Raises InputError for an unknown
+    method, fewer than two when judged (one is enough without the judge), ``resume`` without
+    ``out``, an unreadable answers.json, or no questions; LLMError when no question could be
+    generated; ConfigError when the ``[eval]`` extra is not installed or, with ``similarity``,
+    the embedding endpoint is unusable (all before any answer).
     """
     for m in methods:
         method_spec(m)
     if not methods or (judged and len(methods) < 2):
         raise InputError(f"--methods: two or more of {', '.join(METHODS)} "
                          "(one is enough with --no-judge)")
+    if resume and out is None:
+        raise InputError("--resume keeps the answers saved in --out: give --out")
     require_extra()  # before any LLM call: the metrics and charts come last
     lvl = query_level(graph, settings, level)
     gen_failures: list[Failure] = []
+    notes: list[str] = []
+    if questions is None and resume and out is not None and (out / "questions.json").exists():
+        questions = read_questions(out / "questions.json")  # generated once, paid once
+        notes.append(f"--resume: the {len(questions)} questions of {out}/questions.json kept")
     if questions is None:
         corpus = graph.run("query/corpus")[0]["description"] or ""
         k, n, m = generate or (5, 5, 5)
@@ -190,12 +225,22 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
         raise InputError("no evaluation questions given")
     if similarity is not None and nuggets:  # an endpoint that is down fails now, not after
         await Embedder.of(llm).probe(NUGGET_EMBED)  # hours of answers (ConfigError, LLMError)
+    texts = [q.question for q in questions]
+    saved = SavedRun(out)
+    if resume and out is not None:
+        saved.answers, left = kept_answers(read_saved(out / "answers.json"),
+                                           answer_settings(settings, lvl), methods, texts)
+        saved.judgements = kept_judgements(read_saved(out / "judgements.json"), saved.answers)
+        notes += [f"--resume: {len(saved.answers)} saved answers and "
+                  f"{len(saved.judgements)} verdicts kept from {out}/", *left]
+    for note in notes:
+        log.info(note)
     files: list[Path] = []
     if out is not None:
         files += write_questions(out, questions)  # first: a long run's questions are kept
     result, answers, judgements = await evaluate(
-        graph, llm, settings, [q.question for q in questions], methods, lvl, progress, judged,
-        nuggets, similarity)
+        graph, llm, settings, texts, methods, lvl, progress, judged, nuggets, similarity,
+        saved)
     result.failures = gen_failures + result.failures
     if out is not None:
         files += await asyncio.to_thread(write_folder, out, result, answers, judgements)
@@ -204,5 +249,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
             md.write_text(nugget_markdown(result.nuggets, result.cost, answers, methods))
             files.append(md)
     return EvalResult(**dict(result), files=[str(f) for f in files],
+                      resumed=len(saved.answers),
+                      notes=notes,
                       answers=[AnswerSummary(question=r.question, method=r.method,
                                              answer=r.answer, error=r.error) for r in answers])

@@ -26,7 +26,8 @@ names the story's people, places and organisations, and its recurring subjects:
   segmenter's dictionary to ship (docs/lazy.md says what it gives).
 
 Concepts are ranked names first, then by frequency and length; at most MAX_CONCEPTS per text
-unit. ``benchmarks/lazy.py --concepts`` measures them on BBC (docs/benchmarks.md, "Lazy mode").
+unit. ``benchmarks/speed/lazy.py --concepts`` measures them on BBC (docs/benchmarks.md,
+"Lazy mode").
 """
 
 from __future__ import annotations

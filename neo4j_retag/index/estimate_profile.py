@@ -82,7 +82,7 @@ PROFILES = {
     # the embedded SmolLM2-135M-Instruct on examples/sample-corpus under the local budgets
     # (4 text units of 190 tokens; bench-results/llm_cost-sample-smollm2.json, measured
     # before topic mining's one map pass: the topic figures are its structure with guessed
-    # per-call sizes until benchmarks/estimate_accuracy.py --local measures them): it writes
+    # per-call sizes until benchmarks/cost/estimate_accuracy.py --local measures them): it writes
     # until the cap (800 tokens) whatever the text, gleans about as long as it extracts,
     # 3 extractions in 4 are truncated and asked again with more room; every community there
     # has at most 3 entities (0 LLM reports); no element there has the 8 descriptions a

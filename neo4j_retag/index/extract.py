@@ -75,7 +75,7 @@ def found_turn(reply: GraphExtraction, full: bool = False) -> Message:
     needs to add only what is missing. The descriptions, strengths and claims it also wrote are
     left out: re-sent at every gleaning round they were 54 % of gleaning's prompt tokens (20
     BBC text units, fakellm). ``full=True``, the whole reply as GraphRAG re-sends
-    it, is for benchmarks/glean_assign_gain.py's comparison."""
+    it, is for benchmarks/cost/glean_assign_gain.py's comparison."""
     if full:
         return {"role": "assistant", "content": reply.model_dump_json()}
     found = {"entities": [{"name": e.name, "type": e.type} for e in reply.entities],

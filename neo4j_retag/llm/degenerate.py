@@ -10,10 +10,10 @@ and the numbers behind it), and the LLM client treats it as an unusable reply
 (``degenerate``): asked again once with a repetition penalty, then the item fails and the
 caller gives the honest no-answer, the refused text kept in the trace.
 
-Plain string work, no I/O. The thresholds are measured on the labelled set of 182 real Qwen
-and SmolLM2 replies (benchmarks/answer_checks/): none of its 158 good replies refused (lists,
-numbered points under headings, quotes, a partly Chinese reply, yes/no and numeric answers,
-wrong but on-topic answers) and its 24 bad ones caught. Fee lists, tables and French
+Plain string work, no I/O. The thresholds are measured on the labelled set of 182 real Qwen and
+SmolLM2 replies (benchmarks/quality/answer_checks/): none of its 158 good replies refused
+(lists, numbered points under headings, quotes, a partly Chinese reply, yes/no and numeric
+answers, wrong but on-topic answers) and its 24 bad ones caught. Fee lists, tables and French
 answers are scripted unit cases (tests/unit/llm/test_degenerate.py): no run gave a real one.
 """
 

@@ -12,7 +12,7 @@ Crusoe"); map-reduce later reads them as data. A finding is supported when
 Unsupported findings are dropped and counted (``CommunityReport.grounded``;
 ``ReportCounts.unsupported_findings``, the community's ``unsupported_findings`` property for
 Browser, `stats`); no call is paid for them.
-Calibrated by ``benchmarks/report_grounding.py`` on reports written by GPT-4o from the same
+Calibrated by ``benchmarks/quality/report_grounding.py`` on reports written by GPT-4o from the same
 kind of context: the share of their findings this check would drop.
 """
 

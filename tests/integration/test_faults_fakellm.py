@@ -3,24 +3,14 @@ the whole fault mix; `ingest` (the real CLI, real Neo4j + GDS) rerun until it ex
 with the clean run's graph exactly, and the first run's summary must account for every
 injected fault by reason."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
+from benchmarks.faults import faults as bench
+
 pytestmark = pytest.mark.integration
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "faults.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("faults_bench", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_faulted_ingest_converges_to_the_clean_graph(settings, graph, tmp_path):
-    bench = _bench()
     assert bench.copy_articles(tmp_path / "corpus", 3) == 3
     result = bench.run_benchmark(settings, tmp_path / "corpus", tmp_path, bench.FAULTS, seed=3,
                                  scenarios=[("faulted", 3, False), ("no_retries", 0, False)],

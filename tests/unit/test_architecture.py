@@ -190,8 +190,8 @@ def test_every_prompt_and_cypher_file_is_used():
                                                             resource_dir("cypher"))
              for p in d.rglob("*") if p.suffix in (".txt", ".cypher")
              and "explore" not in p.parts}
-    # judge_relevance / report_categories serve benchmarks/recall.py, report_findings
-    # benchmarks/report_grounding.py
+    # judge_relevance / report_categories serve benchmarks/quality/recall.py, report_findings
+    # benchmarks/quality/report_grounding.py
     assert files - used <= {"query/judge_relevance", "query/report_categories",
                             "index/report_findings"}, files - used
 

@@ -2,8 +2,8 @@
 each read into `Part`s that say where their text came from (page, slide or heading path).
 
 PDF, DOCX, PPTX and HTML need the ``documents`` extra (pypdfium2, python-docx, python-pptx,
-selectolax, pypdf: chosen by benchmarks/document_formats.py and
-benchmarks/document_fidelity.py); without it such a file is skipped with
+selectolax, pypdf: chosen by benchmarks/inputs/document_formats.py and
+benchmarks/inputs/document_fidelity.py); without it such a file is skipped with
 the pip line. A file that cannot be read raises :class:`Unreadable` with a one-line reason
 (encrypted, no text layer, corrupt, mismatched: its content is another type than its name
 says); the caller skips that file alone.

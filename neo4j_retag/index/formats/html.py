@@ -7,7 +7,7 @@ boilerplate (navigation, headers and footers outside the article, asides, cookie
 breadcrumbs: by tag, ARIA role and id/class). When a page marks its main content (``<main>``,
 ``role=main``, or a single ``<article>``) only that is read. A body wrapped in one ``<form>``
 (ASP.NET WebForms) is read like any other. Own rules rather than trafilatura or
-readability-lxml: benchmarks/document_fidelity.py and docs/documents.md say why.
+readability-lxml: benchmarks/inputs/document_fidelity.py and docs/documents.md say why.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """PDF text by page (pypdfium2: PDFium's text layer; ~10x pypdf's speed at the same text,
-benchmarks/document_formats.py), with what the text layer leaves out: the values of a filled
+benchmarks/inputs/document_formats.py), with what the text layer leaves out: the values of a filled
 form (each beside its label) and ligature glyphs mapped to no text (index/formats/
 pdf_glyphs.py). Tables come out as their text layer: PDFs have no table structure to read
 without layout analysis."""

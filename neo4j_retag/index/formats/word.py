@@ -4,7 +4,7 @@ controls, text boxes (Word writes each twice, a DrawingML box and its VML fallba
 once), footnotes and endnotes (``[^1]`` where they are referenced, their text at the end of
 that heading section), headers and footers once per document, merged cells once and nested
 tables as tables of their own. python-docx's ``Paragraph.text`` and ``Table.rows`` miss or
-repeat each of these (issue 47; benchmarks/document_fidelity.py)."""
+repeat each of these (issue 47; benchmarks/inputs/document_fidelity.py)."""
 
 from __future__ import annotations
 

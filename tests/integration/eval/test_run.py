@@ -113,3 +113,61 @@ def test_eval_cli_exits_3_and_lists_a_failed_claim_extraction(indexed, graph, do
     assert scores["claims"]["rag"]["claims"] == {"mean": 0, "std": 0, "n": 1}
     assert double.count("eval_claims") == 1
     assert len(scores["win_rates"]) == 4  # the judge still compared the answers
+
+
+def test_eval_resume_pays_only_the_answers_a_stopped_run_lacks(indexed, double, tmp_path):
+    """A run whose global answer to the second question failed (as a killed run's missing
+    answer) is finished by `--resume`: the three saved answers and their claims are kept, only
+    the missing one is asked (LLM cache off: a kept answer costs no call, cached or not)."""
+    from tests.llm_double import DEFAULTS, Fail
+
+    def map_(body):  # every map batch of that answer fails: it has no answer
+        if "second" in json.dumps(body["messages"]):
+            raise Fail(500)
+        return DEFAULTS["map"](body)
+    double.script["map"] = map_
+    qfile = tmp_path / "q.txt"
+    qfile.write_text("What are the themes?\nWhat is the second theme?\n")
+    out_dir = tmp_path / "o"
+    args = ["eval", str(qfile), "--methods", "global,rag", "--no-judge", "--level", "0",
+            "--out", str(out_dir), "--json"]
+    env = _env(indexed) | {"LLM_CACHE": "false"}
+    first = CliRunner().invoke(main, args, env=env)
+    assert first.exit_code == 3, first.output
+    saved = json.loads((out_dir / "answers.json").read_text())
+    assert [(a["method"], a["error"] is None) for a in saved] == [
+        ("global", True), ("rag", True), ("global", False), ("rag", True)]
+    assert len({a["settings"] for a in saved}) == 1
+    one_map = saved[0]["llm_stages"]["map"]["calls"]  # an answer's map calls
+    before = {k: double.count(k) for k in ("map", "reduce", "eval_claims")}
+
+    double.script["map"] = DEFAULTS["map"]
+    again = CliRunner().invoke(main, [*args, "--resume"], env=env)
+    assert again.exit_code == 0, again.output
+    data = json.loads(again.stdout)
+    assert data["resumed"] == 3 and data["failures"] == []
+    assert "--resume: 3 saved answers and 0 verdicts kept" in again.stderr
+    assert "1 saved answers had failed: asked again" in again.stderr
+    paid = {k: double.count(k) - n for k, n in before.items()}
+    assert one_map >= 1 and paid == {"map": one_map, "reduce": 1, "eval_claims": 1}
+    answers = json.loads((out_dir / "answers.json").read_text())
+    assert len(answers) == 4 and all(a["answer"] for a in answers)
+    scores = json.loads((out_dir / "scores.json").read_text())
+    assert scores["claims"]["rag"]["claims"]["n"] == 2  # kept claims count, none lost
+
+    # judged now: every answer kept, the verdicts asked once; a second rerun pays nothing
+    judged = [a for a in args if a != "--no-judge"] + ["--resume"]
+    calls = double.count()
+    once = CliRunner().invoke(main, judged, env=env)
+    assert once.exit_code == 0, once.output
+    assert double.count() - calls == double.count("judge") == 2 * 4 * 2  # q x criteria x orders
+    calls = double.count()
+    twice = CliRunner().invoke(main, judged, env=env)
+    assert twice.exit_code == 0, twice.output
+    assert double.count() == calls and "4 saved answers and 8 verdicts kept" in twice.stderr
+    assert json.loads(twice.stdout)["win_rates"] == json.loads(once.stdout)["win_rates"]
+
+    # --resume needs the folder it reads
+    bad = CliRunner().invoke(main, ["eval", str(qfile), "--methods", "global", "--no-judge",
+                                    "--resume"], env=env)
+    assert bad.exit_code == 2 and "--resume keeps the answers saved in --out" in bad.output

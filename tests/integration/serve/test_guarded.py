@@ -65,7 +65,7 @@ def test_health_stays_fast_during_an_ingest_and_while_neo4j_is_stopped(indexed, 
         times, _ = _health_times(srv.url, 4.0, lambda: srv.service.job(job["id"]).status
                                  != "running")  # measured while the ingest runs
         assert len(times) >= 5, times
-        # generous: a shared 2-core machine; benchmarks/serve_latency.py has the figure
+        # generous: a shared 2-core machine; benchmarks/speed/serve_latency.py has the figure
         assert statistics.quantiles(times, n=20)[-1] < 0.5, sorted(times)[-5:]
         for _ in range(600):
             if srv.service.job(job["id"]).status != "running":

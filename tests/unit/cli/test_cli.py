@@ -39,7 +39,7 @@ def test_browse_for_a_remote_server_prints_no_password():
 
 def test_cli_module_imports_no_heavy_client():
     """`neo4j-retag --help` stays fast: the openai and neo4j clients, pyarrow and rich load
-    only when a command runs (benchmarks/cli_latency.py measures the time)."""
+    only when a command runs (benchmarks/speed/cli_latency.py measures the time)."""
     code = ("import sys, neo4j_retag.cli; "
             "print(sorted(m for m in ('openai', 'neo4j', 'pyarrow', 'rich', 'graphdatascience', "
             "'tiktoken') if m in sys.modules))")

@@ -1,19 +1,13 @@
-"""Issue 45: every reply of the labelled set (benchmarks/answer_checks/replies.jsonl, real
-Qwen and SmolLM2 replies labelled by hand) is judged as its label says - a good one never
+"""Issue 45: every reply of the labelled set (benchmarks/quality/answer_checks/replies.jsonl,
+real Qwen and SmolLM2 replies labelled by hand) is judged as its label says - a good one never
 refused, a bad one always - by every check an answer's free text gets."""
-
-import importlib.util
-from pathlib import Path
 
 import pytest
 
+from benchmarks.quality.answer_checks import labelled
 from neo4j_retag.llm import Subject
 from neo4j_retag.llm.reply import refusal
 
-_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "answer_checks" / "labelled.py"
-_SPEC = importlib.util.spec_from_file_location("answer_checks_labelled", _PATH)
-labelled = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(labelled)
 ROWS = labelled.rows()
 
 

@@ -1,0 +1,1 @@
+"""Document readers: pages per second and fidelity per format and structure."""
