@@ -17,6 +17,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..tokens import truncate
+from .contract import MAP_REDUCE, Method, Option
 from .map_reduce import map_reduce
 from .retrieval import (
     check_level,
@@ -200,3 +201,17 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
     return await map_reduce(llm, settings, question, reports, trace, query.response_type)
+
+
+RETRIEVAL = ("bm25", "vector", "hybrid")
+RETAG = Method(
+    "retag", ask_retag, "ReTAG: topic, keywords, BM25 top-p reports, map-reduce",
+    options=(Option("top_p", int, "reports retrieved by BM25 (default TOP_P)", ge=1,
+                    # bounded: a top_p near 2**62 overflowed inside Neo4j's vector search
+                    le=10_000),
+             Option("topic", str, "force a topic instead of classifying", max_length=200),
+             Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
+                    "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
+    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
+              "retag_topic_max_share", "keywords_corpus_description", "retrieval", *MAP_REDUCE),
+    refinable=True, needs_reports=True, rank=0)
