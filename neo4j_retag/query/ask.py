@@ -123,13 +123,17 @@ def _model(default_method: str, _state: tuple[tuple[str, int], ...]) -> type[Ask
     return create_model("AskRequest", __base__=AskRequest, **fields)
 
 
+def _not_taken(query: Query, method: str) -> list[str]:
+    """The method options given in ``query`` that ``method`` does not declare."""
+    return [name for name, declared in options().items()
+            if getattr(query, name, None) is not None and all(m != method for m, _ in declared)]
+
+
 def _ignored_options(query: Query, chosen: str, refine_rounds: int, answer: Answer) -> None:
     """An option the chosen method does not take is said in the trace, not dropped."""
-    for name, declared in options().items():
-        if getattr(query, name, None) is not None and all(m != chosen for m, _ in declared):
-            takers = " and ".join(m for m, _ in declared)
-            answer.trace.note(f"the {name} option applies to {takers} only: {chosen} "
-                              "ignored it")
+    for name in _not_taken(query, chosen):
+        takers = " and ".join(m for m, _ in options()[name])
+        answer.trace.note(f"the {name} option applies to {takers} only: {chosen} ignored it")
     if refine_rounds > 0 and not registry.METHODS[chosen].refinable:
         refinable = ", ".join(n for n, m in registry.METHODS.items() if m.refinable)
         answer.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "
@@ -144,13 +148,17 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     methods = registry.METHODS
     if method not in methods:
         raise InputError(f"unknown method {method!r}: use one of {', '.join(methods)}")
+    given = query
+    if method != "auto":  # an option the method does not take is not passed (auto: the
+        # method it chooses takes what applies; the notes below say what was ignored)
+        query = query.model_copy(update={n: None for n in _not_taken(query, method)})
     truncated = llm.usage.truncated if llm is not None else []
     cut = len(truncated)
     first = await registry.run_method(method, graph, llm, settings, query)
     for line in dict.fromkeys(truncated[cut:]):  # prompts the endpoint cut silently
         first.trace.note(line, logging.WARNING)
     chosen = first.trace.method if method == "auto" else method  # auto: what it chose
-    _ignored_options(query, chosen, refine_rounds, first)
+    _ignored_options(given, chosen, refine_rounds, first)
     if refine_rounds <= 0 or not methods[chosen].refinable:
         return locate(graph, first)
     final, rounds = await refine(graph, llm, settings, query.question, first,

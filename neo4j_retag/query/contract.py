@@ -97,10 +97,11 @@ class Method:
 
 
 def variant(base: Method, name: str, help: str, *, module: str, rank: int = 100,
-            **settings: Any) -> Method:
+            without: tuple[str, ...] = (), **settings: Any) -> Method:
     """``base`` run with these ``QuerySettings`` values, answering as ``name`` (its trace's
     method): a declared arm of a method, e.g. ReTAG without its topic layer. ``module`` is
-    the declaring module's ``__name__``."""
+    the declaring module's ``__name__``; ``without`` names options of ``base`` the arm does
+    not take (given, they are noted and not passed)."""
 
     async def run(graph: Graph, llm: LLM, s: Settings, query: Query) -> Answer:
         got = await base.run(graph, llm, s.model_copy(update={
@@ -108,7 +109,8 @@ def variant(base: Method, name: str, help: str, *, module: str, rank: int = 100,
         got.trace.method = name
         return got
 
-    return Method(name, run, help, options=base.options,
+    return Method(name, run, help,
+                  options=tuple(o for o in base.options if o.name not in without),
                   settings=tuple(dict.fromkeys((*base.settings, *settings))),
                   trace_part=base.trace_part, render=base.render, refinable=base.refinable,
                   needs_reports=base.needs_reports, rank=rank, module=module)

@@ -10,6 +10,8 @@ from neo4j_retag.model import Answer, Query, Trace
 
 def _ask(monkeypatch, method, **kw):
     async def fake(graph, llm, settings, q):
+        # an option the method does not take never reaches it
+        assert q.budget is None or method == "lazy", q
         return Answer(answer="a", trace=Trace(method=method))
     # the registered declaration (its options) with a fake run
     monkeypatch.setitem(query.METHODS, method, replace(query.METHODS[method], run=fake))
