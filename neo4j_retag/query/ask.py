@@ -132,7 +132,8 @@ def _not_taken(query: Query, method: str) -> list[str]:
 def _ignored_options(query: Query, chosen: str, refine_rounds: int, answer: Answer) -> None:
     """An option the chosen method does not take is said in the trace, not dropped."""
     for name in _not_taken(query, chosen):
-        takers = " and ".join(m for m, _ in options()[name])
+        *most, last = [m for m, _ in options()[name]]
+        takers = f"{', '.join(most)} and {last}" if most else last
         answer.trace.note(f"the {name} option applies to {takers} only: {chosen} ignored it")
     if refine_rounds > 0 and not registry.METHODS[chosen].refinable:
         refinable = ", ".join(n for n, m in registry.METHODS.items() if m.refinable)

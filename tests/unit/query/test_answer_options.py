@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from neo4j_retag import query
 from neo4j_retag.model import Answer, Query, Trace
+from neo4j_retag.query.ask import options
 
 
 def _ask(monkeypatch, method, **kw):
@@ -23,7 +24,10 @@ def _ask(monkeypatch, method, **kw):
 def test_budget_and_refine_on_a_method_that_ignores_them_are_noted(monkeypatch):
     a = _ask(monkeypatch, "rag", budget=5, refine_rounds=2)
     assert "the budget option applies to lazy only: rag ignored it" in a.trace.notes
-    assert any("refinement applies to retag, global only" in n for n in a.trace.notes)
+    refinable = ", ".join(n for n, m in query.METHODS.items() if m.refinable)
+    assert refinable.startswith("retag, global")  # the registry's, as declared
+    assert f"refinement applies to {refinable} only: the rag answer is not refined" \
+        in a.trace.notes
 
 
 def test_no_note_when_the_options_are_not_given(monkeypatch):
@@ -34,5 +38,7 @@ def test_no_note_when_the_options_are_not_given(monkeypatch):
 
 def test_an_option_several_methods_take_names_them_all(monkeypatch):
     a = _ask(monkeypatch, "ts", retrieval="vector")
-    assert a.trace.notes == ["the retrieval option applies to retag and rag only: ts "
-                             "ignored it"]
+    *most, last = [m for m, _ in options()["retrieval"]]
+    assert [*most, last][:2] == ["retag", "rag"]  # every method declaring it, named
+    assert a.trace.notes == [f"the retrieval option applies to {', '.join(most)} and {last} "
+                             "only: ts ignored it"]
