@@ -17,7 +17,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..tokens import truncate
-from .contract import MAP_REDUCE, Method, Option
+from .contract import MAP_REDUCE, Method, Option, variant
 from .map_reduce import map_reduce
 from .retrieval import (
     check_level,
@@ -215,3 +215,9 @@ RETAG = Method(
     settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
               "retag_topic_max_share", "keywords_corpus_description", "retrieval", *MAP_REDUCE),
     refinable=True, needs_reports=True, rank=0)
+# the paper's retrieval-only arm (Kim et al. 2025): ReTAG over the general graph's reports,
+# no topic classification (what RETAG_TOPICS=false does for retag itself)
+RETAG_GENERAL = variant(
+    RETAG, "retag-general", "ReTAG without its topic layer: keywords, top-p of the general "
+    "graph's reports, map-reduce (the paper's retrieval-only arm)", module=__name__,
+    without=("topic",), retag_topics=False)
