@@ -213,7 +213,8 @@ RETAG = Method(
              Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
                     "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
     settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
-              "retag_topic_max_share", "keywords_corpus_description", "retrieval", *MAP_REDUCE),
+              "retag_topic_max_share", "retag_max_topics", "retag_min_community_size",
+              "keywords_corpus_description", "retrieval", *MAP_REDUCE),
     refinable=True, needs_reports=True, rank=0)
 # the paper's retrieval-only arm (Kim et al. 2025): ReTAG over the general graph's reports,
 # no topic classification (what RETAG_TOPICS=false does for retag itself)
