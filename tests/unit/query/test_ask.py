@@ -96,3 +96,13 @@ def test_ask_request():
     line = cost_line(Answer(answer="a", trace=Trace(method="retag", seconds={"total": 2.5},
                      llm=LLMCost(calls=3, cached=1, prompt_tokens=900, completion_tokens=80))))
     assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"
+
+
+def test_ask_prints_the_answering_methods_part_through_its_render(echo, monkeypatch):
+    from neo4j_retag.cli import query as cli_query
+    monkeypatch.setattr(cli_query, "run_with_services", lambda fn, settings, usage:
+                        asyncio.run(_echo(None, None, None, ask_model()(
+                            question="q", colour="blue").query())))
+    out = CliRunner().invoke(main, ["ask", "q", "--method", "echo", "--colour", "blue"])
+    assert out.exit_code == 0, out.output
+    assert "echo part: blue" in out.output and "reports retrieved" not in out.output
