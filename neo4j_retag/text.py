@@ -10,7 +10,7 @@ reduce and RAG answers) passes through :func:`strip_chatter`; callers count the 
 changed (``Trace.chatter_stripped``, the ingest result's ``chatter_stripped``).
 Also :func:`clean`, the hygiene every text that reaches Neo4j gets (documents, imported
 tables), and words in any script (``WORD``, ``TERM``, a text's ``language`` and its leading
-``ARTICLES``, Korean particles). Plain string work, no I/O: it sits beside ``model.py`` so
+``ARTICLES``, Korean particles). Plain string work, no I/O: it sits beside ``model`` so
 both sides can use it.
 """
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 import click
 
@@ -25,96 +24,74 @@ def _methods() -> list[str]:
     return list(METHODS)
 
 
-class MethodChoice(click.Choice):
-    """``--method``'s choices, the names in ``query.METHODS``, read only when `ask` parses or
-    shows its options: the query side imports the LLM and Neo4j clients."""
+def _click_option(name: str, field: Any) -> click.Option:
+    """A click option from a field of `ask`'s request model: its type, bounds and help."""
+    ann = field.annotation
+    if type(None) in get_args(ann):  # X | None: the option may be left out
+        ann = next(a for a in get_args(ann) if a is not type(None))
+    bound = {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
+    flag = "--" + name.replace("_", "-")
+    if ann is bool:
+        return click.Option([flag], is_flag=True, help=field.description)
+    kind: Any = str
+    if get_origin(ann) is Literal:
+        kind = click.Choice(get_args(ann))
+    elif ann is int:
+        kind = click.IntRange(bound.get("ge"), bound.get("le")) if bound else int
+    default = None if name == "method" else field.default  # method: ASK_METHOD
+    return click.Option([flag], type=kind, default=default, help=field.description,
+                        show_default=isinstance(default, str))
 
-    def __init__(self) -> None:
-        super().__init__([])
 
-    @property  # type: ignore[override]
-    def choices(self) -> tuple[str, ...]:
-        return tuple(_methods())
+class AskCommand(click.Command):
+    """`ask`, whose options are built from the query registry when it parses or shows them
+    (``query.ask.ask_model``): importing the registry loads the LLM and Neo4j clients, which
+    other commands (and `--help`) must not pay for."""
 
-    @choices.setter
-    def choices(self, value: Any) -> None:
-        pass
-
-
-class LazyHelpOption(click.Option):
-    """An option whose help is built when shown, from the query registry (importing it loads
-    the LLM and Neo4j clients, which `--help` of other commands must not pay for)."""
-
-    def __init__(self, *args: Any, help_fn: Callable[[], str], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.help_fn = help_fn
+        self.fixed = list(self.params)  # QUESTION and --json
 
-    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        self.help = self.help_fn()
-        return super().get_help_record(ctx)
-
-
-
-
-def method_help() -> str:
-    """Every registered method with its one-line help."""
-    from ..query import METHODS
-    return "default ASK_METHOD (retag; the embedded model's: docs/evaluation.md); " + "; ".join(
-        f"{name}: {m.help}" for name, m in METHODS.items())
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        from ..query.ask import ask_model
+        fields = ask_model().model_fields  # cached: rebuilt only when the registry changed
+        made = [_click_option(n, f) for n, f in fields.items() if n != "question"]
+        made[0].help = ("default ASK_METHOD (retag; the embedded model's: "
+                        f"docs/evaluation.md); {made[0].help}")
+        self.params = [self.fixed[0], *made, *self.fixed[1:]]
+        return super().get_params(ctx)
 
 
-def refine_help() -> str:
-    from ..query import METHODS
-    refinable = [name for name, m in METHODS.items() if m.refinable]
-    return f"iterative refinement rounds (KGiRAG-style; {', '.join(refinable)})"
-
-
-@click.command()
+@click.command(cls=AskCommand)
 @click.argument("question")
-@click.option("--method", type=MethodChoice(), default=None, cls=LazyHelpOption,
-              help_fn=method_help)
-@click.option("--level", type=int, default=None,
-              help="community level (default QUERY_LEVEL, or the deepest level if fewer)")
-@click.option("--top-p", type=int, default=None, help="reports retrieved by BM25 (retag)")
-@click.option("--topic", default=None, help="force a topic instead of classifying")
-@click.option("--response-type", default="multiple paragraphs")
-@click.option("--refine", "refine_rounds", type=int, default=0, cls=LazyHelpOption,
-              help_fn=refine_help)
-@click.option("--dynamic", is_flag=True, help="with --method global: GraphRAG's dynamic "
-              "community selection (the LLM rates reports from the root down; DYNAMIC_THRESHOLD)")
-@click.option("--budget", type=click.IntRange(1), default=None,
-              help="relevance tests (--method lazy; default LAZY_BUDGET, 100)")
-@click.option("--retrieval", type=click.Choice(["bm25", "vector", "hybrid"]), default=None,
-              help="rag: text units by BM25 (its default), by embedding, or both fused by "
-              "reciprocal rank; retag: its reports likewise (RETRIEVAL for this question)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: int | None,
-        topic: str | None, response_type: str, refine_rounds: int, dynamic: bool,
-        budget: int | None, retrieval: str | None, as_json: bool) -> None:
+def ask(obj: Ctx, question: str, as_json: bool, **given: Any) -> None:
     """Answer a global question: ReTAG (classify topic, expand keywords, BM25 top-p, map-reduce)
-    or GraphRAG's global map-reduce over every report at a level."""
+    or GraphRAG's global map-reduce over every report at a level, or any method below (its
+    options are said; an option another method takes is noted in the trace)."""
     from pydantic import ValidationError
 
+    from ..errors import InputError
     from ..llm import Usage
-    from ..serve.answer import AskRequest, answer_question
+    from ..query.ask import answer_question, ask_model, trace_lines
     from .eval_view import context_table
     settings = obj.settings
-    method = method or settings.query.ask_method
+    method = given.pop("method") or settings.query.ask_method
     if method not in _methods():
         raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "
                           f"{', '.join(_methods())}")
-    if dynamic and method not in ("global", "global-dynamic"):
-        raise click.UsageError("--dynamic goes with --method global")
     usage = Usage()
     try:
-        request = AskRequest(question=question, method=method, level=level, top_p=top_p,
-                             topic=topic, response_type=response_type, refine=refine_rounds,
-                             dynamic=dynamic, budget=budget, retrieval=retrieval)
+        request = ask_model()(question=question, method=method,
+                              **{k: v for k, v in given.items() if v is not None})
+        request.method_name()
     except ValidationError as err:
         first = err.errors()[0]
         raise click.UsageError(f"{first['loc'][0]}: {first['msg']}") from err
+    except InputError as err:  # a flag with another method
+        raise click.UsageError(str(err)) from err
     answer: Answer = run_with_services(
         lambda llm, graph: answer_question(graph, llm, settings, request), settings, usage)
     if as_json:
@@ -127,21 +104,8 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
         console.print(f"\nSources: {sources_line(answer)}", highlight=False, markup=False)
     tr = answer.trace
     console.print()
-    if tr.lazy_search is None:  # the report side's trace (lazy has no topic, level or map)
-        console.print(f"[dim]method {tr.method} | topic {tr.topic} | scope {tr.scope} | level "
-                      f"{tr.level} | keywords {', '.join(tr.keywords) or '-'}"
-                      + (f" | retrieval {tr.retrieval}" if tr.retrieval else "") + "[/dim]")
-        units = (f" | text units {tr.text_units_retrieved}" if tr.text_units_retrieved
-                 else "")
-        console.print(f"[dim]reports retrieved {tr.reports_retrieved}{units} | map batches "
-                      f"{tr.map_batches} (parse failures {tr.map_parse_failures}) | points "
-                      f"{tr.points_total}, zero {tr.points_zero}, in reduce "
-                      f"{tr.points_in_reduce} | cited {[c.id for c in answer.citations]} | "
-                      f"chatter stripped {tr.chatter_stripped}[/dim]")
-    else:
-        console.print(f"[dim]method {tr.method} | cited text units "
-                      f"{[c.location or c.id for c in answer.citations]} | chatter stripped "
-                      f"{tr.chatter_stripped}[/dim]")
+    for line in trace_lines(answer):  # the answering method's own part (its contract)
+        console.print(line, style="dim", highlight=False, markup=False)
     t = usage.total
     secs = ", ".join(f"{k} {v:.1f}" for k, v in tr.seconds.items())
     console.print(f"[dim]LLM calls {t.calls} (+{t.cached} cached) | prompt tokens "
@@ -153,30 +117,6 @@ def ask(obj: Ctx, question: str, method: str | None, level: int | None, top_p: i
     for i, r in enumerate(tr.refinement, 1):
         console.print(f"[dim]refinement {i}: missing {r.missing!r}, keywords "
                       f"{r.keywords}, {r.new_reports} new reports[/dim]")
-    if tr.lazy_search:
-        ls = tr.lazy_search
-        console.print(f"[dim]lazy search: {ls.tests} of {ls.budget} relevance tests "
-                      f"({ls.failed_tests} failed), {ls.relevant} text units relevant, "
-                      f"{ls.communities_tested} communities tested, "
-                      f"{ls.communities_pruned} pruned | claim calls "
-                      f"{ls.claim_calls} ({ls.claim_failures} failed)[/dim]")
-    if tr.selection:
-        sel = tr.selection
-        reused = f" ({sel.reused} repeating one already rated)" if sel.reused else ""
-        console.print(f"[dim]dynamic selection: rated {sel.rated} reports{reused}, "
-                      f"{sel.relevant} relevant (threshold {sel.threshold}) | rating calls "
-                      f"{sel.cost.calls} (+{sel.cost.cached} cached), prompt tokens "
-                      f"{sel.cost.prompt_tokens}[/dim]")
-    if tr.drift:
-        d = tr.drift
-        cost = " | ".join(f"{k} {v.calls} calls (+{v.cached} cached), {v.prompt_tokens} "
-                          "prompt tokens" for k, v in d.phases.items())
-        console.print(f"[dim]drift: primer by {d.primer_by} over {d.primer_reports} reports, "
-                      f"{len(d.steps)} steps ({sum(s.failed for s in d.steps)} failed), "
-                      f"{d.followups_left} follow-ups left | {cost}[/dim]")
-    if tr.seeding:
-        console.print(f"[dim]entities seeded by {tr.seeding.by}: "
-                      f"{', '.join(tr.seeding.entities[:5]) or '-'}[/dim]")
     if tr.context:
         console.print(context_table(tr.context))
     for note in tr.notes:

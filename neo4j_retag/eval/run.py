@@ -24,8 +24,9 @@ from ..db import Graph
 from ..errors import Failure, InputError, LLMError, RetagError
 from ..llm import LLM, Usage
 from ..llm.embeddings import Embedder
-from ..model import Progress, Query, no_progress
-from ..query import METHODS, answer
+from ..model import Progress, no_progress
+from ..query import METHODS
+from ..query.ask import answer_question, ask_request
 from ..query.common import no_answer
 from ..query.retrieval import query_level
 from . import require_extra
@@ -66,9 +67,8 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
     name, budget = method_spec(method)
     try:
         async with LLM(settings, inner) as sub_llm:
-            a = await answer(name, graph, sub_llm, settings,
-                             Query(question=q, level=level, budget=budget))
-        a.trace.llm, a.trace.llm_stages = inner.total, inner.by_stage()
+            a = await answer_question(graph, sub_llm, settings, ask_request(
+                question=q, method=name, level=level, budget=budget))
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
     except RetagError as err:
         # a LevelError or InputError is no LLM failure: its class is the reason

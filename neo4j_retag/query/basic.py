@@ -14,6 +14,7 @@ from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
 from .citations import cited_sources
 from .common import answer_from, fit, no_answer_for
+from .contract import MAP_REDUCE, Method, Option
 from .embedding import embed_question
 from .map_reduce import map_reduce
 from .retrieval import fuse, lucene_query
@@ -84,3 +85,13 @@ async def ask_ts(graph: Graph, llm: LLM, settings: Settings, query: Query) -> An
         c.model_copy(update={"kind": "text_unit", "id": units[int(c.id)]["text_unit_id"]})
         for c in cs] for cs in (answer.citations, answer.sources))
     return answer
+
+
+RAG = Method("rag", ask_rag, "text units by BM25 (--retrieval vector|hybrid: by embedding, or "
+             "both fused), one answer call",
+             options=(Option("retrieval", str, "text units by BM25 (its default), by "
+                             "embedding, or both fused by reciprocal rank",
+                             choices=("bm25", "vector", "hybrid")),),
+             settings=("reduce_context_tokens",), rank=5)
+TS = Method("ts", ask_ts, "text summarisation: map-reduce over every text unit",
+            settings=MAP_REDUCE, rank=6)

@@ -48,6 +48,7 @@ from ..prompts import render
 from ..stages import Stage
 from .citations import cited_sources
 from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
+from .contract import MAP_REDUCE, Method, report_lines
 from .drift_steps import (
     folds,
     follow_up,
@@ -211,3 +212,24 @@ async def _reduce(llm: LLM, settings: Settings, query: Query, steps: list[DriftS
     for r in trace.context:
         r.cited = any(c.kind == "report" and c.id == r.id for c in cited)
     return Answer(answer=text, citations=cited, sources=sources, trace=trace)
+
+
+def drift_lines(answer: Answer) -> list[str]:
+    """DRIFT's part of the trace as `ask` prints it, after the report side's counts."""
+    d = answer.trace.drift
+    if d is None:
+        return report_lines(answer)
+    cost = " | ".join(f"{k} {v.calls} calls (+{v.cached} cached), {v.prompt_tokens} prompt "
+                      "tokens" for k, v in d.phases.items())
+    return [*report_lines(answer),
+            f"drift: primer by {d.primer_by} over {d.primer_reports} reports, {len(d.steps)} "
+            f"steps ({sum(s.failed for s in d.steps)} failed), {d.followups_left} follow-ups "
+            f"left | {cost}"]
+
+
+DRIFT = Method(
+    "drift", ask_drift, "DRIFT search: a primer over the reports nearest a hypothetical "
+    "answer, follow-up questions answered by local search, a ranked reduce",
+    settings=("level", "drift_n_depth", "drift_k_followups", "drift_primer_folds",
+              "local_top_k_entities", "local_top_k_relationships", *MAP_REDUCE),
+    trace_part="drift", render=drift_lines, needs_reports=True, rank=4)

@@ -28,6 +28,7 @@ from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
 from .common import AnswerFailedError, reports_at_level
+from .contract import MAP_REDUCE, Method, report_lines
 from .map_reduce import map_reduce
 from .ratings import read_rating
 from .retrieval import levels, note_stale
@@ -174,3 +175,23 @@ async def ask_global_dynamic(graph: Graph, llm: LLM, settings: Settings, query: 
     for c in answer.trace.context:
         c.rating = ratings.get(c.id)  # type: ignore[call-overload]
     return answer
+
+
+def selection_lines(answer: Answer) -> list[str]:
+    """Dynamic selection's part of the trace as `ask` prints it."""
+    sel = answer.trace.selection
+    if sel is None:
+        return report_lines(answer)
+    reused = f" ({sel.reused} repeating one already rated)" if sel.reused else ""
+    return [*report_lines(answer),
+            f"dynamic selection: rated {sel.rated} reports{reused}, {sel.relevant} relevant "
+            f"(threshold {sel.threshold}) | rating calls {sel.cost.calls} (+{sel.cost.cached} "
+            f"cached), prompt tokens {sel.cost.prompt_tokens}"]
+
+
+GLOBAL_DYNAMIC = Method(
+    "global-dynamic", ask_global_dynamic, "global search over the reports the LLM rates "
+    "relevant from the root down (GraphRAG's dynamic selection; DYNAMIC_THRESHOLD)",
+    settings=("dynamic_threshold", "dynamic_use_summary", "dynamic_max_level", *MAP_REDUCE),
+    trace_part="selection", render=selection_lines, needs_reports=True, flag="dynamic",
+    flag_of="global", rank=2)

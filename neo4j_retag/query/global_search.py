@@ -8,6 +8,7 @@ from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace
 from .common import reports_at_level
+from .contract import MAP_REDUCE, Method
 from .map_reduce import map_reduce, map_reduce_many
 from .retrieval import note_stale, query_level
 
@@ -39,3 +40,8 @@ async def ask_global(graph: Graph, llm: LLM, settings: Settings, query: Query) -
     level = query_level(graph, settings, query.level)
     return await global_answer(graph, llm, settings, query.question, level=level,
                                response_type=query.response_type)
+
+
+GLOBAL = Method("global", ask_global, "GraphRAG global search: map-reduce over a level's "
+                "reports", settings=("level", *MAP_REDUCE), refinable=True, needs_reports=True,
+                rank=1)

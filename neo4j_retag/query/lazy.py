@@ -32,6 +32,7 @@ from ..stages import Stage
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources
 from .common import complete_or_note, no_answer_for, words
+from .contract import Method, Option
 from .lazy_search import Hierarchy, search
 from .map_reduce import MapFailedError
 from .ratings import read_rating
@@ -284,3 +285,25 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     behind = dict.fromkeys(int(s) for r in rows for s in r[2].split("; "))
     sources = [cite(i, relevant[i]["id"] in cited_ids) for i in behind]
     return Answer(answer=text, citations=citations, sources=sources, trace=trace)
+
+
+def lazy_lines(answer: Answer) -> list[str]:
+    """The budgeted search as `ask` prints it (no topic, level or map batches here)."""
+    tr, ls = answer.trace, answer.trace.lazy_search
+    lines = [f"method {tr.method} | cited text units "
+             f"{[c.location or c.id for c in answer.citations]} | chatter stripped "
+             f"{tr.chatter_stripped}"]
+    if ls:
+        lines.append(f"lazy search: {ls.tests} of {ls.budget} relevance tests "
+                     f"({ls.failed_tests} failed), {ls.relevant} text units relevant, "
+                     f"{ls.communities_tested} communities tested, {ls.communities_pruned} "
+                     f"pruned | claim calls {ls.claim_calls} ({ls.claim_failures} failed)")
+    return lines
+
+
+LAZY = Method("lazy", ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
+              "claims citing text units; on a lazy index or a full one",
+              options=(Option("budget", int, "relevance tests (default LAZY_BUDGET)", ge=1,
+                              le=10_000),),
+              settings=("lazy_budget", "map_context_tokens", "reduce_context_tokens"),
+              trace_part="lazy_search", render=lazy_lines, rank=7)

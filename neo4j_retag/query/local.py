@@ -14,6 +14,7 @@ from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace, timed
 from .citations import cited_sources
 from .common import answer_from, no_answer_for
+from .contract import Method, report_lines
 from .local_context import WITHHELD_NOTE, build_context, seed
 from .retrieval import check_level, query_level
 
@@ -45,3 +46,18 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     text = await answer_from(llm, settings, query, ctx.text, trace)
     text, cited = cited_sources(text, ctx.valid, trace)
     return Answer(answer=text, citations=cited, trace=trace)
+
+
+def seeding_lines(answer: Answer) -> list[str]:
+    """Local search's seeding as `ask` prints it, after the report side's counts."""
+    s = answer.trace.seeding
+    return report_lines(answer) + ([f"entities seeded by {s.by}: "
+                                    f"{', '.join(s.entities[:5]) or '-'}"] if s else [])
+
+
+LOCAL = Method(
+    "local", ask_local, "local search: entities nearest the question by embedding (string "
+    "match without embeddings), their relationships, claims, reports and text units",
+    settings=("level", "local_top_k_entities", "local_top_k_relationships",
+              "local_text_unit_prop", "local_community_prop", "reduce_context_tokens"),
+    trace_part="seeding", render=seeding_lines, rank=3)

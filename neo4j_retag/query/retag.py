@@ -18,6 +18,7 @@ from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
+from .contract import MAP_REDUCE, Method, Option, variant
 from .map_reduce import map_reduce
 from .retrieval import (
     check_level,
@@ -202,3 +203,24 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
     return await map_reduce(llm, settings, question, reports, trace, query.response_type)
+
+
+RETRIEVAL = ("bm25", "vector", "hybrid")
+RETAG = Method(
+    "retag", ask_retag, "ReTAG: topic, keywords, BM25 top-p reports, map-reduce",
+    options=(Option("top_p", int, "reports retrieved by BM25 (default TOP_P)", ge=1,
+                    # bounded: a top_p near 2**62 overflowed inside Neo4j's vector search
+                    le=10_000),
+             Option("topic", str, "force a topic instead of classifying", max_length=200),
+             Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
+                    "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
+    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
+              "retag_topic_max_share", "retag_max_topics", "retag_min_community_size",
+              "keywords_corpus_description", "retrieval", *MAP_REDUCE),
+    refinable=True, needs_reports=True, rank=0)
+# the paper's retrieval-only arm (Kim et al. 2025): ReTAG over the general graph's reports,
+# no topic classification (what RETAG_TOPICS=false does for retag itself)
+RETAG_GENERAL = variant(
+    RETAG, "retag-general", "ReTAG without its topic layer: keywords, top-p of the general "
+    "graph's reports, map-reduce (the paper's retrieval-only arm)", module=__name__,
+    without=("topic",), retag_topics=False)

@@ -7,15 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from html import escape
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
@@ -26,8 +27,8 @@ from .. import events
 from ..errors import NotFoundError, RetagError
 from ..index.delete import delete_documents, list_documents
 from ..ops.stats import collect
+from ..query.ask import ask_model
 from . import corpus
-from .answer import AskRequest
 from .clean import INT64
 from .headers import SecurityHeaders
 from .origin import SESSION_COOKIE, Allowed, cookie
@@ -37,15 +38,12 @@ from .service import Service
 from .throttle import Throttled
 
 log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
 PAGE = Path(__file__).with_name("page")
 
 
 class Encoded(str):
     """An event's data that is JSON already (the answer, encoded on its question's loop)."""
-
-
-class ServeAsk(AskRequest):
-    method: str = Field("auto", description=AskRequest.model_fields["method"].description)
 
 
 class IngestRequest(BaseModel):
@@ -59,8 +57,12 @@ class LoginRequest(BaseModel):
 
 
 def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
-    """The app around ``service`` (started and stopped by the app's lifespan)."""
+    """The app around ``service`` (started and stopped by the app's lifespan). The /ask
+    request model (OpenAPI: the methods' enum, every option's bounds) and the page's methods
+    are built from the query registry; ``method`` defaults to auto here."""
     from .mcp import build_mcp
+    serve_ask = ask_model(default_method="auto")
+    page_html = page_with_methods()
     mcp = build_mcp(service)
     # the SDK's own Host/Origin check is off: the Guard checks every route, /mcp included,
     # against one list (the SDK's would refuse the names SERVE_ALLOWED_HOSTS adds)
@@ -102,8 +104,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
             raise WritesOffError
 
     @app.get("/", include_in_schema=False)
-    async def page() -> FileResponse:
-        return FileResponse(PAGE / "index.html")
+    async def page() -> HTMLResponse:
+        return HTMLResponse(page_html)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -149,7 +151,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         return resp
 
     @app.post("/ask")
-    async def ask(body: ServeAsk, request: Request) -> Response:
+    @_body(serve_ask)
+    async def ask(body: Any, request: Request) -> Response:
         """The same fields as `ask --json` (method defaults to auto), the same JSON out."""
         service.gate.admit()
         task = asyncio.create_task(service.ask_json(body, admitted=True))
@@ -166,7 +169,8 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         return Response(task.result(), media_type="application/json")
 
     @app.post("/ask/stream")
-    async def ask_stream(body: ServeAsk) -> EventSourceResponse:
+    @_body(serve_ask)
+    async def ask_stream(body: Any) -> EventSourceResponse:
         """Server-sent events: classified, topic, keywords, retrieved, map (batch k of n),
         reduce, token (the answer piece by piece; text null = start over), then answer (the
         JSON of /ask) or error."""
@@ -248,6 +252,26 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
         return await service.db(corpus.get_text_unit, service.g, unit_id)
 
     return app
+
+
+def _body(model: type[BaseModel]) -> Callable[[F], F]:
+    """The route's ``body`` typed with ``model``, a class built at startup (FastAPI reads the
+    annotation; a name local to create_app is not one it can resolve)."""
+    def typed(fn: F) -> F:
+        fn.__annotations__["body"] = model
+        return fn
+    return typed
+
+
+def page_with_methods() -> str:
+    """The page with the method list of the query registry (auto first: serve's default),
+    each option's title its help line."""
+    from ..query import METHODS
+    names = ["auto", *(n for n in METHODS if n != "auto")]
+    options = "\n".join(
+        f'            <option value="{escape(n)}" title="{escape(METHODS[n].help)}"'
+        + (" selected" if n == "auto" else "") + f">{escape(n)}</option>" for n in names)
+    return (PAGE / "index.html").read_text().replace("<!-- methods -->", options.strip())
 
 
 def _client(request: Request) -> str:

@@ -6,6 +6,7 @@ app, or on stdin/stdout with `serve --mcp-stdio`."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
@@ -25,8 +26,8 @@ from pydantic import Field, ValidationError
 
 from ..errors import InputError, RetagError
 from ..index.delete import delete_documents, list_documents
+from ..query.ask import ask_model, cost_line, methods_help
 from . import corpus
-from .answer import AskRequest, cost_line
 from .clean import INT64, check_json
 from .security import inside_root
 from .service import Service
@@ -83,6 +84,40 @@ def bounded_k(k: int) -> tuple[int, str | None]:
     return used, f"k={k} is outside 1..{corpus.MAX_K}: {used} used"
 
 
+def ask_tool(service: Service) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """The ``ask`` tool: its parameters are the fields of `ask`'s request model (built from
+    the query registry: the methods' enum, each option's type and bounds), ``method``
+    defaulting to auto; its description lists the methods."""
+    model = ask_model(default_method="auto")
+
+    async def ask(**arguments: Any) -> dict[str, Any]:
+        async def go() -> dict[str, Any]:
+            a = await service.ask(model(**arguments))
+            trace = a.trace
+            routing = trace.routing.model_dump() if trace.routing else None
+            return {"answer": a.answer, "method": trace.method, "routing": routing,
+                    "citations": [c.model_dump(include={"kind", "id", "title", "level"})
+                                  for c in a.citations],
+                    "cost": {"llm": trace.llm.model_dump(),
+                             "seconds": trace.seconds.get("total", 0.0),
+                             "line": cost_line(a)},
+                    "notes": trace.notes,
+                    "failures": [f.model_dump() for f in trace.failures]}
+        return await _tool(go)
+
+    ask.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                           default=... if f.is_required() else f.default,
+                           annotation=Annotated[f.annotation, f])
+         for name, f in model.model_fields.items()],
+        return_annotation=dict[str, Any])
+    ask.__doc__ = (f"Answer a question about the corpus. method: {methods_help()}. level: "
+                   "community level (default: the server's). Each option says the methods "
+                   "that take it. Returns the answer, its citations (report / text unit ids "
+                   "and titles) and the trace's cost.")
+    return ask
+
+
 class RetagMCP(MCPServer):
     """Lists each topic as a resource, read from the graph when asked (topics change)."""
 
@@ -124,28 +159,7 @@ class RetagMCP(MCPServer):
 def build_mcp(service: Service) -> RetagMCP:
     mcp = RetagMCP(service)
 
-    @mcp.tool(**ONCE)
-    async def ask(question: str, method: str = "auto", level: int | None = None,
-                  topic: str | None = None) -> dict[str, Any]:
-        """Answer a question about the corpus. method: auto (default: picks retag for a
-        global question, local for one about named things), retag, global, global-dynamic,
-        local, drift (GraphRAG's DRIFT search), rag, ts, lazy. level: community level
-        (default: the server's). topic: force one (see list_topics). Returns the answer,
-        its citations (report / text unit ids and titles) and the trace's cost."""
-        async def go() -> dict[str, Any]:
-            req = AskRequest(question=question, method=method, level=level, topic=topic)
-            a = await service.ask(req)
-            trace = a.trace
-            routing = trace.routing.model_dump() if trace.routing else None
-            return {"answer": a.answer, "method": trace.method, "routing": routing,
-                    "citations": [c.model_dump(include={"kind", "id", "title", "level"})
-                                  for c in a.citations],
-                    "cost": {"llm": trace.llm.model_dump(),
-                             "seconds": trace.seconds.get("total", 0.0),
-                             "line": cost_line(a)},
-                    "notes": trace.notes,
-                    "failures": [f.model_dump() for f in trace.failures]}
-        return await _tool(go)
+    mcp.tool(**ONCE)(ask_tool(service))
 
     def topics() -> dict[str, Any]:
         return {"corpus_description": corpus.corpus_description(service.g),

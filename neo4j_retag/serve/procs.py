@@ -26,8 +26,8 @@ from .. import events
 from ..config import Settings
 from ..errors import RetagError
 from ..model import Answer
+from ..query.ask import AskRequest
 from . import question_process
-from .answer import AskRequest
 from .child import spawn
 from .questions import QUESTIONS_PER_CALL
 

@@ -21,7 +21,7 @@ from typing import Any
 from .. import events
 from ..config import Settings
 from ..errors import RetagError
-from .answer import AskRequest
+from ..query.ask import ask_model
 from .child import begin, portable
 from .questions import QUESTIONS_PER_CALL, QuestionRunner
 
@@ -55,7 +55,7 @@ async def _serve(conn: Connection, settings: Settings, calls: int) -> None:
         def listen(kind: str, data: dict[str, Any]) -> None:
             send(("event", qid, kind, data))
         try:
-            req = AskRequest(**request)
+            req = ask_model()(**request)
             if stream:
                 with events.listening(listen):
                     value: Any = await (runner.ask_json(req) if as_json else runner.ask(req))

@@ -15,7 +15,7 @@ from ..db import Graph
 from ..llm import LLM, Usage
 from ..model import Answer
 from ..ops.stats import record_usage_or_warn
-from .answer import AskRequest, answer_question
+from ..query.ask import AskRequest, answer_question
 from .limit import SharedLimit
 from .worker import Worker, cancel_others
 

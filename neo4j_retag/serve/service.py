@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from ..config import Settings
 from ..db import Graph
 from ..model import Answer
-from .answer import AskRequest
+from ..query.ask import AskRequest
 from .gate import Gate
 from .health import Health
 from .ingest_job import IngestProcess

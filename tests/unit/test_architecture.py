@@ -100,7 +100,7 @@ def test_imports_point_one_way_and_have_no_cycle():
 def test_query_methods_share_helpers_through_common_not_each_other():
     from neo4j_retag.query import METHODS
     modules = _modules()
-    methods = {m.run.__module__.removeprefix("neo4j_retag.") for m in METHODS.values()}
+    methods = {m.module.removeprefix("neo4j_retag.") for m in METHODS.values()}
     assert len(methods) >= 5, methods
     borrowed = {f"{m} -> {d}" for m in methods for d in _imports(m, modules[m], modules)
                 if d in methods}

@@ -58,7 +58,10 @@ def _check(got: dict) -> None:
     assert "note" not in got["hits"]
     assert got["report"]["entities"] and "findings" in got["report"]
     assert len(got["docs"]) == 4
-    assert got["bad"].is_error and "unknown method 'nope'" in got["bad"].content[0].text
+    # the method enum of the registry, the same one line as POST /ask's 422
+    bad = got["bad"].content[0].text
+    assert got["bad"].is_error and bad.startswith("method: Input should be 'retag'"), bad
+    assert "'retag-general'" in bad and "\n" not in bad
     # an invalid input says what is wrong (not only "Error executing tool ask")
     reasons = [r.content[0].text for r in got["wrong"]]
     assert all(r.is_error for r in got["wrong"]), reasons

@@ -14,7 +14,7 @@ import time
 import httpx2 as httpx
 import pytest
 
-from neo4j_retag.serve.answer import AskRequest
+from neo4j_retag.query.ask import AskRequest
 
 from .conftest import BASE_PORT, Running
 

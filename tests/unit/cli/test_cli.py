@@ -57,7 +57,9 @@ def test_ask_help_lists_every_registered_method():
     text = " ".join(out.output.split())
     for name, m in METHODS.items():
         assert f"{name}: {m.help}" in text, name
-    assert "global-dynamic" in text and "(KGiRAG-style; retag, global)" in text
+    refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)
+    assert refinable.startswith("retag, global")
+    assert "global-dynamic" in text and f"(KGiRAG-style; {refinable})" in text
     assert "default ASK_METHOD" in text
 
 

@@ -2,15 +2,20 @@
 the trace, not silently dropped."""
 
 import asyncio
+from dataclasses import replace
 
 from neo4j_retag import query
 from neo4j_retag.model import Answer, Query, Trace
+from neo4j_retag.query.ask import options
 
 
 def _ask(monkeypatch, method, **kw):
     async def fake(graph, llm, settings, q):
+        # an option the method does not take never reaches it
+        assert q.budget is None or method == "lazy", q
         return Answer(answer="a", trace=Trace(method=method))
-    monkeypatch.setitem(query.METHODS, method, query.Method(fake, "test"))
+    # the registered declaration (its options) with a fake run
+    monkeypatch.setitem(query.METHODS, method, replace(query.METHODS[method], run=fake))
     refine = kw.pop("refine_rounds", 0)
     return asyncio.run(query.answer(method, None, None, None, Query(question="q", **kw),
                                     refine_rounds=refine))
@@ -18,10 +23,22 @@ def _ask(monkeypatch, method, **kw):
 
 def test_budget_and_refine_on_a_method_that_ignores_them_are_noted(monkeypatch):
     a = _ask(monkeypatch, "rag", budget=5, refine_rounds=2)
-    assert any("budget applies to the lazy method only" in n for n in a.trace.notes)
-    assert any("refinement applies to retag, global only" in n for n in a.trace.notes)
+    assert "the budget option applies to lazy only: rag ignored it" in a.trace.notes
+    refinable = ", ".join(n for n, m in query.METHODS.items() if m.refinable)
+    assert refinable.startswith("retag, global")  # the registry's, as declared
+    assert f"refinement applies to {refinable} only: the rag answer is not refined" \
+        in a.trace.notes
 
 
 def test_no_note_when_the_options_are_not_given(monkeypatch):
     assert _ask(monkeypatch, "rag").trace.notes == []
     assert _ask(monkeypatch, "lazy", budget=5).trace.notes == []
+    assert _ask(monkeypatch, "rag", retrieval="vector").trace.notes == []
+
+
+def test_an_option_several_methods_take_names_them_all(monkeypatch):
+    a = _ask(monkeypatch, "ts", retrieval="vector")
+    *most, last = [m for m, _ in options()["retrieval"]]
+    assert [*most, last][:2] == ["retag", "rag"]  # every method declaring it, named
+    assert a.trace.notes == [f"the retrieval option applies to {', '.join(most)} and {last} "
+                             "only: ts ignored it"]

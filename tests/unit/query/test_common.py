@@ -70,5 +70,8 @@ def test_local_search_keeps_the_text_units_that_match_the_question(double, tmp_p
 
 
 def test_refinable_is_a_property_of_each_method():
-    assert {n for n, m in METHODS.items() if m.refinable} == {"retag", "global"}
+    refinable = {n for n, m in METHODS.items() if m.refinable}
+    assert {"retag", "global"} <= refinable and not {"global-dynamic", "local", "drift", "rag",
+                                                     "ts", "lazy", "auto"} & refinable
+    assert all(METHODS[n].needs_reports for n in refinable)  # they cite a level's reports
     assert "global-dynamic" in METHODS and all(m.help for m in METHODS.values())

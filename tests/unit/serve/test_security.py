@@ -4,12 +4,9 @@
 import asyncio
 
 import pytest
-from pydantic import ValidationError
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError, InputError
-from neo4j_retag.model import Answer, LLMCost, Trace
-from neo4j_retag.serve.answer import AskRequest, cost_line
 from neo4j_retag.serve.gate import BusyError, Gate
 from neo4j_retag.serve.security import authorised, check_bind, inside_root
 
@@ -98,19 +95,6 @@ async def test_gate_caps_and_refuses_past_the_queue():
     await asyncio.gather(*tasks)
     assert gate.as_dict() == {"limit": 2, "queue_limit": 1, "active": 0, "waiting": 0,
                                    "max_active": 2, "answered": 3, "refused": 1}
-
-
-def test_ask_request():
-    assert AskRequest(question="q", method="global", dynamic=True).method_name() == \
-        "global-dynamic"
-    with pytest.raises(InputError, match="--dynamic goes with --method global"):
-        AskRequest(question="q", method="retag", dynamic=True).method_name()
-    with pytest.raises(ValidationError, match="at least 1 character"):
-        AskRequest(question="   \n")  # a blank question is no question (CLI exit 2, HTTP 422)
-    assert AskRequest(question="  Who?  ").question == "Who?"
-    line = cost_line(Answer(answer="a", trace=Trace(method="retag", seconds={"total": 2.5},
-                     llm=LLMCost(calls=3, cached=1, prompt_tokens=900, completion_tokens=80))))
-    assert line == "retag: 3 LLM calls (+1 cached), 900 prompt + 80 completion tokens, 2.5 s"
 
 
 def test_ingest_root_is_checked_before_any_walk(tmp_path, monkeypatch):

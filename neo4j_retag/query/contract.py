@@ -1,0 +1,116 @@
+"""What a query method declares: the one contract every surface is generated from.
+
+A method module holds a module-level :class:`Method`: its ``--method`` name, a one-line help,
+its own options (typed, with bounds), the fields of ``QuerySettings`` it reads, the trace part
+it fills and how the CLI prints it. ``query`` collects every such declaration in its package
+(:data:`query.METHODS`); `ask`'s click options, the HTTP request model (and its OpenAPI), the
+MCP ``ask`` tool and the page's method list are built from that registry (``query.ask``).
+A declared *variant* (:func:`variant`) is a method that runs another with some settings set,
+under its own name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..db import Graph
+from ..llm import LLM
+from ..model import Answer, Query
+
+MethodFn = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
+# what map-reduce reads of QuerySettings (query/map_reduce.py): every method that uses it
+MAP_REDUCE = ("map_context_tokens", "reduce_context_tokens", "shuffle_seed")
+# the lines a method's trace part prints under `ask`'s answer (plain text, no markup)
+Render = Callable[[Answer], list[str]]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of `ask` a method takes: ``name`` is the ``Query`` field it sets (the HTTP
+    and MCP field, ``--name-with-dashes`` on the CLI); ``kind`` int, str or bool; ``choices``
+    for a string among a few; ``ge``/``le`` integer bounds, ``max_length`` a string's. ``None``
+    (not given) is the default: the method then reads its setting."""
+
+    name: str
+    kind: type = int
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    ge: int | None = None
+    le: int | None = None
+    max_length: int | None = None
+
+    def bounds(self) -> tuple[Any, ...]:
+        """What two declarations of one option must agree on (help may differ)."""
+        return self.kind, self.choices, self.ge, self.le, self.max_length
+
+
+def report_lines(answer: Answer) -> list[str]:
+    """The map-reduce part of the trace as `ask` prints it (every method over reports or
+    text units summarised by map-reduce)."""
+    tr = answer.trace
+    units = f" | text units {tr.text_units_retrieved}" if tr.text_units_retrieved else ""
+    return [f"method {tr.method} | topic {tr.topic} | scope {tr.scope} | level {tr.level} | "
+            f"keywords {', '.join(tr.keywords) or '-'}"
+            + (f" | retrieval {tr.retrieval}" if tr.retrieval else ""),
+            f"reports retrieved {tr.reports_retrieved}{units} | map batches {tr.map_batches} "
+            f"(parse failures {tr.map_parse_failures}) | points {tr.points_total}, zero "
+            f"{tr.points_zero}, in reduce {tr.points_in_reduce} | cited "
+            f"{[c.id for c in answer.citations]} | chatter stripped {tr.chatter_stripped}"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A query method's whole contract (see the module docstring).
+
+    ``run`` answers; ``options`` are the `ask` options only it (or a few) take; ``settings``
+    the ``QuerySettings`` fields it reads itself; ``trace_part`` the ``Trace`` field it fills
+    (None: the map-reduce counts only) and ``render`` its lines under the answer;
+    ``refinable`` when KGiRAG refinement applies (its answers cite reports of one scope and
+    level); ``needs_reports`` when it reads a level's reports (a lazy index builds them on
+    demand); ``flag`` a boolean option that turns ``flag_of`` into this method
+    (``--dynamic`` with ``--method global``); ``rank`` orders the listings (lowest first)."""
+
+    name: str
+    run: MethodFn
+    help: str
+    options: tuple[Option, ...] = ()
+    settings: tuple[str, ...] = ()
+    trace_part: str | None = None
+    render: Render = report_lines
+    refinable: bool = False
+    needs_reports: bool = False
+    flag: str | None = None
+    flag_of: str | None = None
+    rank: int = 100
+    module: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.module:  # the declaring module (a variant runs another module's run)
+            object.__setattr__(self, "module", getattr(self.run, "__module__", ""))
+
+    async def __call__(self, graph: Graph, llm: LLM, settings: Settings,
+                       query: Query) -> Answer:
+        return await self.run(graph, llm, settings, query)
+
+
+def variant(base: Method, name: str, help: str, *, module: str, rank: int = 100,
+            without: tuple[str, ...] = (), **settings: Any) -> Method:
+    """``base`` run with these ``QuerySettings`` values, answering as ``name`` (its trace's
+    method): a declared arm of a method, e.g. ReTAG without its topic layer. ``module`` is
+    the declaring module's ``__name__``; ``without`` names options of ``base`` the arm does
+    not take (given, they are noted and not passed)."""
+
+    async def run(graph: Graph, llm: LLM, s: Settings, query: Query) -> Answer:
+        got = await base.run(graph, llm, s.model_copy(update={
+            "query": s.query.model_copy(update=settings)}), query)
+        got.trace.method = name
+        return got
+
+    return Method(name, run, help,
+                  options=tuple(o for o in base.options if o.name not in without),
+                  settings=tuple(dict.fromkeys((*base.settings, *settings))),
+                  trace_part=base.trace_part, render=base.render, refinable=base.refinable,
+                  needs_reports=base.needs_reports, rank=rank, module=module)
