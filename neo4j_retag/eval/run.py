@@ -21,7 +21,7 @@ from pathlib import Path
 from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, InputError, LLMError, RetagError
-from ..llm import LLM, Usage
+from ..llm import LLM, Usage, counting
 from ..llm.embeddings import Embedder
 from ..model import Progress, Query, no_progress
 from ..query import METHODS, answer
@@ -54,7 +54,7 @@ def method_spec(spec: str) -> tuple[str, int | None]:
     return name, int(budget)
 
 
-async def _answer(graph: Graph, settings: Settings, method: str, q: str,
+async def _answer(graph: Graph, llm: LLM, settings: Settings, method: str, q: str,
                   level: int) -> AnswerRecord:
     """One answer with its own LLM accounting and wall time; a failure is recorded in it."""
     inner = Usage()
@@ -62,8 +62,8 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
     rec = AnswerRecord(question=q, method=method)
     name, budget = method_spec(method)
     try:
-        async with LLM(settings, inner) as sub_llm:
-            a = await answer(name, graph, sub_llm, settings,
+        with counting(inner):  # this answer's calls only, on the run's client
+            a = await answer(name, graph, llm, settings,
                              Query(question=q, level=level, budget=budget))
         a.trace.llm, a.trace.llm_stages = inner.total, inner.by_stage()
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
@@ -106,7 +106,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
     progress("answers", 0, len(questions) * len(methods))
     for q in questions:
         for m in methods:  # one at a time: per-answer seconds and usage stay comparable
-            answers.append(await _answer(graph, settings, m, q, level))
+            answers.append(await _answer(graph, llm, settings, m, q, level))
             progress("answers", 1)
     failures = [r.error for r in answers if r.error]
 
