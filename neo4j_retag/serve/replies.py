@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from ..api.operations import InvalidRequest
 from ..errors import (
     ConfigError,
     InputError,
@@ -33,7 +34,7 @@ class WritesOffError(RetagError):
 
 STATUS: list[tuple[type[Exception], int]] = [
     (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (NotFoundError, 404),
-    (InputError, 400),
+    (InvalidRequest, 422), (InputError, 400),
     (LevelError, 400), (QueryTimeout, 504), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
