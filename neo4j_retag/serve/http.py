@@ -14,20 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 from sse_starlette.sse import EventSourceResponse
-from starlette.exceptions import HTTPException
 
 from .. import events
-from ..errors import RetagError
 from .answer import AskRequest
 from .headers import SecurityHeaders
 from .origin import Allowed
-from .replies import Contained, error_response
+from .replies import add_error_handlers, error_response
 from .routes import add_operation_routes
 from .security import Guard
 from .service import Service
@@ -68,21 +65,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
                   "global sensemaking over a corpus: ask, stream, documents, MCP on /mcp.")
     app.router.routes.extend(mcp_http.routes)  # /mcp exactly (a Mount would redirect /mcp)
     app.mount("/page", StaticFiles(directory=PAGE), name="page")
-    app.add_exception_handler(RetagError, lambda request, err: error_response(err))
-    app.add_middleware(Contained)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
-        return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
-        # Starlette's own (no such route, a method not allowed, an unreadable body): the
-        # same {"error": ...} shape as every other error, not {"detail": ...}
-        return JSONResponse({"error": f"{err.detail}"}, status_code=err.status_code,
-                            headers=err.headers)
+    add_error_handlers(app)
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
