@@ -64,3 +64,25 @@ def test_the_cli_context_has_no_jobs_and_no_gate():
     with pytest.raises(InputError, match="no job x"):
         OPERATIONS["get_job"].run(local, parse(OPERATIONS["get_job"], {"job_id": "x"}))
     assert local.serve_state() is None
+
+
+@pytest.mark.parametrize("cypher,model", [
+    ("ops/stats", "stats.Stats"), ("serve/report", "corpus.Report"),
+    ("serve/search_reports", "corpus.ReportHit"), ("serve/text_unit", "corpus.TextUnit"),
+    ("index/list_documents", "documents.Document"), ("query/scope_levels", "stats.Level"),
+    ("index/topic_counts", "stats.TopicSubgraph"), ("ops/usage", "stats.StageUsage"),
+    ("ops/estimate", "stats.StageEstimate"),
+])
+def test_every_column_a_query_returns_is_a_field_of_its_response_model(cypher, model):
+    """A column added to the query without its field would be dropped from every answer
+    without a word (the models ignore what they do not name)."""
+    import importlib
+
+    from neo4j_retag.config import resource_dir
+    text = (resource_dir("cypher") / f"{cypher}.cypher").read_text()
+    body = text[text.rindex("RETURN"):]
+    columns = set(re.findall(r"\bAS\s+(\w+)", body))
+    module, name = model.split(".")
+    fields = set(getattr(importlib.import_module(f"neo4j_retag.api.{module}"),
+                         name).model_fields)
+    assert columns and columns <= fields, columns - fields
