@@ -38,21 +38,22 @@ def documents_list(obj: Ctx, as_json: bool) -> None:
     """Each document: id, title, path, text units (and how many hold an unreadable character),
     entities its text units mention (and how many only it mentions), what its reader could not
     read (pages without text, hidden slides, unmapped glyphs), when it was ingested."""
+    from ..api.documents import list_documents
     from ..db import Graph
-    from ..index.delete import list_documents
     with Graph(obj.settings) as graph:
-        rows = list_documents(graph)
+        listed = list_documents(graph)  # the operation GET /documents and MCP's tool run
     if as_json:
-        click.echo(json.dumps(rows, default=str, indent=2))
+        click.echo(json.dumps(listed.model_dump(mode="json"), indent=2))
         return
+    rows = listed.documents
     table = Table("id", "title", "path", "text units (lossy)", "entities (only here)",
                   "not read", "ingested at", title=f"{len(rows)} documents")
     for r in rows:
-        lost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r["lost"].items() if v)
-        table.add_row(r["id"][:12], r["title"] or "", r["path"] or "",
-                      f"{r['text_units']} ({r['text_units_lossy']})",
-                      f"{r['entities']} ({r['entities_only_here']})", lost or "-",
-                      r["ingested_at"] or "")
+        lost = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in r.lost if v)
+        table.add_row(r.id[:12], r.title or "", r.path or "",
+                      f"{r.text_units} ({r.text_units_lossy})",
+                      f"{r.entities} ({r.entities_only_here})", lost or "-",
+                      r.ingested_at or "")
     console.print(table)
 
 
@@ -73,8 +74,9 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
     Shared ones keep the remaining evidence (weights recomputed now, descriptions re-summarised
     where their set changed); communities, reports and topics are rebuilt by the next
     `ingest` (any PATHS, or --resume) or now with --rebuild."""
+    from ..api.operations import Local
     from ..db import Graph
-    from ..index.delete import delete_and_rebuild, delete_documents
+    from ..index.delete import delete_and_rebuild
     from ..llm import Usage
     settings = waiting(obj.settings, wait)  # the lock reads the graph's settings
     failed = False
@@ -94,8 +96,10 @@ def documents_delete(obj: Ctx, refs: tuple[str, ...], rebuild: bool, quiet: bool
                           "topics": result.topics.topics if result.topics else None}
         failed = bool(result.failed_items)  # as `ingest`: any failed item exits 3
     else:
+        from ..api.operations import OPERATIONS, parse
+        delete = OPERATIONS["delete_documents"]  # as POST /documents/delete and MCP's tool
         with Graph(settings) as graph:
-            out = delete_documents(graph, refs)
+            out = delete.run(Local(graph), parse(delete, {"ids": list(refs)})).model_dump()
     if as_json:
         click.echo(dumps(out))
     else:

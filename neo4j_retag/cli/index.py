@@ -204,14 +204,16 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage,
 def stats(obj: Ctx, as_json: bool) -> None:
     """Documents, text units, entities, relationships, claims, communities and reports per
     level and topic, failures, and the LLM tokens spent so far by stage."""
-    from ..ops.stats import read_stats
-    data = read_stats(obj.settings)
+    from ..api.operations import OPERATIONS, Local
+    from ..db import Graph
+    with Graph(obj.settings) as graph:  # the operation GET /stats and MCP's tool run
+        data = OPERATIONS["stats"].run(Local(graph), None).model_dump(mode="json")
     if as_json:
-        click.echo(json.dumps(data, default=str, indent=2))
+        click.echo(json.dumps(data, indent=2))
         return
     table = Table("what", "count")
     for k, v in data.items():
-        if not isinstance(v, list | dict):
+        if not isinstance(v, list | dict) and k != "serve":  # serve: a `serve` process's
             table.add_row(k, str(v))
     for reason, n in data["dropped_records"].items():
         table.add_row(f"dropped records: {reason}", str(n))

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, InputError, LLMError, RetagError
-from ..llm import LLM, Usage
+from ..llm import LLM, Usage, counting
 from ..llm.embeddings import Embedder
 from ..model import Progress, no_progress
 from ..query import METHODS
@@ -58,7 +58,7 @@ def method_spec(spec: str) -> tuple[str, int | None]:
     return name, int(budget)
 
 
-async def _answer(graph: Graph, settings: Settings, method: str, q: str,
+async def _answer(graph: Graph, llm: LLM, settings: Settings, method: str, q: str,
                   level: int) -> AnswerRecord:
     """One answer with its own LLM accounting and wall time; a failure is recorded in it."""
     inner = Usage()
@@ -66,8 +66,8 @@ async def _answer(graph: Graph, settings: Settings, method: str, q: str,
     rec = AnswerRecord(question=q, method=method)
     name, budget = method_spec(method)
     try:
-        async with LLM(settings, inner) as sub_llm:
-            a = await answer_question(graph, sub_llm, settings, ask_request(
+        with counting(inner):  # this answer's calls only, on the run's client
+            a = await answer_question(graph, llm, settings, ask_request(
                 question=q, method=name, level=level, budget=budget))
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
     except RetagError as err:
@@ -118,7 +118,7 @@ async def evaluate(graph: Graph, llm: LLM, settings: Settings, questions: list[s
         for m in methods:  # one at a time: per-answer seconds and usage stay comparable
             rec = pending.pop((q, m), None)
             if rec is None:
-                rec = await _answer(graph, settings, m, q, level)
+                rec = await _answer(graph, llm, settings, m, q, level)
                 rec.settings = key
                 saved.save_answers([*answers, rec, *pending.values()])
             answers.append(rec)

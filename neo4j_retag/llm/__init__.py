@@ -42,9 +42,9 @@ from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
 from .structured import accepted, validator
 from .transport import FirstReply, send
-from .usage import Usage
+from .usage import Accounted, Usage, counting
 
-__all__ = ["LLM", "Usage", "ReplyFault", "Subject", "parse_json", "run_with_llm",
+__all__ = ["LLM", "Usage", "ReplyFault", "Subject", "counting", "parse_json", "run_with_llm",
            "bound_schema"]
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -61,7 +61,7 @@ def run_with_llm(settings: Settings, fn: Callable[[LLM], Awaitable[T]],
     return asyncio.run(go())
 
 
-class LLM:
+class LLM(Accounted):
     """Chat completions with caching, retries, reply checks, structured output and accounting.
 
     Transport faults (429 honouring Retry-After, 5xx, timeouts, dropped connections) and
@@ -71,7 +71,7 @@ class LLM:
 
     def __init__(self, settings: Settings, usage: Usage | None = None) -> None:
         self.settings = settings
-        self.usage = usage or Usage()
+        self.own_usage = usage or Usage()
         self.client = openai.AsyncOpenAI(
             base_url=settings.llm.endpoint,
             api_key=settings.llm.api_key.get_secret_value(),

@@ -40,7 +40,7 @@ from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
 from .transport import STAGE_HEADER, not_chat, request
-from .usage import Usage
+from .usage import Accounted, Usage
 
 TRUNCATED = "embed_truncated"  # an input cut to the embedding model's window
 log = logging.getLogger(__name__)
@@ -51,18 +51,18 @@ class Client(Protocol):
     this module)."""
 
     settings: Settings
-    usage: Usage
+    own_usage: Usage
     cache: diskcache.Cache | None
     embedding: Endpoint
 
 
-class Embedder:
+class Embedder(Accounted):
     """Texts -> vectors, batched, cached, retried, counted (see the module doc)."""
 
     def __init__(self, settings: Settings, usage: Usage | None = None, *,
                  endpoint: Endpoint | None = None, cache: diskcache.Cache | None = None) -> None:
         self.settings = settings
-        self.usage = usage or Usage()
+        self.own_usage = usage or Usage()
         self._own = endpoint is None
         self.endpoint = endpoint or Endpoint(settings)
         if self._own and cache is None and settings.llm.cache:
@@ -73,8 +73,9 @@ class Embedder:
 
     @classmethod
     def of(cls, llm: Client) -> Embedder:
-        """An embedder sharing ``llm``'s usage account, response cache and connection."""
-        return cls(llm.settings, llm.usage, endpoint=llm.embedding, cache=llm.cache)
+        """An embedder sharing ``llm``'s own usage account (and, like it, counting in the
+        context's inside :func:`.usage.counting`), response cache and connection."""
+        return cls(llm.settings, llm.own_usage, endpoint=llm.embedding, cache=llm.cache)
 
     async def close(self) -> None:
         if self._own:

@@ -1,8 +1,16 @@
-"""LLM calls, tokens and faults per pipeline stage: what a run spent and what went wrong."""
+"""LLM calls, tokens and faults per pipeline stage: what a run spent and what went wrong.
+
+Whose account a call counts in: the client's own, unless the code making it runs inside
+:func:`counting` - then that context's account. A context variable carries it (as
+``events`` carries listeners), so one client serves many questions at once (serve's, eval's
+answers) and each counts only its own calls, without copying the client."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .. import tokens
@@ -65,3 +73,35 @@ class Usage:
     def as_dict(self) -> dict[str, dict[str, float]]:
         """The cost per stage as JSON: ``{stage: LLMCost fields}``, stages sorted."""
         return {k: v.model_dump() for k, v in self.by_stage().items()}
+
+
+_scoped: ContextVar[Usage | None] = ContextVar("neo4j_retag_usage", default=None)
+
+
+@contextmanager
+def counting(usage: Usage | None = None) -> Iterator[Usage]:
+    """Count the LLM calls (and embeddings) of the code run inside, and of the tasks and
+    threads it starts, in ``usage`` (a new account by default), which is yielded. They count
+    there only: not in the client's own account, nor in an enclosing ``counting``'s."""
+    account = usage if usage is not None else Usage()
+    token = _scoped.set(account)
+    try:
+        yield account
+    finally:
+        _scoped.reset(token)
+
+
+class Accounted:
+    """A client's ``usage``: the account of the context it is called in (:func:`counting`),
+    else its own (``own_usage``). Assigning ``usage`` sets its own account."""
+
+    own_usage: Usage
+
+    @property
+    def usage(self) -> Usage:
+        scoped = _scoped.get()
+        return scoped if scoped is not None else self.own_usage
+
+    @usage.setter
+    def usage(self, value: Usage) -> None:
+        self.own_usage = value

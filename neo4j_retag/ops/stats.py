@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import uuid
 
-from ..config import Settings
 from ..db import Graph, Record
 from ..llm import Usage
 from ..model import GENERAL
@@ -47,9 +46,3 @@ def collect(graph: Graph) -> Record:
     # the last ingest's estimate (ingest --estimate's figures) beside what it spent
     out["ingest_estimate"] = graph.run("ops/estimate")
     return out
-
-
-def read_stats(settings: Settings) -> Record:
-    """:func:`collect` on a connection of its own (`neo4j-retag stats`). Raises ConfigError."""
-    with Graph(settings) as graph:
-        return collect(graph)

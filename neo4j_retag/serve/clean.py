@@ -13,10 +13,10 @@ import unicodedata
 from typing import Any
 from urllib.parse import parse_qsl
 
+from ..api.corpus import INT64
 from ..errors import InputError
 
 TEXT_OK = frozenset("\t\n\r")
-INT64 = (-(2**63), 2**63 - 1)  # what Neo4j (and the driver) can hold
 MAX_DEPTH = 32  # JSON nesting; no request here nests beyond 3
 
 

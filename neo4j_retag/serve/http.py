@@ -1,6 +1,7 @@
-"""The HTTP API (FastAPI; OpenAPI at /docs): /ask and /ask/stream, documents, ingest jobs,
-stats, health, the page at / and MCP on /mcp. Errors are JSON with the CLI's one-line
-message (``{"error": "..."}``), never a traceback."""
+"""The HTTP API (FastAPI; OpenAPI at /docs): /ask and /ask/stream, the routes of the
+operations' table (documents, ingest jobs, stats, topics, reports, text units: :mod:`.routes`),
+health, the page at / with its key routes (:mod:`.session_routes`) and MCP on /mcp. Errors
+are JSON with the CLI's one-line message (``{"error": "..."}``), never a traceback."""
 
 from __future__ import annotations
 
@@ -8,34 +9,27 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from html import escape
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from fastapi import FastAPI, Query, Request
-from fastapi import Path as FastPath
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from sse_starlette.sse import EventSourceResponse
-from starlette.exceptions import HTTPException
 
 from .. import events
-from ..errors import NotFoundError, RetagError
-from ..index.delete import delete_documents, list_documents
-from ..ops.stats import collect
 from ..query.ask import ask_model
-from . import corpus
-from .clean import INT64
 from .headers import SecurityHeaders
-from .origin import SESSION_COOKIE, Allowed, cookie
-from .replies import Contained, WritesOffError, error_response
-from .security import Guard, authorised, inside_root
+from .origin import Allowed
+from .replies import add_error_handlers, error_response
+from .routes import add_operation_routes
+from .security import Guard
 from .service import Service
-from .throttle import Throttled
+from .session_routes import add_session_routes
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -44,16 +38,6 @@ PAGE = Path(__file__).with_name("page")
 
 class Encoded(str):
     """An event's data that is JSON already (the answer, encoded on its question's loop)."""
-
-
-class IngestRequest(BaseModel):
-    paths: list[str] = Field(min_length=1, max_length=100,
-                             description="files or folders under SERVE_INGEST_ROOT")
-    topics: bool = True
-
-
-class LoginRequest(BaseModel):
-    key: str = Field(max_length=1000)
 
 
 def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
@@ -83,72 +67,18 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
                   "global sensemaking over a corpus: ask, stream, documents, MCP on /mcp.")
     app.router.routes.extend(mcp_http.routes)  # /mcp exactly (a Mount would redirect /mcp)
     app.mount("/page", StaticFiles(directory=PAGE), name="page")
-    app.add_exception_handler(RetagError, lambda request, err: error_response(err))
-    app.add_middleware(Contained)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
-        return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
-        # Starlette's own (no such route, a method not allowed, an unreadable body): the
-        # same {"error": ...} shape as every other error, not {"detail": ...}
-        return JSONResponse({"error": f"{err.detail}"}, status_code=err.status_code,
-                            headers=err.headers)
-
-    def writes() -> None:
-        if not service.allow_writes:
-            raise WritesOffError
+    add_error_handlers(app)
 
     @app.get("/", include_in_schema=False)
     async def page() -> HTMLResponse:
         return HTMLResponse(page_html)
 
+    add_session_routes(app, service)
+
     @app.get("/health")
     async def health() -> dict[str, Any]:
         """``ok``, or ``degraded`` with the reason per check (Neo4j, the LLM endpoint)."""
         return await service.health.report()
-
-    @app.get("/session", include_in_schema=False)
-    async def session(request: Request) -> dict[str, Any]:
-        """What the page needs before it asks: whether a key is required, and held."""
-        key, header = service.settings.serve.key(), request.headers.get("authorization")
-        signed_in = key is None or service.sessions.valid(cookie(request.headers.get("cookie")))
-        if not signed_in and header is not None:
-            with suppress(Throttled):  # a key check like the others: no side door
-                signed_in = service.throttle.check(_client(request),
-                                                   lambda: authorised(header, key))
-        return {"key_required": key is not None, "signed_in": signed_in}
-
-    @app.post("/login", include_in_schema=False)
-    async def login(body: LoginRequest, request: Request) -> Response:
-        """The page's login: the key checked once, then a same-site HttpOnly session cookie
-        (the key itself stays out of the page's storage and out of URLs)."""
-        key = service.settings.serve.key()
-        if key is None:
-            return JSONResponse({"signed_in": True})
-        try:  # the same throttle as the bearer key's: guesses here count there too
-            right = service.throttle.check(_client(request),
-                                           lambda: authorised(f"Bearer {body.key}", key))
-        except Throttled as err:
-            return JSONResponse({"error": str(err)}, status_code=429,
-                                headers={"Retry-After": str(err.retry_after)})
-        if not right:
-            return JSONResponse({"error": "wrong API key"}, status_code=401)
-        resp = JSONResponse({"signed_in": True})
-        resp.set_cookie(SESSION_COOKIE, service.sessions.open(), httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https", path="/")
-        return resp
-
-    @app.post("/logout", include_in_schema=False)
-    async def logout(request: Request) -> Response:
-        service.sessions.close(cookie(request.headers.get("cookie")))
-        resp = JSONResponse({"signed_in": False})
-        resp.delete_cookie(SESSION_COOKIE, path="/")
-        return resp
 
     @app.post("/ask")
     @_body(serve_ask)
@@ -207,50 +137,7 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
 
         return EventSourceResponse(stream(), ping=15)
 
-    @app.get("/documents")
-    async def documents() -> list[dict[str, Any]]:
-        return await service.db(list_documents, service.g)
-
-    @app.delete("/documents/{doc_id}")
-    async def delete_document(doc_id: str) -> dict[str, Any]:
-        writes()
-        return await service.db(delete_documents, service.g, [doc_id])
-
-    @app.post("/ingest", status_code=202)
-    async def ingest(body: IngestRequest) -> dict[str, Any]:
-        writes()
-        root = service.settings.serve.ingest_root
-        paths = [await service.db(inside_root, p, root) for p in body.paths]  # walks: a thread
-        return service.start_ingest(paths, topics=body.topics).model_dump()
-
-    @app.get("/jobs/{job_id}")
-    async def job(job_id: str) -> dict[str, Any]:
-        if (found := service.job(job_id)) is None:
-            raise NotFoundError(f"no job {job_id}")
-        return found.model_dump()
-
-    @app.get("/stats")
-    async def stats() -> dict[str, Any]:
-        return {**await service.db(collect, service.g), "serve": service.gate.as_dict()}
-
-    @app.get("/topics")
-    async def topics() -> dict[str, Any]:
-        return {"corpus_description": await service.db(corpus.corpus_description, service.g),
-                "topics": await service.db(corpus.list_topics, service.g)}
-
-    @app.get("/reports/search")
-    async def search(q: str, k: int = Query(10, ge=1, le=corpus.MAX_K)) -> list[dict[str, Any]]:
-        return await service.db(corpus.search_reports, service.g, q, k)
-
-    @app.get("/reports/{report_id}")
-    async def report(report_id: Annotated[int, FastPath(ge=INT64[0], le=INT64[1])]
-                     ) -> dict[str, Any]:
-        return await service.db(corpus.get_report, service.g, report_id)
-
-    @app.get("/text-units/{unit_id}")
-    async def text_unit(unit_id: str) -> dict[str, Any]:
-        return await service.db(corpus.get_text_unit, service.g, unit_id)
-
+    add_operation_routes(app, service)
     return app
 
 
@@ -272,10 +159,6 @@ def page_with_methods() -> str:
         f'            <option value="{escape(n)}" title="{escape(METHODS[n].help)}"'
         + (" selected" if n == "auto" else "") + f">{escape(n)}</option>" for n in names)
     return (PAGE / "index.html").read_text().replace("<!-- methods -->", options.strip())
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "?"
 
 
 def with_guard(app: FastAPI, service: Service, host: str, port: int) -> SecurityHeaders:

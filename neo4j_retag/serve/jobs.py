@@ -6,26 +6,12 @@ long-lived server keeps every running job and the ``kept`` that ended last (``GE
 from __future__ import annotations
 
 import threading
-import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from ..api.documents import Job
 
 KEPT = 100  # ended jobs kept for GET /jobs/{id}
-
-
-class Job(BaseModel):
-    """One ingest job as `POST /ingest` and `GET /jobs/{id}` give it: ``progress`` is ``{stage:
-    [done, total or None]}``, ``result`` the ingest's summary (``IngestResult`` as JSON) once
-    it ended, ``error`` one line when it failed."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
-    status: Literal["running", "done", "failed items", "failed"] = "running"
-    paths: list[str]
-    progress: dict[str, list[int | None]] = Field(default_factory=dict)
-    result: dict[str, Any] | None = None
-    error: str | None = None
 
 
 class Jobs:

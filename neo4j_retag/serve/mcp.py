@@ -1,8 +1,9 @@
 """MCP (the official `mcp` SDK, v2 ``MCPServer``): tools an agent calls - ``ask`` (any method,
-``auto`` by default), ``list_topics``, ``list_documents``, ``search_reports`` (BM25),
-``get_report`` - and, with --allow-writes only, ``ingest`` and ``delete_documents``;
-resources: the corpus description and each topic. Served on /mcp (streamable HTTP) by the
-app, or on stdin/stdout with `serve --mcp-stdio`."""
+``auto`` by default) and one per operation of the table (:mod:`..api.operations`: documents,
+topics, reports, text units, stats, jobs; ``ingest`` and ``delete_documents`` with
+--allow-writes only), each taking its request model's fields and giving its response model,
+as the HTTP route does; resources: the corpus description and each topic. Served on /mcp
+(streamable HTTP) by the app, or on stdin/stdout with `serve --mcp-stdio`."""
 
 from __future__ import annotations
 
@@ -24,12 +25,12 @@ from mcp_types import INTERNAL_ERROR
 from mcp_types import Resource as MCPResource
 from pydantic import Field, ValidationError
 
+from ..api.corpus import corpus_description, topic_rows
+from ..api.operations import OPERATIONS, Operation, invalid
 from ..errors import InputError, RetagError
-from ..index.delete import delete_documents, list_documents
 from ..query.ask import ask_model, cost_line, methods_help
-from . import corpus
-from .clean import INT64, check_json
-from .security import inside_root
+from .clean import check_json
+from .served import call
 from .service import Service
 
 T = TypeVar("T")
@@ -65,23 +66,6 @@ async def _resource(fn: Callable[[], Awaitable[T]]) -> T:
         return await fn()
     except RetagError as err:
         raise ResourceError(str(err)) from None
-
-
-def invalid(err: ValidationError) -> str:
-    """A validation error as one line: the first problem's field and message (pydantic's
-    own is several lines with a URL)."""
-    first = err.errors()[0]
-    where = ".".join(str(x) for x in first["loc"])
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}" if where else first["msg"] + more
-
-
-def bounded_k(k: int) -> tuple[int, str | None]:
-    """``k`` within 1..MAX_K, and a note when it was not."""
-    if 1 <= k <= corpus.MAX_K:
-        return k, None
-    used = max(1, min(k, corpus.MAX_K))
-    return used, f"k={k} is outside 1..{corpus.MAX_K}: {used} used"
 
 
 def ask_tool(service: Service) -> Callable[..., Awaitable[dict[str, Any]]]:
@@ -126,9 +110,9 @@ class RetagMCP(MCPServer):
         self.service = service
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        """The SDK's call, its errors made one line: arguments of the wrong type or shape
-        (the SDK sends pydantic's several lines and a URL), control characters in any
-        argument (see serve.clean), an unknown tool."""
+        """The SDK's call, its errors made one line, the same as the HTTP route's: arguments
+        of the wrong type or shape (the SDK sends pydantic's several lines and a URL),
+        control characters in any argument (see serve.clean), an unknown tool."""
         try:
             check_json(arguments)
         except InputError as err:
@@ -140,18 +124,20 @@ class RetagMCP(MCPServer):
         except ToolError as err:
             if isinstance(err.__cause__, ValidationError):
                 raise ToolError(invalid(err.__cause__)) from err.__cause__
-            raise ToolError(" ".join(str(err).split())) from err.__cause__
+            # the SDK's prefix goes: the line is the HTTP route's, word for word
+            line = " ".join(str(err).split()).removeprefix(f"Error executing tool {name}: ")
+            raise ToolError(line) from err.__cause__
 
     async def list_resources(self) -> list[MCPResource]:
         """The corpus and one resource per topic; while Neo4j is down an error with the
         reason in one line (the SDK's own would be "Internal server error")."""
         listed = await super().list_resources()
         try:
-            topics = await self.service.db(corpus.list_topics, self.service.g)
+            topics = await self.service.db(topic_rows, self.service.g)
         except RetagError as err:
             raise MCPError(INTERNAL_ERROR, f"topics could not be listed: {err}") from None
-        return listed + [MCPResource(uri=f"retag://topics/{quote(t['name'], safe='')}",
-                                     name=t["name"], description=t["description"] or "",
+        return listed + [MCPResource(uri=f"retag://topics/{quote(t.name, safe='')}",
+                                     name=t.name, description=t.description or "",
                                      mime_type="application/json")
                          for t in topics]
 
@@ -161,74 +147,44 @@ def build_mcp(service: Service) -> RetagMCP:
 
     mcp.tool(**ONCE)(ask_tool(service))
 
-    def topics() -> dict[str, Any]:
-        return {"corpus_description": corpus.corpus_description(service.g),
-                "topics": [{k: t[k] for k in ("name", "description")}
-                           for t in corpus.list_topics(service.g)]}
-
-    @mcp.tool(**ONCE)
-    async def list_topics() -> dict[str, Any]:
-        """The corpus description and its topics (name, description)."""
-        return await _tool(lambda: service.db(topics))
-
-    @mcp.tool(**ONCE)
-    async def list_documents_tool() -> dict[str, Any]:
-        """{"documents": every document: id, title, path, text units, entities, ingested
-        at}."""
-        return await _tool(lambda: service.db(
-            lambda: {"documents": list_documents(service.g)}))
-
-    @mcp.tool(**ONCE)
-    async def search_reports(query: str, k: int = 10) -> dict[str, Any]:
-        """{"reports": the k best community reports for a query by BM25 (id, title, summary,
-        level); k is 1 to 50 ("note" says when it was not)}."""
-        used, note = bounded_k(k)
-
-        def go() -> dict[str, Any]:
-            out: dict[str, Any] = {"reports": corpus.search_reports(service.g, query, used)}
-            return {**out, "note": note} if note else out
-        return await _tool(lambda: service.db(go))
-
-    @mcp.tool(**ONCE)
-    async def get_report(report_id: Annotated[int, Field(ge=INT64[0], le=INT64[1])]
-                         ) -> dict[str, Any]:
-        """One community report: title, summary, findings, rating and its entities."""
-        return await _tool(lambda: service.db(corpus.get_report, service.g, report_id))
-
-    # the SDK names a tool after its function: list_documents would shadow the import
-    mcp.remove_tool("list_documents_tool")
-    mcp.add_tool(list_documents_tool, name="list_documents", **ONCE)
-
-    if service.allow_writes:
-        @mcp.tool(**ONCE)
-        async def ingest(paths: list[str], topics: bool = True) -> dict[str, Any]:
-            """Index files or folders under the server's SERVE_INGEST_ROOT in the background;
-            returns the job (poll GET /jobs/{id})."""
-            async def go() -> dict[str, Any]:
-                root = service.settings.serve.ingest_root
-                checked = [await service.db(inside_root, p, root) for p in paths]
-                return service.start_ingest(checked, topics).model_dump()
-            return await _tool(go)
-
-        @mcp.tool(name="delete_documents", **ONCE)
-        async def delete_documents_tool(ids: list[str]) -> dict[str, Any]:
-            """Remove documents (ids or 8+ character id prefixes) and what only they
-            support; communities and reports are rebuilt by the next ingest."""
-            return await _tool(lambda: service.db(delete_documents, service.g, ids))
+    for op in OPERATIONS.values():
+        if service.allow_writes or not op.writes:
+            mcp.add_tool(_operation_tool(service, op), name=op.name, description=op.summary,
+                         **ONCE)
 
     @mcp.resource("retag://corpus", name="corpus", mime_type="text/plain",
                   description="what the corpus is about (written when topics are built)")
     async def corpus_resource() -> str:
-        described = await _resource(lambda: service.db(corpus.corpus_description, service.g))
+        described = await _resource(lambda: service.db(corpus_description, service.g))
         return described or "(no corpus description yet)"
 
     @mcp.resource("retag://topics/{name}", name="topic", mime_type="application/json",
                   description="one topic: its name and description")
     async def topic_resource(name: str) -> dict[str, Any]:
         wanted = unquote(name)
-        for t in await _resource(lambda: service.db(corpus.list_topics, service.g)):
-            if t["name"] == wanted:
-                return {"name": t["name"], "description": t["description"]}
+        for t in await _resource(lambda: service.db(topic_rows, service.g)):
+            if t.name == wanted:
+                return t.model_dump()
         raise ResourceNotFoundError(f"no topic {wanted!r}")
 
     return mcp
+
+
+def _operation_tool(service: Service, op: Operation) -> Callable[..., Awaitable[Any]]:
+    """``op`` as a tool function: its parameters are the request model's fields (types,
+    bounds, defaults, descriptions: the tool's input schema), its result the response
+    model's JSON. The SDK checks the arguments against those fields and :func:`.served.call`
+    against the model itself, with the words an HTTP route gives."""
+    params = [inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY,
+        default=inspect.Parameter.empty if f.is_required() else f.default,
+        annotation=Annotated[(f.annotation, *f.metadata, Field(description=f.description))])
+        for name, f in op.request.model_fields.items()]
+
+    async def tool(**arguments: Any) -> dict[str, Any]:
+        async def go() -> dict[str, Any]:
+            return (await call(service, op, arguments)).model_dump(mode="json")
+        return await _tool(go)
+    tool.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    tool.__name__ = tool.__qualname__ = op.name
+    return tool

@@ -1,18 +1,18 @@
 """What answers questions: the Neo4j driver, one LLM client per question loop (all under one
 LLM call limit) and the loops themselves (:mod:`.worker`). `serve` runs it in question
 processes of its own (:mod:`.procs`), or in its own process with ``SERVE_PROCESSES=0``. Each
-question gets its own usage account, so its trace's cost is its own."""
+question counts its LLM calls in an account of its own (``llm.counting``: by context, the
+loop's client shared), so its trace's cost is its own."""
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import functools
 import json
 
 from ..config import Settings
 from ..db import Graph
-from ..llm import LLM, Usage
+from ..llm import LLM, counting
 from ..model import Answer
 from ..ops.stats import record_usage_or_warn
 from ..query.ask import AskRequest, answer_question
@@ -80,9 +80,9 @@ class QuestionRunner:
 
     async def _answer(self, request: AskRequest) -> Answer:
         assert self.llms and self.graph is not None, "the question runner is not started"
-        llm = copy.copy(self.llms[self.worker.index()])
-        llm.usage = Usage()
-        try:
-            return await answer_question(self.graph, llm, self.settings, request)
-        finally:
-            await asyncio.to_thread(record_usage_or_warn, self.graph, llm.usage)
+        with counting() as usage:  # this question's calls only, on the loop's shared client
+            try:
+                return await answer_question(self.graph, self.llms[self.worker.index()],
+                                             self.settings, request)
+            finally:
+                await asyncio.to_thread(record_usage_or_warn, self.graph, usage)

@@ -7,8 +7,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
+from ..api.operations import InvalidRequest
 from ..errors import (
     ConfigError,
     InputError,
@@ -33,7 +37,7 @@ class WritesOffError(RetagError):
 
 STATUS: list[tuple[type[Exception], int]] = [
     (BusyError, 429), (TooLargeError, 413), (WritesOffError, 403), (NotFoundError, 404),
-    (InputError, 400),
+    (InvalidRequest, 422), (InputError, 400),
     (LevelError, 400), (QueryTimeout, 504), (ConfigError, 503), (LLMError, 502), (RetagError, 500)]
 
 
@@ -70,3 +74,22 @@ class Contained:
             if started or scope["type"] != "http":
                 raise  # mid-response: only closing the connection tells the client
             await error_response(err)(scope, receive, send)
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Every error of ``app`` as ``{"error": one line}`` with its status: a RetagError by
+    :data:`STATUS`, FastAPI's validation (a 422 naming the field), Starlette's own (no such
+    route, a method not allowed: not ``{"detail": ...}``), anything else a 500."""
+    app.add_exception_handler(RetagError, lambda request, err: error_response(err))
+    app.add_middleware(Contained)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
+        return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, err: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": f"{err.detail}"}, status_code=err.status_code,
+                            headers=err.headers)

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import gc
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,6 +60,7 @@ class Service:
         self._pool = ThreadPoolExecutor(max(4, settings.llm.parallel),
                                         thread_name_prefix="retag-db")
         self._ingests: list[IngestProcess] = []
+        self._ingests_lock = threading.Lock()  # jobs start on the routes' worker threads
 
     async def start(self) -> None:
         """Connect, check the schema, start the question processes (or runner). Raises
@@ -131,12 +133,13 @@ class Service:
         job = self.jobs.new(paths)
         progress = functools.partial(self.jobs.progress, job.id)
         end = functools.partial(self.jobs.end, job.id)
-        self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
-        try:
-            self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
-        except Exception as err:  # a running job nobody follows would be kept forever
-            end({"status": "failed", "error": f"the ingest process did not start: {err}"})
-            raise
+        with self._ingests_lock:
+            self._ingests = [i for i in self._ingests if i.thread.is_alive()]  # ended ones go
+            try:
+                self._ingests.append(IngestProcess(self.settings, paths, topics, progress, end))
+            except Exception as err:  # a running job nobody follows would be kept forever
+                end({"status": "failed", "error": f"the ingest process did not start: {err}"})
+                raise
         return job
 
     def job(self, job_id: str) -> Job | None:

@@ -15,15 +15,17 @@ from neo4j_retag.prompts import placeholders, sections
 
 PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # layers, lowest first: a module imports only from its own top package or a lower layer;
-# eval asks the query methods and serve answers through them (and index/ops), so both sit
-# above them and below the CLI, unaware of each other; events (stage events) and stages (the
-# table of LLM stages every side names) are plain data;
+# api (the operations' table every front end calls) sits on index/query/ops; eval asks the
+# query methods and serve answers through them (and api), so both sit above them and below
+# the CLI, unaware of each other; events (stage events) and stages (the table of LLM stages
+# every side names) are plain data;
 # `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
 # sits below index/ and query/, both of which build reports
 LAYERS = [{"errors", "keys", "refusal"},
           {"config", "model", "tokens", "text", "events", "citations", "stages"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
+          {"api"},
           {"eval", "serve"}, {"cli"}, {"__main__"}]
 # about 300: past it a module likely holds a second idea to split out by idea (never a split
 # made to meet the count)

@@ -135,7 +135,7 @@ def test_cli_documents_list_delete_and_reset(settings, graph, double, tmp_path):
     paths = write_docs(tmp_path, ["a.txt", "b.txt"])
     out = run(main, ["ingest", *map(str, paths), "--no-topics", "--quiet"], env=env)
     assert out.exit_code == 0, out.output
-    listed = json.loads(run(main, ["documents", "list", "--json"], env=env).stdout)
+    listed = json.loads(run(main, ["documents", "list", "--json"], env=env).stdout)["documents"]
     assert sorted(d["title"] for d in listed) == ["a", "b"]
     out = run(main, ["documents", "delete", listed[0]["id"][:10], "--rebuild", "--json"],
               env=env)

@@ -53,7 +53,7 @@ def test_encrypted_pdf_skipped_named_counted_exit_3(settings, graph, double, tmp
 
     r = CliRunner().invoke(main, ["documents", "list", "--json"], env=env)
     assert r.exit_code == 0, r.output
-    rows = {d["path"].rsplit("/", 1)[-1]: d for d in json.loads(r.stdout)}
+    rows = {d["path"].rsplit("/", 1)[-1]: d for d in json.loads(r.stdout)["documents"]}
     assert rows["tides.pptx"]["lost"]["hidden_slides"] == "1"
     assert rows["letter.pdf"]["lost"]["unmapped_glyphs"] == "4"
     assert rows["letter.pdf"]["text_units_lossy"] == 1

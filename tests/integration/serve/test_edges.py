@@ -52,7 +52,7 @@ def test_control_characters_and_other_odd_input_are_4xx_on_a_living_connection(
 
 def _odd_input(indexed, double, tmp_path) -> None:
     with Running(indexed, PORT, allow_writes=True, serve_ingest_root=tmp_path) as srv:
-        doc = httpx.get(f"{srv.url}/documents").json()[0]["id"]
+        doc = httpx.get(f"{srv.url}/documents").json()["documents"][0]["id"]
         calls = double.count()
         c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
         c.connect()
@@ -61,7 +61,7 @@ def _odd_input(indexed, double, tmp_path) -> None:
                ("POST", "/ingest", {"paths": ["notes.txt", "notes\u0085.txt"]}, "paths.1"),
                ("POST", "/ingest", {"paths": ["\u007fnotes.txt"], "topics": False}, "paths.0"),
                ("GET", "/text-units/%C2%9B", None, "path"),  # C1: CSI
-               ("GET", "/reports/search?q=Fezziwig%00ball&k=2", None, "q"),
+               ("GET", "/reports/search?query=Fezziwig%00ball&k=2", None, "query"),
                ("POST", "/ask", {"question": "Who rang the bell?\u0007"}, "question"),
                ("POST", "/ask", {"question": "Who?", "topic": "\u001b[2Jtopic"}, "topic"),
                ("POST", "/login", {"key": "x\u0000"}, "key")]
@@ -159,7 +159,7 @@ def test_key_guessing_is_throttled_per_client_and_across_clients(indexed):
 def test_one_client_guessing_in_parallel_gets_429_with_retry_after(indexed):
     key = secrets.token_urlsafe(40)
     with Running(indexed, PORT, serve_api_key=key) as srv:
-        statuses = asyncio.run(_guess(srv.url, 25, "127.0.0.5", "/reports/search?q=x"))
+        statuses = asyncio.run(_guess(srv.url, 25, "127.0.0.5", "/reports/search?query=x"))
         checked = statuses.count(401)  # FREE, or one more if the burst outlasted 1 s
         assert throttle.FREE <= checked <= throttle.FREE + 1, statuses
         assert statuses.count(429) == 25 - checked

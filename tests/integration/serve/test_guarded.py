@@ -22,8 +22,9 @@ def test_foreign_host_and_origin_refused_everywhere(indexed, double, tmp_path):
     (tmp_path / "a.txt").write_text("Fezziwig gave a ball.")
     with Running(indexed, BASE_PORT + 2, allow_writes=True, serve_ingest_root=tmp_path) as srv, \
             httpx.Client(base_url=srv.url, timeout=60) as c:
-        doc = c.get("/documents").json()[0]["id"]
-        report = c.get("/reports/search", params={"q": "Scrooge", "k": 1}).json()[0]["id"]
+        doc = c.get("/documents").json()["documents"][0]["id"]
+        report = c.get("/reports/search", params={"query": "Scrooge", "k": 1}).json()[
+            "reports"][0]["id"]
         calls = double.count()
         routes = [("POST", "/ask", {"question": "Who is Scrooge?"}), ("GET", "/documents", None),
                   ("GET", f"/reports/{report}", None), ("GET", "/stats", None),
@@ -38,7 +39,7 @@ def test_foreign_host_and_origin_refused_everywhere(indexed, double, tmp_path):
                 assert r.status_code == status, (method, path, headers, r.text)
                 assert set(r.json()) == {"error"}
         assert double.count() == calls, "a refused request spent LLM calls"
-        assert len(c.get("/documents").json()) == 4 and not len(srv.service.jobs)
+        assert len(c.get("/documents").json()["documents"]) == 4 and not len(srv.service.jobs)
         # the page's own origin is fine
         r = c.get("/stats", headers={"Origin": srv.url})
         assert r.status_code == 200
@@ -103,7 +104,7 @@ def test_tls_and_the_page_session_cookie(indexed, tmp_path):
             assert flag in set_cookie, set_cookie
         assert "s3cret" not in set_cookie
         assert c.get("/session").json()["signed_in"] is True
-        assert len(c.get("/documents").json()) == 4  # the cookie stands in for the key
+        assert len(c.get("/documents").json()["documents"]) == 4  # the cookie stands in for the key
         # a foreign page cannot ride the session: its Origin is refused first
         assert c.get("/documents", headers={"Origin": "https://evil.example"}).status_code == 403
         c.post("/logout")

@@ -126,13 +126,13 @@ def test_errors_are_one_json_line(client):
 
 
 def test_writes_refused_without_allow_writes(client):
-    docs = client.get("/documents").json()
+    docs = client.get("/documents").json()["documents"]
     assert len(docs) == 4
     r = client.delete(f"/documents/{docs[0]['id']}")
     assert r.status_code == 403 and "--allow-writes" in r.json()["error"]
     r = client.post("/ingest", json={"paths": ["x"]})
     assert r.status_code == 403
-    assert len(client.get("/documents").json()) == 4
+    assert len(client.get("/documents").json()["documents"]) == 4
 
 
 def test_ingest_root_and_write_jobs(indexed, tmp_path):
@@ -163,7 +163,7 @@ def test_ingest_root_and_write_jobs(indexed, tmp_path):
             time.sleep(0.2)
         assert state["status"] == "done", state
         assert state["progress"]["documents loaded"] == [1, 1]
-        docs = c.get("/documents").json()
+        docs = c.get("/documents").json()["documents"]
         assert len(docs) == 5 and not any("secret" in (d["path"] or "") for d in docs)
         new = next(d for d in docs if d["path"].endswith("new.txt"))
         r = c.delete(f"/documents/{new['id']}")

@@ -20,7 +20,8 @@ from tests.conftest import double_vars, neo4j_vars  # noqa: E402
 from .conftest import BASE_PORT, Running  # noqa: E402
 
 pytestmark = pytest.mark.integration
-READ_TOOLS = {"ask", "list_topics", "list_documents", "search_reports", "get_report"}
+READ_TOOLS = {"ask", "list_topics", "list_documents", "search_reports", "get_report",
+              "get_text_unit", "get_job", "stats"}
 
 
 def _data(result) -> object:
@@ -39,7 +40,7 @@ async def _exercise(client) -> dict:
     bad = await client.call_tool("ask", {"question": "x", "method": "nope"})
     wrong = [await client.call_tool("ask", args) for args in (
         {"question": "   "}, {"question": "x" * 5000}, {"question": "Who?", "level": -1})]
-    k = [_data(await client.call_tool("search_reports", {"query": "Scrooge", "k": n}))
+    k = [await client.call_tool("search_reports", {"query": "Scrooge", "k": n})
          for n in (-1, 100_000)]
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     corpus = await client.read_resource("retag://corpus")
@@ -68,9 +69,9 @@ def _check(got: dict) -> None:
     assert "question" in reasons[0] and "at least 1 character" in reasons[0], reasons
     assert "question" in reasons[1] and "at most 4000 characters" in reasons[1], reasons
     assert "level" in reasons[2] and "greater than or equal to 0" in reasons[2], reasons
-    low, high = got["k"]
-    assert low["note"] == "k=-1 is outside 1..50: 1 used" and len(low["reports"]) == 1
-    assert high["note"] == "k=100000 is outside 1..50: 50 used"
+    low, high = got["k"]  # refused with the bound named, as GET /reports/search does
+    assert low.is_error and low.content[0].text == "k: Input should be greater than or equal to 1"
+    assert high.is_error and high.content[0].text == "k: Input should be less than or equal to 50"
     assert "retag://corpus" in got["resources"]
     assert got["corpus"].contents
 

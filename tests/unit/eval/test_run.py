@@ -35,7 +35,7 @@ def asked(monkeypatch):
     ``asked.fail`` and the run stops at ``asked.stop_at`` answers."""
     calls = Asked()
 
-    async def answer(graph, settings, method, q, level):
+    async def answer(graph, llm, settings, method, q, level):
         if len(calls) == calls.stop_at:
             raise Stop
         calls.append((q, method))
