@@ -8,6 +8,7 @@ as the HTTP route does; resources: the corpus description and each topic. Served
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
@@ -28,7 +29,7 @@ from pydantic import Field, ValidationError
 from ..api.corpus import corpus_description, topic_rows
 from ..api.operations import OPERATIONS, Operation, invalid
 from ..errors import InputError, RetagError
-from ..query.ask import ask_model, cost_line, methods_help
+from ..query.ask import ask_model, methods_help
 from .clean import check_json
 from .served import call
 from .service import Service
@@ -76,17 +77,8 @@ def ask_tool(service: Service) -> Callable[..., Awaitable[dict[str, Any]]]:
 
     async def ask(**arguments: Any) -> dict[str, Any]:
         async def go() -> dict[str, Any]:
-            a = await service.ask(model(**arguments))
-            trace = a.trace
-            routing = trace.routing.model_dump() if trace.routing else None
-            return {"answer": a.answer, "method": trace.method, "routing": routing,
-                    "citations": [c.model_dump(include={"kind", "id", "title", "level"})
-                                  for c in a.citations],
-                    "cost": {"llm": trace.llm.model_dump(),
-                             "seconds": trace.seconds.get("total", 0.0),
-                             "line": cost_line(a)},
-                    "notes": trace.notes,
-                    "failures": [f.model_dump() for f in trace.failures]}
+            # POST /ask's body, the same JSON as `ask --json` (encoded where it was answered)
+            return json.loads(await service.ask_json(model(**arguments)))
         return await _tool(go)
 
     ask.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -97,8 +89,9 @@ def ask_tool(service: Service) -> Callable[..., Awaitable[dict[str, Any]]]:
         return_annotation=dict[str, Any])
     ask.__doc__ = (f"Answer a question about the corpus. method: {methods_help()}. level: "
                    "community level (default: the server's). Each option says the methods "
-                   "that take it. Returns the answer, its citations (report / text unit ids "
-                   "and titles) and the trace's cost.")
+                   "that take it. Returns what POST /ask returns: the answer, its citations "
+                   "(report / text unit ids and titles), sources and the trace (method, "
+                   "routing, cost, notes, failures).")
     return ask
 
 

@@ -128,4 +128,23 @@ async def test_http_and_mcp_give_one_shape_and_one_error_per_operation(indexed, 
                     h, m = _http(c, name, args), await _mcp(client, name, args)
                     if h[0] or m[0] or h[1] != m[1] or want not in h[1]:
                         problems.append(f"{name} {args}: HTTP {h[1]!r} / MCP {m[1]!r}")
+        # ask: POST /ask and the MCP tool give one body (its values differ: seconds, ids)
+        body = {"question": "Who is Scrooge?", "method": "local"}
+        h = c.post("/ask", json=body)
+        async with Client(f"{srv.url}/mcp") as client:
+            m = await _mcp(client, "ask", body)
+            bad = await _mcp(client, "ask", {"question": "Who?", "method": "nope"})
+        if not (h.is_success and m[0] and _keys(h.json()) == _keys(m[1])):
+            problems.append(f"ask: HTTP {_keys(h.json())} / MCP {m}")
+        wrong = c.post("/ask", json={"question": "Who?", "method": "nope"}).json()["error"]
+        if bad[0] or bad[1] != wrong:
+            problems.append(f"ask's unknown method: HTTP {wrong!r} / MCP {bad[1]!r}")
     assert not problems, "\n".join(problems)
+
+
+def _keys(v: Any) -> Any:
+    """The keys of a JSON body, nested (lists by their first item): its shape without types,
+    which a null-or-value field changes from answer to answer."""
+    if isinstance(v, dict):
+        return {k: _keys(x) for k, x in v.items()}
+    return [_keys(v[0])] if isinstance(v, list) and v else None
