@@ -88,3 +88,33 @@ def test_the_runner_saves_every_answer_and_resumes_from_partial_then_final(tmp_p
     run.partial.write_text("{")
     with pytest.raises(SystemExit, match="--resume: .*cannot read the saved answers"):
         run.resumed(["global"], ["q1"], "k")
+
+
+def test_the_embedding_gguf_keeps_wordpiece_words_and_reads_safetensors(tmp_path):
+    import json
+    import struct
+
+    import numpy as np
+
+    from benchmarks.speed.embedding_gguf import phantom, read_safetensors
+
+    # llama.cpp's WPM vocabulary: word starts carry U+2581, continuations lose "##"
+    assert [phantom(p) for p in ("[CLS]", "firm", "##s")] == ["[CLS]", "\u2581firm", "s"]
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    header = json.dumps({"__metadata__": {"format": "pt"}, "w": {
+        "dtype": "F32", "shape": [2, 3], "data_offsets": [0, a.nbytes]}}).encode()
+    path = tmp_path / "m.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header + a.tobytes())
+    assert np.array_equal(read_safetensors(path)["w"], a)
+
+
+def test_the_embedding_comparison_counts_failed_inputs_and_differing_neighbours():
+    from benchmarks.speed.embedding_backends import compare, neighbours
+
+    ref = [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]]
+    got = [[1.0, 0.0], None, [0.8, 0.6]]
+    out = compare(ref, got)
+    assert (out["compared"], out["failed"], out["cosine_min"]) == (2, 1, 0.96)
+    assert neighbours(ref, got, k=1) is None  # a failed input: no neighbour comparison
+    # the third vector's nearest changes from the second to the first
+    assert neighbours(ref, [[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]], k=1) == round(2 / 3, 4)
