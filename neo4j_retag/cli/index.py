@@ -290,6 +290,10 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
         console.print(f"[yellow]split topic[/yellow] {name}: it held most of the entities "
                       "(RETAG_TOPIC_MAX_SHARE): mined again into narrower topics",
                       highlight=False)
+    for name in out.unsplit_topics:
+        console.print(f"[yellow]unsplit topic[/yellow] {name}: it holds most of the entities "
+                      "and the model gave no narrower topics: it is not offered to the "
+                      "classifier (RETAG_TOPIC_MAX_SHARE)", highlight=False)
     for name in out.dropped_topics:
         console.print(f"[yellow]dropped topic[/yellow] {name}: no text unit concerns it",
                       highlight=False)

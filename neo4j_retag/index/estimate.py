@@ -192,9 +192,9 @@ def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = Fal
                                   + reports * p.report_text_tokens, 0)
 
 
-def _overhead(settings: Settings, name: str, **values: str) -> int:
+def _overhead(settings: Settings, prompt: str, /, **values: str) -> int:
     return sum(tokens.count(m["content"], settings.encoding) + 4
-               for m in render(name, **values))
+               for m in render(prompt, **values))
 
 
 def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,

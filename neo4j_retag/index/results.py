@@ -40,6 +40,8 @@ class TopicsResult(BaseModel):
     dropped_topics: list[str] = Field(default_factory=list)
     # topics that held most of the graph, replaced by narrower ones (index/topic_split.py)
     split_topics: list[str] = Field(default_factory=list)
+    # topics over the share the model gave fewer than two narrower topics for: kept as they are
+    unsplit_topics: list[str] = Field(default_factory=list)
     corpus_description: str = ""
     mined: bool = True  # False: an incremental build kept the last topics (index/topic_basis)
     why: str = ""  # why the topics were mined again or kept

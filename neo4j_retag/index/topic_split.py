@@ -9,8 +9,9 @@ entities, and its text units are assigned again among those (``assign`` mode onl
 
 One round: a narrower topic still over the share stays (the query side does not offer it,
 with a trace note). Cost per split topic: one ``topic_split`` call and the assignment calls of
-its text units (``index.topic_assign_batch`` per call). A split that fails or gives fewer than
-two narrower topics is a failed item: the topic stays as it was and the next build tries again.
+its text units (``index.topic_assign_batch`` per call). A split call that fails is a failed
+item (the topic stays, the next build tries again); a reply with fewer than two narrower topics
+is an answer: the topic stays, listed as unsplit.
 """
 
 from __future__ import annotations
@@ -47,13 +48,17 @@ def oversized(graph: Graph, settings: Settings) -> list[dict]:
 
 async def split_oversized(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
                           labels: list[str], level: int, progress: Progress,
-                          failed: list[Failure]) -> tuple[list[Topic], list[str], list[str]]:
+                          failed: list[Failure]
+                          ) -> tuple[list[Topic], list[str], list[str], list[str]]:
     """Split every oversized topic (see module doc): returns the topics and their labels after
-    the splits, and the names of the topics split. ``level`` is the general graph's level whose
-    reports describe a topic (the mining level). Failures are appended to ``failed``."""
+    the splits, the names of the topics split, and of those the model gave fewer than two
+    narrower topics for (they stay: logged; the query side does not offer them). ``level`` is
+    the general graph's level whose reports describe a topic (the mining level). Failures are
+    appended to ``failed``."""
     split: list[str] = []
+    unsplit: list[str] = []
     if not settings.index.topic_split:
-        return topics, labels, split
+        return topics, labels, split, unsplit
     for row in oversized(graph, settings):
         name = row["name"]
         reports = graph.run("index/topic_context", label=row["label"], level=level,
@@ -71,9 +76,11 @@ async def split_oversized(graph: Graph, llm: LLM, settings: Settings, topics: li
         narrower = dedupe([t for t in reply.topics  # type: ignore[attr-defined]
                            if not any(same_topic(t.name, o) for o in [name, *others])],
                           MAX_NARROWER)
-        if len(narrower) < MIN_NARROWER:
-            _failure(failed, name, f"{len(narrower)} narrower topic(s) given, {MIN_NARROWER} "
-                     "needed: the topic stays as it is")
+        if len(narrower) < MIN_NARROWER:  # an answer, not a fault: asking again gives it again
+            log.warning("topic %r holds %.0f%% of the entities and the model gave %d narrower "
+                        "topic(s), %d needed: it stays, and is not offered to the classifier",
+                        name, 100 * row["share"], len(narrower), MIN_NARROWER)
+            unsplit.append(name)
             continue
         units = [TextUnit.model_validate(r) for r in graph.run("index/topic_units", name=name)]
         first = 1 + max((int(lb.removeprefix("Topic")) for lb in labels), default=-1)
@@ -91,4 +98,4 @@ async def split_oversized(graph: Graph, llm: LLM, settings: Settings, topics: li
         topics = [topics[i] for i in keep] + narrower
         labels = [labels[i] for i in keep] + new_labels
         split.append(name)
-    return topics, labels, split
+    return topics, labels, split, unsplit

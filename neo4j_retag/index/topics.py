@@ -213,6 +213,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         units = _text_units(graph)
     labelled = 0
     split: list[str] = []
+    unsplit: list[str] = []
     if topics:
         if mode == "assign":
             await topic_assign.assign_text_units(graph, llm, settings, topics, progress, failed,
@@ -220,7 +221,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
             graph.run("index/label_topic_entities_from_chunks")
             labelled = len(units)
             if not keep:  # kept topics were split when they were mined
-                topics, labels, split = await split_oversized(
+                topics, labels, split, unsplit = await split_oversized(
                     graph, llm, settings, topics, labels, now.level or 0, progress, failed)
         else:
             await reextract_text_units(graph, llm, settings, topics, progress, failed)
@@ -257,7 +258,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                     ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
     return TopicsResult(
         topics=[t for t in topics if t.name not in dropped], dropped_topics=dropped,
-        split_topics=split,
+        split_topics=split, unsplit_topics=unsplit,
         corpus_description=corpus, reports=reports, mined=not keep, why=why,
         text_units_labelled=labelled,
         counts=[TopicCount.model_validate(r) for r in graph.run("index/topic_counts")],

@@ -279,12 +279,26 @@ def test_a_topic_holding_most_of_the_graph_is_split_into_narrower_ones(indexed, 
     assert title and title in body["messages"][-1]["content"]
 
 
-def test_a_failed_split_keeps_the_topic_fails_one_item_and_builds_again(indexed, graph, double):
+def test_a_split_without_narrower_topics_keeps_the_topic_listed_and_fails_nothing(
+        indexed, graph, double):
     split_on = indexed.model_copy(update={"topic_split": True})
     double.script["topic_split"] = lambda body: json.dumps({"topics": [
         {"name": "Ghosts and spirits", "description": "the same again"}]})
     out = run(split_on, lambda llm: build_topics(graph, llm, split_on))
+    assert out.split_topics == [] and out.unsplit_topics == ["Ghosts and spirits"]
+    assert "Ghosts and spirits" in {t.name for t in out.topics} and not out.failed
+
+
+def test_a_failed_split_call_keeps_the_topic_fails_one_item_and_builds_again(
+        indexed, graph, double):
+    from tests.llm_double import Fail
+    split_on = indexed.model_copy(update={"topic_split": True, "llm_max_retries": 0})
+
+    def refuse(body):
+        raise Fail(400, {"error": {"message": "scripted refusal"}})
+
+    double.script["topic_split"] = refuse
+    out = run(split_on, lambda llm: build_topics(graph, llm, split_on))
     assert out.split_topics == [] and "Ghosts and spirits" in {t.name for t in out.topics}
     assert [f.item for f in out.failed] == ["split of topic 'Ghosts and spirits'"]
-    assert "0 narrower topic(s) given" in out.failed[0].error
     assert graph.run("index/index_meta_all")[0]["topics_dirty"] is True  # the next build splits

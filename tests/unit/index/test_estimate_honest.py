@@ -80,3 +80,17 @@ def test_the_estimate_counts_partial_reduces_behind_a_small_window():
     assert calls >= 6000 / room and prompt >= 6000 and completion > 0 and left <= room
     assert _partial_reduces(Settings(openai_base_url=None, llm_ctx=32768), 6000, 300)[0] == 0
     assert _partial_reduces(Settings(openai_base_url="http://x/v1"), 6000, 300)[0] == 0
+
+
+def test_the_estimate_counts_a_topic_split_when_topic_split_is_on(tmp_path):
+    """A topic holding most of the graph is split at build time (index/topic_split.py): the
+    estimate's topics stage counts one split call and the text units assigned again."""
+    def topics(split: bool):
+        s = make_settings(tmp_path, {}, openai_base_url="http://127.0.0.1:9/v1",
+                          chunk_size=120, chunk_overlap=20, embeddings=False, llm_cache=False,
+                          topic_split=split)
+        (tmp_path / str(split)).mkdir()
+        return estimate_ingest(s, [_folder(tmp_path / str(split))], None, topics=True)
+
+    on, off = topics(True).raw["topics"], topics(False).raw["topics"]
+    assert on.calls > off.calls and on.prompt_tokens > off.prompt_tokens

@@ -34,4 +34,4 @@ def test_topic_split_off_asks_nothing():
 
     got = asyncio.run(split_oversized(NoGraph(), None, Settings(topic_split=False),
                                       [], ["Topic0"], 0, lambda *a: None, []))
-    assert got == ([], ["Topic0"], [])
+    assert got == ([], ["Topic0"], [], [])
