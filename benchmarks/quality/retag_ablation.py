@@ -63,6 +63,12 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
     "retag-general-min2-p50-cut600": ("retag", {"RETAG_TOPICS": "false", "TOP_P_SHARE": "0.5",
                                                 "RETAG_REPORT_TOKENS": "600",
                                                 "RETAG_MIN_COMMUNITY_SIZE": "2"}),
+    # one answer call over the retrieved reports, best-ranked first, instead of map-reduce (the
+    # map rewrote 12 reports as 5-10 points and the reduce kept one paragraph of them)
+    "retag-general-p25-cut600-direct": ("retag", {"RETAG_TOPICS": "false",
+                                                  "TOP_P_SHARE": "0.25",
+                                                  "RETAG_REPORT_TOKENS": "600",
+                                                  "RETAG_DIRECT_TOKENS": "6000"}),
     "local": ("local", {}),
 }
 

@@ -26,6 +26,10 @@ class QuerySettings(Group):
         "RETAG_REPORT_TOKENS", 0, "ReTAG: each retrieved report is read up to this many tokens "
         "(its title, summary and first findings: GraphRAG orders findings by importance); "
         "0 = whole reports", ge=0)
+    retag_direct_tokens: int = env(
+        "RETAG_DIRECT_TOKENS", 0, "ReTAG: one answer call reads the retrieved reports, best-ranked "
+        "first, up to this many tokens (and the endpoint's window), instead of map-reduce; "
+        "0 = map-reduce (the paper)", ge=0)
     retag_topics: bool = env(
         "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
         "reports; false = the general graph's reports (the paper's retrieval-only arm)")

@@ -302,3 +302,24 @@ def test_a_failed_split_call_keeps_the_topic_fails_one_item_and_builds_again(
     assert out.split_topics == [] and "Ghosts and spirits" in {t.name for t in out.topics}
     assert [f.item for f in out.failed] == ["split of topic 'Ghosts and spirits'"]
     assert graph.run("index/index_meta_all")[0]["topics_dirty"] is True  # the next build splits
+
+
+def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, double):
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    ids = {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Community {scope: 'general', level: 0}) RETURN c.id AS id").records}
+
+    def answer(body):  # cites the first report of the table it was shown
+        first = re.findall(r"^(\d+),", body["messages"][-1]["content"], re.M)[0]
+        return f"Scrooge saw the ghosts. [Data: Reports ({first})]"
+
+    double.script["answer"] = answer
+    direct = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000})
+    before = double.count()
+    r = run(direct, lambda llm: ask_retag(graph, llm, direct, q))
+    # keywords, the question's vector when embedded, one answer: no map, no reduce
+    assert double.count("map") == double.count("reduce") == 0
+    assert double.count("answer") == 1 and double.count() - before <= 3
+    assert r.citations and {int(c.id) for c in r.citations} <= ids
+    assert {int(c.id) for c in r.sources} == {int(c.id) for c in r.trace.context} <= ids
+    assert any(n.startswith("one answer call over") for n in r.trace.notes)
