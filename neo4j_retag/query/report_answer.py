@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from .. import events
 from ..config import Settings
-from ..llm import LLM
-from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace
+from ..llm import LLM, Subject
+from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
 from ..prompts import render
+from ..stages import Stage
 from ..tokens import count, truncate
 from .citations import attribute, cited_sources
-from .common import answer_from, no_answer_for
+from .common import complete_or_note, no_answer_for
 from .map_batches import report_table, room_in_window
 
 
@@ -27,7 +28,7 @@ def direct_budget(llm: LLM, settings: Settings, query: Query) -> int:
     """The tokens the reports may take in the one answer call: RETAG_DIRECT_TOKENS, less when
     the endpoint's known window (``map_batches.room_in_window``) holds less beside the answer
     prompt and its completion."""
-    frame = render("query/rag_answer", context="", question=query.question,
+    frame = render("query/report_answer", context="", question=query.question,
                    response_type=query.response_type)
     room = room_in_window(llm, settings, frame)
     budget = settings.query.retag_direct_tokens
@@ -54,11 +55,13 @@ def fill(reports: list[ReportRow], budget: int, enc: str) -> tuple[list[ReportRo
 
 async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: list[ReportRow],
                          trace: Trace) -> Answer:
-    """Answer ``query`` in one call (stage ``answer``) over ``reports`` (best-ranked first),
+    """Answer ``query`` in one call (stage ``answer``, ``prompts/query/report_answer.txt``: the
+    reduce step's instructions over the reports themselves) over ``reports`` (best-ranked first),
     as many as fit :func:`direct_budget`; the ones left out are a trace note. Citations: the
     reports the answer text cites, else each sentence attributed to the report it shares most
     words with (marked ``attributed``); ``sources``: every report read. Raises
-    AnswerFailedError when the call fails (``common.answer_from``)."""
+    AnswerFailedError when the call fails (``common.complete_or_note``, required: no
+    fallback would be an answer)."""
     budget = direct_budget(llm, settings, query)
     read, left = fill(reports, budget, settings.encoding)
     trace.reports_retrieved = len(reports)
@@ -74,7 +77,12 @@ async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: li
     if not read:
         return Answer(answer=no_answer_for(settings, trace, "no community reports to answer "
                                            "from"), trace=trace)
-    text = await answer_from(llm, settings, query, report_table(read), trace)
+    context = report_table(read)
+    msgs = render("query/report_answer", context=context, question=query.question,
+                  response_type=query.response_type)
+    with timed(trace.seconds, "answer"):
+        text = await complete_or_note(llm, msgs, Stage.ANSWER, trace, required=True,
+                                      subject=Subject(query.question, context))
 
     def citation(r: ReportRow, cited: bool = True, attributed: bool = False) -> Citation:
         return Citation(kind="report", id=r.id, title=r.title, level=r.level,
