@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.speed import embedding_gguf
-from neo4j_retag.services import embed_local
+from neo4j_retag.llm import embed_files as embed_local
 
 FASTEMBED = "fastembed==0.9.1"
 GGUF_LIB = "gguf==0.19.0"
@@ -120,9 +120,21 @@ def rss_peak_mb(pid: int) -> float | None:
     return None
 
 
-def onnx_server_cmd(port: int, threads: int) -> list[str]:
-    """Today's server, as `neo4j-retag embed start` runs it."""
-    return [sys.executable, "-m", "neo4j_retag.services.embed_server",
+# the ONNX embedding server this benchmark measured, removed once fastembed replaced it: its
+# last version, a module of its own (no package imports), run from the git history
+REMOVED_SERVER = ("9ad6968889cc0d32ff4dbd586b87e00672031e13",
+                  "neo4j_retag/services/embed_server.py")
+
+
+def onnx_server_cmd(port: int, threads: int, work: Path) -> list[str]:
+    """The removed ONNX server, as `neo4j-retag embed start` ran it (written into ``work``
+    from the git history). Raises CalledProcessError outside a git clone."""
+    script = work / "embed_server.py"
+    if not script.is_file():
+        commit, path = REMOVED_SERVER
+        script.write_bytes(subprocess.run(["git", "show", f"{commit}:{path}"], check=True,
+                                          capture_output=True).stdout)
+    return [sys.executable, str(script),
             "--model-file", str(embed_local.verify(embed_local.MODEL)),
             "--tokenizer-file", str(embed_local.verify(embed_local.TOKENIZER)),
             "--alias", embed_local.ALIAS, "--port", str(port), "--threads", str(threads)]

@@ -35,10 +35,10 @@ QUESTION = "Which firms struggled?"
 
 
 @pytest.fixture
-def reports(settings, graph, double, tmp_path, local_embed_env):
+def reports(settings, graph, double, tmp_path, local_embedding):
     """A graph from eight BBC articles whose level-0 reports are REPORTS, embedded by the real
     model; the id of the losses report."""
-    s = settings.model_copy(update={"max_cluster_size": 3, **local_embed_env})
+    s = settings.model_copy(update={"max_cluster_size": 3, **local_embedding})
     folder = tmp_path / "bbc"
     folder.mkdir()
     for kind in ("business", "sport", "entertainment", "politics"):  # many names: communities
