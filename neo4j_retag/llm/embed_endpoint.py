@@ -1,5 +1,5 @@
 """The embeddings endpoint: its connection (or, with no endpoint set, the local model in
-process: ``embed_local``) and what it has been found to take, and the checks every embeddings
+process: ``local_embedding``) and what it has been found to take, and the checks every embeddings
 reply passes before a vector is used (``read_vectors``)."""
 
 from __future__ import annotations

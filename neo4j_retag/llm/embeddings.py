@@ -1,7 +1,7 @@
 """Embeddings through the `openai` client's ``/v1/embeddings`` on any OpenAI-compatible endpoint
 (``settings.embedding``: EMBEDDING_MODEL, EMBEDDING_BASE_URL, EMBEDDING_API_KEY,
 EMBEDDING_DIMENSIONS, EMBEDDING_BATCH), or, with neither EMBEDDING_BASE_URL nor OPENAI_BASE_URL
-set, by the local model in process (``embed_local``: all-minilm-l6-v2 on fastembed).
+set, by the local model in process (``local_embedding``: all-minilm-l6-v2 on fastembed).
 
 By the chat client's rules: transport faults retried (``transport.request``: 429 honouring
 Retry-After, 5xx, timeouts), an unusable reply (no data, a wrong count, non-numbers, another
@@ -38,7 +38,7 @@ from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, Failure, LLMError
 from ..stages import Stage
-from . import embed_local
+from . import local_embedding
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
@@ -136,17 +136,17 @@ class Embedder(Accounted):
         return vectors
 
     async def _in_process(self, texts: list[str], stage: str) -> list[Vector]:
-        """``_call`` on the local model (``embed_local``, in a worker thread): its vectors pass
+        """``_call`` on the local model (``local_embedding``, in a worker thread): its vectors pass
         the same checks as a reply; its usage is the word pieces it read. Raises ConfigError
         (runtime or files missing, settings it cannot serve), LLMError (the model failed on
         these inputs), ReplyFault."""
-        embed_local.check(self.settings)
+        local_embedding.check(self.settings)
         st = self.usage.stage(stage)
         t0 = 0.0
         try:
             async with self.endpoint.semaphore:
                 t0 = time.perf_counter()
-                model = await asyncio.to_thread(embed_local.model, self.settings)
+                model = await asyncio.to_thread(local_embedding.model, self.settings)
                 vectors, n = await asyncio.to_thread(model.embed, texts)
         except ConfigError:
             st.failed += 1

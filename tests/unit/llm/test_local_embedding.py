@@ -15,7 +15,7 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.llm import embed_local
+from neo4j_retag.llm import local_embedding
 from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.stages import Stage
 
@@ -37,10 +37,10 @@ def embed_items(settings, items):
 @pytest.fixture
 def forget_models():
     """The models loaded by a test dropped after it (each test's home is its own)."""
-    before = set(embed_local._models)
+    before = set(local_embedding._models)
     yield
-    for key in set(embed_local._models) - before:
-        embed_local._models.pop(key)
+    for key in set(local_embedding._models) - before:
+        local_embedding._models.pop(key)
 
 
 class FakeModel:
@@ -59,23 +59,23 @@ class FakeModel:
 
 
 def test_loaded_once_per_process_by_one_thread(tmp_path, monkeypatch, forget_models):
-    monkeypatch.setattr(embed_local, "Model", FakeModel)
+    monkeypatch.setattr(local_embedding, "Model", FakeModel)
     FakeModel.loads = 0
     s = local_settings(tmp_path)
     got = []
-    threads = [threading.Thread(target=lambda: got.append(embed_local.model(s)))
+    threads = [threading.Thread(target=lambda: got.append(local_embedding.model(s)))
                for _ in range(6)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert FakeModel.loads == 1 and len({id(m) for m in got}) == 1
-    assert embed_local.model(s) is got[0] and FakeModel.loads == 1
+    assert local_embedding.model(s) is got[0] and FakeModel.loads == 1
 
 
 def test_a_failing_input_fails_only_itself_and_usage_is_counted(tmp_path, monkeypatch,
                                                                  forget_models):
-    monkeypatch.setattr(embed_local, "Model", FakeModel)
+    monkeypatch.setattr(local_embedding, "Model", FakeModel)
     s = local_settings(tmp_path, embedding_batch=4)
     items = {"a": "ghosts", "b": "poison pill", "c": "spirits", "d": "  "}
     (vectors, failures), emb = embed_items(s, items)
@@ -90,7 +90,7 @@ def test_a_failing_input_fails_only_itself_and_usage_is_counted(tmp_path, monkey
 
 
 def test_settings_the_local_model_cannot_serve_are_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(embed_local, "Model", FakeModel)
+    monkeypatch.setattr(local_embedding, "Model", FakeModel)
     with pytest.raises(ConfigError, match="EMBEDDING_MODEL is 'text-embedding-3-small'"):
         embed_items(local_settings(tmp_path, embedding_model="text-embedding-3-small"),
                     {"x": "text"})
@@ -113,7 +113,7 @@ def test_the_vectors_and_tokens_are_the_removed_servers(tmp_path, forget_models)
     """Against vectors the embedding server computed (tests/data/embedding-reference.json,
     made by its code before it was removed): short texts, a text cut at 256 word pieces."""
     ref = json.loads(REFERENCE.read_text())
-    vectors, n = embed_local.model(local_settings(tmp_path)).embed(ref["texts"])
+    vectors, n = local_embedding.model(local_settings(tmp_path)).embed(ref["texts"])
     assert n == ref["prompt_tokens"]  # 535: the server's count, padding excluded
     for got, want in zip(vectors, ref["vectors"], strict=True):
         cos = sum(a * b for a, b in zip(got, want, strict=True))
