@@ -1,6 +1,6 @@
 """Hybrid retrieval for ReTAG on real Neo4j + GDS with the real embedded embedding model
-(all-MiniLM-L6-v2, int8 ONNX, in process; issue 19): a question in other words than the reports, which
-BM25 misses, is answered from the right report by vector and hybrid retrieval.
+(all-MiniLM-L6-v2, int8 ONNX, in process; issue 19): a question in other words than the
+reports, which BM25 misses, is answered from the right report by vector and hybrid retrieval.
 
 Chat stays the scripted double (the retrieval is under test, not the answer's prose); the
 reports are written here, in words a question about "firms that struggled" does not use.
