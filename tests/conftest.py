@@ -9,6 +9,7 @@ RETAG_TEST_HTTP_PORT) with its own data folder, so a test run never touches the 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,32 +157,25 @@ def local_llm_env() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def local_embed_env() -> Iterator[dict[str, Any]]:
-    """The real local embedding server (all-MiniLM-L6-v2, int8 ONNX; issue 19) on
-    RETAG_TEST_EMBED_PORT (8090): started if it is not running, and then stopped after the
-    session; EMBEDDING_BASE_URL set: that endpoint instead. Overrides pointing embeddings at
-    it (chat stays where it was)."""
+def local_embedding() -> dict[str, Any]:
+    """Overrides pointing embeddings at the local model, in process (all-MiniLM-L6-v2, int8
+    ONNX on fastembed), beside whatever chat endpoint the test uses; its files checked first
+    (missing: skipped, or failed under RETAG_TEST_REQUIRE=1). EMBEDDING_BASE_URL set: that endpoint
+    instead."""
     if os.environ.get("EMBEDDING_BASE_URL"):
-        yield {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
-        return
-    from neo4j_retag.services import embed_local
-    port = int(os.environ.get("RETAG_TEST_EMBED_PORT", "8090"))
-    s = Settings(embedding_port=port, neo4j_retag_home=HOME)
-    ours = not embed_local.status(s)["running"]
-    try:
-        info = embed_local.start(s)
-    except Exception as err:  # noqa: BLE001
-        _missing(f"cannot start the local embedding server: {err}")
-    yield {"embedding_base_url": info["base_url"], "embedding_model": embed_local.ALIAS}
-    if ours:
-        embed_local.stop(s)
+        return {"embedding_base_url": os.environ["EMBEDDING_BASE_URL"]}
+    from neo4j_retag.llm import embed_files
+    problems = [v for v in embed_files.files().values() if v.startswith("problem:")]
+    if problems or importlib.util.find_spec("fastembed") is None:
+        _missing(f"the local embedding model cannot run: {problems or 'fastembed missing'}")
+    return {"embedding_base_url": "local", "embedding_model": embed_files.ALIAS}
 
 
 @pytest.fixture
 def real_settings(tmp_path: Path, neo4j_env: dict[str, Any], local_llm_env: dict[str, Any],
-                  local_embed_env: dict[str, Any]) -> Settings:
+                  local_embedding: dict[str, Any]) -> Settings:
     """Real Neo4j + the real local LLM and embedding model, with a fresh response cache."""
-    return Settings(**{**neo4j_env, **local_llm_env, **local_embed_env,
+    return Settings(**{**neo4j_env, **local_llm_env, **local_embedding,
                        "llm_cache_dir": tmp_path / "llm-cache"})
 
 

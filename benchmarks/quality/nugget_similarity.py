@@ -21,8 +21,8 @@ the same rates at a given threshold on other answers (held out: not used to pick
     .venv/bin/python -m benchmarks.quality.nugget_similarity --name minilm-heldout --check 0.45 \\
         bench-results/nuggets-christmas-carol-qwen-more.json
 
-Needs the embedding endpoint of the environment (`neo4j-retag embed start` for the embedded
-all-MiniLM-L6-v2). Writes bench-results/nugget-similarity-NAME.json.
+Embeds where the environment says (by default the local all-MiniLM-L6-v2, in process).
+Writes bench-results/nugget-similarity-NAME.json.
 """
 
 from __future__ import annotations

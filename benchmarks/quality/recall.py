@@ -13,7 +13,7 @@ where it also measures the prompt-token ratio retag/global per level (BM25 retri
 On the GraphRAG index the relevant reports come from ``--labels`` (default
 benchmarks/quality/recall_labels.json: labelled once, by the model and method the file
 names, so that runs compare like with like; ``--judge llm`` judges again instead). Vectors come from
-``--embed-url`` (default: the local embedding server, `neo4j-retag embed start`), model
+``--embed-url`` (default: the local model in process, EMBEDDING_BASE_URL=local), model
 all-minilm-l6-v2; the question alone is embedded (keywords feed BM25).
 
 Relevant reports per question: ``category`` (default) = the reports whose entities mostly come
@@ -39,7 +39,7 @@ from benchmarks.common import RESULTS, ROOT, SHARED, bench_settings, fakellm, in
 from neo4j_retag.db import Graph
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.index.embed import embed_if_enabled
-from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm import LLM, Usage, embed_files
 from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
@@ -51,7 +51,7 @@ from neo4j_retag.query.retrieval import (
     retrieve,
     retrieve_vector,
 )
-from neo4j_retag.services import embed_local, llm_local
+from neo4j_retag.services import llm_local
 from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import truncate
 
@@ -138,10 +138,9 @@ def labelled(path) -> tuple[dict[str, str], dict[str, set[int]], int]:
 
 
 def embed_settings(settings, url: str | None):
-    """``settings`` with embeddings at ``url`` (default: the local embedding server)."""
-    url = url or f"http://127.0.0.1:{settings.embedding.port}/v1"
-    return settings.model_copy(update={"embeddings": True, "embedding_base_url": url,
-                                       "embedding_model": embed_local.ALIAS})
+    """``settings`` with embeddings at ``url`` (default: the local model in process)."""
+    return settings.model_copy(update={"embeddings": True, "embedding_base_url": url or "local",
+                                       "embedding_model": embed_files.ALIAS})
 
 
 def rankings(graph: Graph, settings, level: int, question: str, keywords: list[str],
@@ -176,7 +175,7 @@ def main() -> None:
     ap.add_argument("--labels", default=str(ROOT / "benchmarks" / "recall_labels.json"),
                     help="relevance labels of the GraphRAG index (judge labels)")
     ap.add_argument("--embed-url", default=None, help="embeddings endpoint (default: the "
-                    "local embedding server on EMBEDDING_PORT)")
+                    "local model in process)")
     ap.add_argument("--no-ratio", action="store_true", help="skip the retag/global token ratio")
     ap.add_argument("--judge-llm", default=None, help="base URL judging relevance (llm judge)")
     ap.add_argument("--report-tokens", type=int, default=None,

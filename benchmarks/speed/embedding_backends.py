@@ -1,6 +1,8 @@
-"""Benchmark (not a test): which process serves the embedded embedding model - today's ONNX
-server (services/embed_server.py), llama.cpp's server (xllamacpp, already there for the chat
-model) on a GGUF of the same model, or fastembed in process - by vectors, speed, memory, size.
+"""Benchmark (not a test): which process serves the embedded embedding model - the ONNX
+server it had then (services/embed_server.py, removed since: fastembed won, docs/benchmarks.md;
+it is run from the git history, see ``embedding_candidates.REMOVED_SERVER``), llama.cpp's
+server (xllamacpp, already there for the chat model) on a GGUF of the same model, or fastembed
+in process - by vectors, speed, memory, size.
 
     .venv/bin/python -m benchmarks.speed.embedding_backends [--units 500] [--sentences 200] \\
         [--uncut-units 40] [--threads 2] [--batch 64] [--fastembed-batch 16] [--f16] \\
@@ -51,7 +53,7 @@ from benchmarks.common import RESULTS, SHARED, free_port, machine
 from benchmarks.speed import embedding_candidates as cand
 from benchmarks.speed.llm_speed import cpu_seconds
 from neo4j_retag import tokens
-from neo4j_retag.services import embed_local
+from neo4j_retag.llm import embed_files
 
 WINDOW = 256  # all-MiniLM-L6-v2's max_seq_length, today's truncation (word pieces)
 
@@ -86,7 +88,7 @@ def cut(texts: list[str]) -> list[str]:
     server's truncation, done by the client for llama.cpp."""
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(embed_local.verify(embed_local.TOKENIZER)))
+    tok = Tokenizer.from_file(str(embed_files.verify(embed_files.TOKENIZER)))
     tok.enable_truncation(max_length=WINDOW)
     out = []
     for t, enc in zip(texts, tok.encode_batch(texts), strict=True):
@@ -97,7 +99,7 @@ def cut(texts: list[str]) -> list[str]:
 
 
 def post(port: int, texts: list[str]) -> tuple[list[list[float]] | None, str | None]:
-    body = json.dumps({"model": embed_local.ALIAS, "input": texts}).encode()
+    body = json.dumps({"model": embed_files.ALIAS, "input": texts}).encode()
     req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/embeddings", body,
                                  {"Content-Type": "application/json"})
     try:
@@ -246,8 +248,9 @@ def main(argv: list[str] | None = None) -> None:
     cut_texts = {k: cut(v) for k, v in texts.items()}
     uncut = {"sentences": texts["sentences"][:1], "units": texts["units"][:args.uncut_units]}
     runs: dict[str, Callable[[], dict[str, Any]]] = {
-        "onnx-server": lambda: run_server("onnx", cand.onnx_server_cmd(port, args.threads),
-                                          port, texts, args.batch)}
+        "onnx-server": lambda: run_server(
+            "onnx", cand.onnx_server_cmd(port, args.threads, args.work), port, texts,
+            args.batch)}
     for q in ("q8_0", "f16") if args.f16 else ("q8_0",):
         cmd = cand.gguf_server_cmd(files[f"gguf_{q}"], port, args.threads, 512)
         runs[f"llamacpp-server-{q}"] = partial(run_server, "llamacpp", cmd, port, cut_texts,

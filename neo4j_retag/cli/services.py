@@ -72,10 +72,40 @@ llm = _service_group("llm", "The local OpenAI-compatible LLM server (llama.cpp's
                      "or the GGUF in LLM_MODEL_PATH).", "llm_local",
                      "OPENAI_BASE_URL", lambda s: s.llm.base_url)
 
-embed = _service_group(
-    "embed", "The local OpenAI-compatible embedding server (all-MiniLM-L6-v2, int8 ONNX on "
-    "onnxruntime, from pinned PyPI wheels).", "embed_local", "EMBEDDING_BASE_URL",
-    lambda s: None if s.embedding.local(s.llm) else s.embedding.endpoint(s.llm))
+@click.group("embed")
+def embed() -> None:
+    """The local embedding model: all-MiniLM-L6-v2 (int8 ONNX, from pinned PyPI wheels), run
+    in process by whatever embeds (`ingest`, `ask`, `serve`); no server to start."""
+
+
+@embed.command("status")
+@click.pass_obj
+@friendly
+def embed_status(obj: Ctx) -> None:
+    """Where embeddings are made, and the local model's files (installed and verified, or
+    the problem); non-zero exit when the local model is used and a file has a problem."""
+    from ..llm import embed_files
+    s = obj.settings
+    local = s.embedding.local(s.llm)
+    files = embed_files.files()
+    console.print_json(data={"in_process": local, "endpoint": s.embedding.endpoint(s.llm),
+                             "model": s.embedding.model, "files": files}, default=str)
+    if local and any(v.startswith("problem:") for v in files.values()):
+        sys.exit(1)
+
+
+def _gone(verb: str) -> click.Command:
+    @click.command(verb, hidden=True)
+    def gone() -> None:
+        # a script written for the removed embedding server: told once, not failed
+        console.print(f"embeddings run in process now: nothing to {verb} "
+                      "(`neo4j-retag embed status` shows the model)", highlight=False,
+                      soft_wrap=True)
+    return gone
+
+
+embed.add_command(_gone("start"))
+embed.add_command(_gone("stop"))
 
 
 @llm.command("fetch")
@@ -108,7 +138,7 @@ def neo4j_install(obj: Ctx) -> None:
 @friendly
 def up(obj: Ctx) -> None:
     """Start whatever local services the settings need (Neo4j + GDS, the LLM, embeddings)."""
-    from ..services import embed_local, llm_local, neo4j_local
+    from ..services import llm_local, neo4j_local
     if obj.settings.neo4j.local:
         info = neo4j_local.start(obj.settings)
         console.print(f"Neo4j + GDS: {info.get('bolt_uri')}  Browser: {info.get('browser_url')}")
@@ -116,8 +146,13 @@ def up(obj: Ctx) -> None:
         info = llm_local.start(obj.settings)
         console.print(f"LLM: {info.get('base_url')}  model: {info.get('model')}")
     if obj.settings.embedding.enabled and obj.settings.embedding.local(obj.settings.llm):
-        info = embed_local.start(obj.settings)
-        console.print(f"embeddings: {info.get('base_url')}  model: {info.get('model')}")
+        from ..llm import embed_files
+        try:  # a missing or altered file stops here, not at the ingest
+            for f in (embed_files.MODEL, embed_files.TOKENIZER):
+                embed_files.verify(f)
+        except RuntimeError as err:
+            raise ConfigError(str(err)) from err
+        console.print(f"embeddings: in process, model: {embed_files.ALIAS} (files verified)")
 
 
 @click.command()
@@ -125,8 +160,7 @@ def up(obj: Ctx) -> None:
 @friendly
 def down(obj: Ctx) -> None:
     """Stop the local services."""
-    from ..services import embed_local, llm_local, neo4j_local
-    embed_local.stop(obj.settings)
+    from ..services import llm_local, neo4j_local
     llm_local.stop(obj.settings)
     neo4j_local.stop(obj.settings)
     console.print("stopped")

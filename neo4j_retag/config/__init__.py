@@ -1,7 +1,7 @@
 """The project's settings, read from env vars and an optional `.env`, in groups.
 
 `Settings` has one group per part of the system (``settings.neo4j``, ``.gds``, ``.llm``,
-``.services`` (the local Neo4j / LLM / embedding servers the project runs: `services/`),
+``.services`` (the local Neo4j / LLM servers the project runs: `services/`),
 ``.serve`` (`neo4j-retag serve`: `serve/`), ``.index``, ``.query``; see
 `groups`) plus a few cross-cutting values at the top (``home``, ``encoding``,
 ``progress_interval``, and the folders and values that combine groups).

@@ -148,9 +148,14 @@ class LLMSettings(Group):
         return 1 if self.local else 8
 
 
+IN_PROCESS = "in process"  # where the local embedding model runs
+LOCAL = "local"  # EMBEDDING_BASE_URL naming it (beside a chat endpoint)
+
+
 class EmbeddingSettings(Group):
     """Embeddings: any OpenAI-compatible ``/v1/embeddings`` endpoint; unset base URL
-    = the LLM's endpoint when OPENAI_BASE_URL is set, else the local embedding server."""
+    = the LLM's endpoint when OPENAI_BASE_URL is set, else the local model in process
+    (``local``: the local model whatever OPENAI_BASE_URL says)."""
 
     enabled: bool = env("EMBEDDINGS", True, "embed text units, entity descriptions and "
                         "community reports in `ingest`; hybrid retrieval when they exist")
@@ -158,29 +163,29 @@ class EmbeddingSettings(Group):
                      "the endpoint (the vectors in the graph are tied to it)")
     base_url: str | None = env(
         "EMBEDDING_BASE_URL", None, "unset = OPENAI_BASE_URL when set, else the local "
-        "embedding server (`neo4j-retag embed start`)")
+        "model in process (all-minilm-l6-v2 on fastembed); `local` = that model beside "
+        "any chat endpoint")
     api_key: SecretStr | None = env("EMBEDDING_API_KEY", None, "unset = OPENAI_API_KEY")
     dimensions: int | None = env(
         "EMBEDDING_DIMENSIONS", None, "sent as `dimensions` (models that can shorten their "
         "vectors); unset = the model's own")
     batch: int = Field(64, ge=1, validation_alias="EMBEDDING_BATCH",
                        description="texts per embeddings request")
-    port: int = env("EMBEDDING_PORT", 8089, "port of the local embedding server")
 
     def endpoint(self, llm: LLMSettings) -> str:
-        """The base URL embedding calls go to."""
-        return self.base_url or llm.base_url or f"http://127.0.0.1:{self.port}/v1"
+        """The base URL embedding calls go to, or ``in process`` for the local model."""
+        return IN_PROCESS if self.local(llm) else str(self.base_url or llm.base_url)
 
     def local(self, llm: LLMSettings) -> bool:
-        """True when the calls go to the local embedding server."""
-        return not (self.base_url or llm.base_url)
+        """True when the local model embeds, in process."""
+        return self.base_url == LOCAL or not (self.base_url or llm.base_url)
 
     def key(self, llm: LLMSettings) -> str:
         return (self.api_key or llm.api_key).get_secret_value()
 
 
 class ServicesSettings(Group):
-    """The local services `neo4j-retag neo4j|llm|embed start` install and run (`services/`)."""
+    """The local services `neo4j-retag neo4j|llm start` install and run (`services/`)."""
 
     neo4j_version: str = env("NEO4J_VERSION", "5.26.30")
     gds_version: str = env("GDS_VERSION", "2.13.9")

@@ -1,5 +1,6 @@
-"""The embeddings endpoint: its connection and what it has been found to take,
-and the checks every embeddings reply passes before a vector is used (``read_vectors``)."""
+"""The embeddings endpoint: its connection (or, with no endpoint set, the local model in
+process: ``local_embedding``) and what it has been found to take, and the checks every embeddings
+reply passes before a vector is used (``read_vectors``)."""
 
 from __future__ import annotations
 
@@ -27,18 +28,19 @@ def target(settings: Settings) -> Target:
                   "OPENAI_BASE_URL (or set EMBEDDING_BASE_URL)" if inherited
                   else "EMBEDDING_BASE_URL",
                   "EMBEDDING_API_KEY" if e.api_key else "OPENAI_API_KEY (or EMBEDDING_API_KEY)",
-                  "EMBEDDING_MODEL", "neo4j-retag embed start" if e.local(settings.llm) else None)
+                  "EMBEDDING_MODEL", None)
 
 
 class Endpoint:
     """The connection to the embeddings endpoint: an ``openai`` client made on first use,
-    and the limit on parallel requests (1 for the local server, LLM_CONCURRENCY or 8 for a
-    remote API). One per ``LLM``; copies of that LLM share it."""
+    and the limit on parallel requests (1 for the local model, whose one batch at a time
+    uses every thread it has; LLM_CONCURRENCY or 8 for a remote API). One per ``LLM``; copies
+    of that LLM share it. ``local``: the local model embeds in process (no client)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.target = target(settings)
-        local = settings.embedding.local(settings.llm)
+        self.local = local = settings.embedding.local(settings.llm)
         self.semaphore = asyncio.Semaphore(1 if local else settings.llm.parallel)
         self._client: openai.AsyncOpenAI | None = None
         # vectors as base64 float32 (a fifth of the JSON floats' bytes, decoded without a JSON

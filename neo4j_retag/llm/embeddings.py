@@ -1,6 +1,7 @@
 """Embeddings through the `openai` client's ``/v1/embeddings`` on any OpenAI-compatible endpoint
 (``settings.embedding``: EMBEDDING_MODEL, EMBEDDING_BASE_URL, EMBEDDING_API_KEY,
-EMBEDDING_DIMENSIONS, EMBEDDING_BATCH).
+EMBEDDING_DIMENSIONS, EMBEDDING_BATCH), or, with neither EMBEDDING_BASE_URL nor OPENAI_BASE_URL
+set, by the local model in process (``local_embedding``: all-minilm-l6-v2 on fastembed).
 
 By the chat client's rules: transport faults retried (``transport.request``: 429 honouring
 Retry-After, 5xx, timeouts), an unusable reply (no data, a wrong count, non-numbers, another
@@ -27,6 +28,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -36,6 +38,7 @@ from .. import tokens
 from ..config import Settings
 from ..errors import ConfigError, Failure, LLMError
 from ..stages import Stage
+from . import local_embedding
 from .embed_endpoint import Endpoint, Vector, read_vectors
 from .endpoint import batch_refused, window_in
 from .reply import EMPTY, ReplyFault
@@ -102,6 +105,8 @@ class Embedder(Accounted):
         """One request for ``texts`` (transport retries inside); raises ReplyFault, LLMError,
         ConfigError."""
         e, ep = self.settings.embedding, self.endpoint
+        if ep.local:
+            return await self._in_process(texts, stage)
         extra: dict[str, Any] = {"dimensions": e.dimensions} if e.dimensions else {}
         while True:
             fmt = ep.encoding
@@ -127,6 +132,36 @@ class Embedder(Accounted):
             self.usage.fault("nousage")
             pt = sum(tokens.count(t, self.settings.encoding) for t in texts)
         st.prompt_tokens += pt
+        self.dimensions = self.dimensions or len(vectors[0])
+        return vectors
+
+    async def _in_process(self, texts: list[str], stage: str) -> list[Vector]:
+        """``_call`` on the local model (``local_embedding``, in a worker thread): its vectors pass
+        the same checks as a reply; its usage is the word pieces it read. Raises ConfigError
+        (runtime or files missing, settings it cannot serve), LLMError (the model failed on
+        these inputs), ReplyFault."""
+        local_embedding.check(self.settings)
+        st = self.usage.stage(stage)
+        t0 = 0.0
+        try:
+            async with self.endpoint.semaphore:
+                t0 = time.perf_counter()
+                model = await asyncio.to_thread(local_embedding.model, self.settings)
+                vectors, n = await asyncio.to_thread(model.embed, texts)
+        except ConfigError:
+            st.failed += 1
+            raise
+        except Exception as err:  # noqa: BLE001 - onnxruntime's own errors: these inputs fail
+            st.failed += 1
+            raise LLMError(f"{stage}: the local embedding model failed: {err}") from err
+        finally:
+            if t0:
+                st.seconds += time.perf_counter() - t0
+        st.calls += 1
+        vectors, _ = read_vectors({"data": [{"index": i, "embedding": v}
+                                            for i, v in enumerate(vectors)]},
+                                  len(texts), self.dimensions)
+        st.prompt_tokens += n
         self.dimensions = self.dimensions or len(vectors[0])
         return vectors
 

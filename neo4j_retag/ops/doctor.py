@@ -148,9 +148,11 @@ async def _embeddings(settings: Settings) -> Check:
     e = settings.embedding
     if not e.enabled:
         return Check("embeddings", True, "EMBEDDINGS=false: no vectors, BM25 retrieval only")
-    start = ("`neo4j-retag embed start`" if e.local(settings.llm)
+    start = ("`neo4j-retag embed status` names the local model's files; or set "
+             "EMBEDDING_BASE_URL, or EMBEDDINGS=false" if e.local(settings.llm)
              else "check EMBEDDING_BASE_URL / EMBEDDING_MODEL, or set EMBEDDINGS=false")
-    where = f"{e.model!r} at {e.endpoint(settings.llm)}"
+    where = (f"{e.model!r} in process" if e.local(settings.llm)
+             else f"{e.model!r} at {e.endpoint(settings.llm)}")
     try:
         async with Embedder(settings.model_copy(update={"llm_cache": False,
                                                         "llm_max_retries": 0})) as emb:

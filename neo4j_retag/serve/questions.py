@@ -46,7 +46,8 @@ class QuestionRunner:
             llm.semaphore, llm.embedding.semaphore = self.calls, embeds  # type: ignore[assignment]
             # made now, not on a loop's first question: an openai client loads the CA
             # certificates (tens of ms holding the GIL), which would stall every other client
-            llm.embedding.client  # noqa: B018
+            if not llm.embedding.local:  # the local model has no client
+                llm.embedding.client  # noqa: B018
             self.llms.append(llm)
         self.worker.start()
 

@@ -109,7 +109,8 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     if settings.neo4j.uri:
         env = {"NEO4J_URI": settings.neo4j.uri,
                "NEO4J_PASSWORD": settings.neo4j_auth()[1], "LLM_CACHE_DIR": str(settings.cache_dir)}
-    env["EMBEDDING_BASE_URL"] = settings.embedding.endpoint(settings.llm)  # the test's server
+    # the test's embeddings: another endpoint, or `local` (the model in process)
+    env["EMBEDDING_BASE_URL"] = settings.embedding.base_url or "local"
     # retag by name: the embedded model's default is auto (docs/evaluation.md)
     out = CliRunner().invoke(main, ["ask", q, "--method", "retag", "--level", "0", "--json"],
                              env=env)

@@ -90,7 +90,7 @@ def test_eval_nuggets_bad_file_is_one_line(tmp_path):
 
 @pytest.mark.embed
 def test_nugget_similarity_with_the_local_embedding_model(indexed, double, tmp_path,
-                                                          local_embed_env):
+                                                          local_embedding):
     """The real all-MiniLM-L6-v2 matches a paraphrase no alias foresaw, not an unrelated fact,
     and its calls are counted (stage nugget_embed)."""
     double.script["answer"] = lambda b: ("Scrooge met the three spirits who came to him on "
@@ -101,8 +101,8 @@ def test_nugget_similarity_with_the_local_embedding_model(indexed, double, tmp_p
         {"id": "harbour", "text": "The harbour plan divides the town", "aliases": ["harbour"]},
         {"id": "themes", "text": "the themes", "aliases": ["main themes"]}]}]}))
     env = double_vars(indexed) | neo4j_vars(indexed) | {
-        "EMBEDDING_BASE_URL": local_embed_env["embedding_base_url"],
-        "EMBEDDING_MODEL": local_embed_env["embedding_model"]}
+        "EMBEDDING_BASE_URL": local_embedding["embedding_base_url"],
+        "EMBEDDING_MODEL": local_embedding.get("embedding_model", "all-minilm-l6-v2")}
     out_dir = tmp_path / "out"
     res = CliRunner().invoke(main, ["eval", "--nuggets", str(nfile), "--methods", "global,rag",
                                     "--no-judge", "--level", "0", "--nugget-similarity",

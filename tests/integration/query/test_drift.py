@@ -133,11 +133,11 @@ MEANING = "Who hosted a festive dance for the young workers?"  # Fezziwig, in ot
 
 
 @pytest.fixture
-def described(settings, graph, double, tmp_path, local_embed_env):
+def described(settings, graph, double, tmp_path, local_embedding):
     """The story graph (chat: the double) with meaningful entity descriptions, embedded by the
     real model."""
     from neo4j_retag.index.embed import embed_if_enabled
-    s = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20, **local_embed_env})
+    s = settings.model_copy(update={"chunk_size": 120, "chunk_overlap": 20, **local_embedding})
     ingest(s, graph, [corpus(tmp_path, 3)])
     for key, text in DESCRIPTIONS.items():
         graph.driver.execute_query("MATCH (e:Entity {key: $k}) SET e.description = $d",
@@ -163,13 +163,13 @@ def test_local_search_seeds_the_entity_a_question_means_by_the_real_model(descri
 @pytest.mark.embed
 def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph, neo4j_env,
                                                                 local_llm_env,
-                                                                local_embed_env, tmp_path):
+                                                                local_embedding, tmp_path):
     """The questions answered by the real SmolLM2-135M (the graph from the double, embedded
     by the real all-MiniLM-L6-v2): 6 calls, DRIFT at its smallest (1 fold, 1 follow-up).
     The local server's budgets are given, so that OPENAI_BASE_URL may point at a shared
     server that is too busy to answer the fixture's readiness probe."""
     from neo4j_retag.config import Settings
-    s = Settings(**{**neo4j_env, **local_llm_env, **local_embed_env,
+    s = Settings(**{**neo4j_env, **local_llm_env, **local_embedding,
                     "llm_cache_dir": tmp_path / "real-cache", "llm_max_tokens": 400,
                     "map_context_tokens": 3000, "reduce_context_tokens": 3000,
                     "llm_json_mode": "json_object", "llm_timeout": 1800,

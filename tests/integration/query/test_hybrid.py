@@ -1,6 +1,6 @@
 """Hybrid retrieval for ReTAG on real Neo4j + GDS with the real embedded embedding model
-(all-MiniLM-L6-v2, int8 ONNX; issue 19): a question in other words than the reports, which
-BM25 misses, is answered from the right report by vector and hybrid retrieval.
+(all-MiniLM-L6-v2, int8 ONNX, in process; issue 19): a question in other words than the
+reports, which BM25 misses, is answered from the right report by vector and hybrid retrieval.
 
 Chat stays the scripted double (the retrieval is under test, not the answer's prose); the
 reports are written here, in words a question about "firms that struggled" does not use.
@@ -35,10 +35,10 @@ QUESTION = "Which firms struggled?"
 
 
 @pytest.fixture
-def reports(settings, graph, double, tmp_path, local_embed_env):
+def reports(settings, graph, double, tmp_path, local_embedding):
     """A graph from eight BBC articles whose level-0 reports are REPORTS, embedded by the real
     model; the id of the losses report."""
-    s = settings.model_copy(update={"max_cluster_size": 3, **local_embed_env})
+    s = settings.model_copy(update={"max_cluster_size": 3, **local_embedding})
     folder = tmp_path / "bbc"
     folder.mkdir()
     for kind in ("business", "sport", "entertainment", "politics"):  # many names: communities
@@ -88,6 +88,17 @@ def test_bm25_misses_the_synonym_question_and_hybrid_answers_from_the_right_repo
     # the question's vector is counted like any other call (cached: the vector run asked)
     st = usage.stages["embed_query"]
     assert (st.calls, st.cached) == (0, 1)
+
+    # the stored-model check: the in-process model's vectors keep the server's name, and
+    # another endpoint's model (the double's) is refused before any call, not mixed in
+    from neo4j_retag.db import vectors
+    stored = vectors.state(graph)
+    if settings.embedding.local(settings.llm):
+        assert (stored["model"], stored["dimensions"]) == ("all-minilm-l6-v2", 384)
+    other = settings.model_copy(update={"embedding_base_url": None,
+                                        "embedding_model": "double-embedding"})
+    with pytest.raises(ConfigError, match="vectors of two models cannot be compared"):
+        ask(other, graph, "vector")
 
 
 def test_vector_retrieval_without_embeddings_is_a_one_line_error(settings, graph, double,

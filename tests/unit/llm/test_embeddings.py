@@ -32,9 +32,14 @@ def test_endpoint_defaults_follow_the_llm():
     s = Settings(openai_base_url="http://h:1/v1", openai_api_key="k")
     assert s.embedding.endpoint(s.llm) == "http://h:1/v1"
     assert s.embedding.key(s.llm) == "k" and not s.embedding.local(s.llm)
-    local = Settings(openai_base_url=None, embedding_port=9999)
-    assert local.embedding.endpoint(local.llm) == "http://127.0.0.1:9999/v1"
+    # neither URL set: the local model, in process
+    local = Settings(openai_base_url=None)
+    assert local.embedding.endpoint(local.llm) == "in process"
     assert local.embedding.local(local.llm)
+    # `local` names it beside a chat endpoint
+    beside = Settings(openai_base_url="http://h:1/v1", embedding_base_url="local")
+    assert beside.embedding.local(beside.llm) and beside.embedding.endpoint(beside.llm) == \
+        "in process"
     own = Settings(openai_base_url="http://h:1/v1", embedding_base_url="http://e:2/v1",
                    embedding_api_key="ek")
     assert own.embedding.endpoint(own.llm) == "http://e:2/v1"
@@ -151,10 +156,11 @@ def test_wrong_model_and_unreachable_endpoint_are_one_line_config_errors(tmp_pat
     with pytest.raises(ConfigError, match="model 'all-minilm-l6-v2' not found at the "
                        "embedding endpoint: check EMBEDDING_MODEL"):
         embed_all(settings_for(tmp_path, double), {"x": "text"})
-    s = Settings(llm_cache_dir=tmp_path / "c", openai_base_url=None, embedding_port=1,
+    s = Settings(llm_cache_dir=tmp_path / "c", openai_base_url="http://127.0.0.1:1/v1",
                  llm_max_retries=0)
     with pytest.raises(ConfigError, match="cannot reach the embedding endpoint at "
-                       r"http://127.0.0.1:1/v1: run `neo4j-retag embed start`"):
+                       r"http://127.0.0.1:1/v1: check OPENAI_BASE_URL \(or set "
+                       r"EMBEDDING_BASE_URL\)"):
         embed_all(s, {"x": "text"})
 
 

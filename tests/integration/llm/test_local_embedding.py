@@ -1,13 +1,12 @@
-"""The local embedding server for real (all-MiniLM-L6-v2, int8 ONNX; issue 19): OpenAI-
-compatible through the project's own client, refuses another model name or dimension, and
-its vectors put a paraphrase nearest to what it paraphrases."""
+"""The local embedding model in process for real (all-MiniLM-L6-v2, int8 ONNX on fastembed):
+through the project's own client its vectors put a paraphrase nearest to what it paraphrases,
+usage is counted, and `doctor` reports it beside the graph's vectors."""
 
 import asyncio
 
 import pytest
 
 from neo4j_retag.config import Settings
-from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.ops.doctor import _embeddings
 
@@ -26,8 +25,8 @@ def embed(settings, texts):
     return asyncio.run(go())
 
 
-def test_paraphrases_are_nearest_and_usage_is_counted(tmp_path, local_embed_env):
-    s = _settings(tmp_path, local_embed_env)
+def test_paraphrases_are_nearest_and_usage_is_counted(tmp_path, local_embedding):
+    s = _settings(tmp_path, local_embedding)
     texts = ["Which firms struggled?",
              "The carmaker reported heavy losses and will cut 2,000 jobs.",
              "The striker scored twice in the cup final.",
@@ -38,29 +37,23 @@ def test_paraphrases_are_nearest_and_usage_is_counted(tmp_path, local_embed_env)
     sims = [sum(a * b for a, b in zip(vectors[0], v, strict=True)) for v in vectors[1:]]
     assert sims[0] == max(sims) and sims[0] - max(sims[1:]) > 0.1, sims
     st = usage.stages["embed_query"]
-    assert st.calls == 1 and st.prompt_tokens > 20  # the server's own token count
+    assert st.calls == 1 and st.prompt_tokens > 20  # the tokenizer's word pieces
 
 
-def test_another_model_name_or_dimension_is_refused(tmp_path, local_embed_env):
-    with pytest.raises(ConfigError, match="model 'text-embedding-3-small' not found at the "
-                       "embedding endpoint: check EMBEDDING_MODEL"):
-        embed(_settings(tmp_path, local_embed_env, embedding_model="text-embedding-3-small"),
-              ["x"])
-    with pytest.raises(LLMError, match="this model gives 384 dimensions, not 256"):
-        embed(_settings(tmp_path, local_embed_env, embedding_dimensions=256), ["x"])
-
-
-def test_doctor_reports_the_endpoint_and_its_dimension(tmp_path, local_embed_env,
-                                                       neo4j_env):
+def test_doctor_reports_the_local_model_and_its_dimension(tmp_path, local_embedding,
+                                                          neo4j_env):
     from neo4j_retag.db import Graph
     from tests.conftest import wipe
-    real = _settings(tmp_path, {**neo4j_env, **local_embed_env})
+    real = _settings(tmp_path, {**neo4j_env, **local_embedding})
     with Graph(real) as g:  # the check compares with the graph's vectors: none in a new graph
         wipe(g)
     check = asyncio.run(_embeddings(real))
     assert check.ok and "384 dimensions" in check.detail, check
+    if real.embedding.local(real.llm):
+        assert "'all-minilm-l6-v2' in process" in check.detail
     off = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, embeddings=False)))
     assert off.ok and "EMBEDDINGS=false" in off.detail
-    dead = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, openai_base_url=None,
-                                             embedding_port=9)))
-    assert not dead.ok and dead.fix == "`neo4j-retag embed start`"
+    wrong = asyncio.run(_embeddings(_settings(tmp_path, neo4j_env, openai_base_url=None,
+                                              embedding_model="nomic-embed-text")))
+    assert not wrong.ok and "EMBEDDING_MODEL is 'nomic-embed-text'" in wrong.detail
+    assert "embed status" in wrong.fix
