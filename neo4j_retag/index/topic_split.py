@@ -33,9 +33,11 @@ MIN_NARROWER, MAX_NARROWER = 2, 4  # narrower topics one split asks for
 CONTEXT_REPORTS = 8  # reports (title and summary) that tell the model what the topic covers
 
 
-def _failure(failed: list[Failure], name: str, err: Exception | str) -> None:
-    failure = Failure.of(f"split of topic {name!r}", err)
-    log.warning("topic item %s failed (%s): %s", failure.item, failure.reason, err)
+def failed_item(failed: list[Failure], item: str, err: Exception | str) -> None:
+    """A topic build's item failed: logged and listed in ``failed`` (topics stay dirty, the
+    next build tries it again)."""
+    failure = Failure.of(item, err)
+    log.warning("topic item %s failed (%s): %s", item, failure.reason, err)
     failed.append(failure)
 
 
@@ -70,7 +72,7 @@ async def split_oversized(graph: Graph, llm: LLM, settings: Settings, topics: li
         try:
             reply = await llm.structured(msgs, TopicList, stage=Stage.TOPIC_SPLIT)
         except LLMError as err:
-            _failure(failed, name, err)
+            failed_item(failed, f"split of topic {name!r}", err)
             continue
         others = [t.name for t in topics if t.name != name]
         narrower = dedupe([t for t in reply.topics  # type: ignore[attr-defined]

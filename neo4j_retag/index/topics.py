@@ -40,16 +40,10 @@ from .lock import holding_index_lock
 from .reports import build_reports
 from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity
 from .topic_names import Topic, TopicList, bullets, dedupe
-from .topic_split import split_oversized
+from .topic_split import failed_item, split_oversized
 
 log = logging.getLogger(__name__)
 TOPIC_PROJECTION = "retag-topics"
-
-
-def _failure(failed: list[Failure], item: str, err: Exception | str) -> None:
-    failure = Failure.of(item, err)
-    log.warning("topic item %s failed (%s): %s", item, failure.reason, err)
-    failed.append(failure)
 
 
 async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
@@ -64,20 +58,21 @@ async def _global(graph: Graph, llm: LLM, settings: Settings, level: int,
         answers = await global_answers(graph, llm, settings, fragment("index/mining_question"),
                                        reduces, level=level)
     except LLMError as err:
-        _failure(failed, f"topic questions L{level}", err)
+        failed_item(failed, f"topic questions L{level}", err)
         return "", ""
     tr = answers[0].trace
     if tr.map_parse_failures or tr.map_failures:
-        _failure(failed, f"topic questions L{level}", f"{tr.map_parse_failures + tr.map_failures}"
-                 f" of {tr.map_batches} map batches failed")
+        failed_item(failed, f"topic questions L{level}",
+                    f"{tr.map_parse_failures + tr.map_failures} of {tr.map_batches} map batches "
+                    "failed")
     texts = []
     for a, item in zip(answers, ("topic question", "corpus question"), strict=True):
         if a.trace.failures:
-            _failure(failed, f"{item} L{level}", "; ".join(f.line() for f in a.trace.failures))
+            failed_item(failed, f"{item} L{level}", "; ".join(f.line() for f in a.trace.failures))
         if a.trace.no_answer is not None:
             # the no-answer sentence (a refused or empty reduce) is no data: never stored as
             # the corpus description or mined for topics; the next build asks again
-            _failure(failed, f"{item} L{level}", f"no answer: {a.trace.no_answer}")
+            failed_item(failed, f"{item} L{level}", f"no answer: {a.trace.no_answer}")
             texts.append("")
             continue
         # the answers become topic descriptions and the corpus description (prompt text): the
@@ -117,13 +112,13 @@ async def mine_topics(graph: Graph, llm: LLM, settings: Settings, max_topics: in
             render("index/topics_list", answers=joined, max_topics=max_topics), TopicList,
             stage=Stage.TOPICS)).topics if joined else []
     except LLMError as err:
-        _failure(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
+        failed_item(failed, "topic list (topics from the answers' bullet lines meanwhile)", err)
     topics = dedupe(listed + [t for a in topic_answers for t in bullets(a)], max_topics)
     summary_failed: list[Failure] = []
     corpus = await summarize_texts(llm, settings, "the corpus", descriptions, summary_failed,
                                    stage=Stage.TOPIC_SUMMARY)
     for f in summary_failed:  # the descriptions joined stand in meanwhile
-        _failure(failed, "corpus description", f"its summary failed: descriptions joined "
+        failed_item(failed, "corpus description", f"its summary failed: descriptions joined "
                                                f"({f.reason})")
     return topics, corpus
 
@@ -144,7 +139,7 @@ async def reextract_text_units(graph: Graph, llm: LLM, settings: Settings,
             rows.extend({"topic": topic.name, "key": e["key"]} for e in ex.entities
                         if entity_key(e["name"]) in existing)
         except LLMError as err:
-            _failure(failed, f"topic re-extraction of {unit.id} for {topic.name!r}", err)
+            failed_item(failed, f"topic re-extraction of {unit.id} for {topic.name!r}", err)
         progress("topic re-extraction", 1, None)
 
     units = _text_units(graph)
@@ -246,7 +241,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
         for label in labels:
             reports[label] = await build_reports(graph, llm, settings, label, progress)
             if reports[label].failed:
-                _failure(failed, f"community reports of {label}",
+                failed_item(failed, f"community reports of {label}",
                          f"{reports[label].failed} failed: " + "; ".join(
                              f.line() for f in reports[label].failures))
     graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
