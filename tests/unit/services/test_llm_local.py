@@ -74,6 +74,10 @@ def test_budgets_follow_the_context_up_to_the_remote_defaults():
         .query.map_context_tokens == 999  # a budget the user set is kept
     remote = Settings(openai_base_url="http://x/v1", llm_ctx=4096)
     assert remote.query.map_context_tokens == 8000
+    # ReTAG's one-call answer: the embedded model's, scaled with its window; map-reduce remote
+    local = Settings(openai_base_url=None, llm_ctx=8192)
+    assert (local.query.retag_direct_tokens, mid.query.retag_direct_tokens,
+            remote.query.retag_direct_tokens) == (6000, 12000, 0)
 
 
 def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):
