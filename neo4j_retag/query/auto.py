@@ -2,7 +2,8 @@
 to decide which query method is best", microsoft/graphrag #480, #662).
 
 A global question (themes, trends, how the corpus's stories connect) goes to `retag`, or to
-GraphRAG's `global` when no topics are stored; a specific one about named things goes to
+GraphRAG's `global` when no topics are stored and ReTAG is set to read them (RETAG_TOPICS=true;
+with RETAG_TOPICS=false ReTAG reads the general graph's reports: `retag`); a specific one about named things goes to
 `local`. The decision reads the question, the corpus description and the topics; the trace's
 ``routing`` says what was chosen and why. The chosen method is called through the registry
 handed to :func:`auto_method` (``query.METHODS``), so this module imports no other method.
@@ -50,11 +51,14 @@ async def route(llm: LLM, settings: Settings, question: str, topics: list[Record
     return choice.kind, " ".join(choice.reason.split())[:160]
 
 
-def method_for(kind: str, has_topics: bool) -> str:
-    """The method a kind of question goes to."""
+def method_for(kind: str, has_topics: bool, general_retag: bool = False) -> str:
+    """The method a kind of question goes to: ``local`` for a specific one; for a global one
+    ``retag`` when topics are stored or ReTAG is set to read the general graph's reports
+    (``general_retag``: RETAG_TOPICS=false, the embedded model's measured configuration),
+    else GraphRAG's ``global``."""
     if kind == SPECIFIC:
         return "local"
-    return "retag" if has_topics else "global"
+    return "retag" if has_topics or general_retag else "global"
 
 
 def auto_method(methods: Mapping[str, Ask]) -> Ask:
@@ -71,11 +75,12 @@ def auto_method(methods: Mapping[str, Ask]) -> Ask:
             corpus = topics[0]["corpus_description"] if topics else (
                 graph.run("query/corpus")[0]["description"] or "")
             kind, reason = await route(llm, settings, query.question, topics, corpus, trace)
-        method = method_for(kind, bool(topics))
+        general = not settings.query.retag_topics
+        method = method_for(kind, bool(topics), general)
         events.emit("classified", kind=kind, method=method, reason=reason)
         answer = await methods[method](graph, llm, settings, query)
         if method == "local" and answer.trace.seeding is None:
-            fallback = method_for(GLOBAL, bool(topics))
+            fallback = method_for(GLOBAL, bool(topics), general)
             trace.note(f"auto: no entity matches the question: answered by {fallback} instead")
             events.emit("classified", kind=kind, method=fallback, reason="no entity matches")
             method, answer = fallback, await methods[fallback](graph, llm, settings, query)

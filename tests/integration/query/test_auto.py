@@ -18,6 +18,9 @@ def test_method_for_kinds():
     assert method_for("global", True) == "retag"
     assert method_for("global", False) == "global"
     assert method_for("specific", True) == method_for("specific", False) == "local"
+    # ReTAG set to read the general graph (the embedded model's): global questions go to it
+    assert method_for("global", False, general_retag=True) == "retag"
+    assert method_for("specific", False, general_retag=True) == "local"
 
 
 def test_auto_routes_global_and_specific_questions(indexed, graph, double):
@@ -49,6 +52,17 @@ def test_auto_routes_global_and_specific_questions(indexed, graph, double):
     assert b.trace.method == "local" and b.trace.routing == Routing(
         kind="specific", method="local", reason="the double says specific", topics=0)
     assert b.as_dict()["trace"]["routing"]["method"] == "local"
+
+
+def test_auto_sends_global_questions_to_retag_over_the_general_graph(indexed, graph, double):
+    # RETAG_TOPICS=false (the embedded model's): no topics needed, ReTAG reads the general
+    # graph's reports, here in one answer call
+    general = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000})
+    a = run(general, lambda llm: answer("auto", graph, llm, general,
+                                        Query(question="What are the main themes?", level=0)))
+    assert a.trace.method == "retag" and a.trace.routing.method == "retag"
+    assert any("answered by retag" in n for n in a.trace.notes)
+    assert double.count("map") == 0 and double.count("answer") == 1 and a.citations
 
 
 def test_auto_falls_back_when_nothing_matches_or_the_call_fails(indexed, graph, double):
