@@ -3,10 +3,11 @@ to decide which query method is best", microsoft/graphrag #480, #662).
 
 A global question (themes, trends, how the corpus's stories connect) goes to `retag`, or to
 GraphRAG's `global` when no topics are stored and ReTAG is set to read them (RETAG_TOPICS=true;
-with RETAG_TOPICS=false ReTAG reads the general graph's reports: `retag`); a specific one about named things goes to
-`local`. The decision reads the question, the corpus description and the topics; the trace's
-``routing`` says what was chosen and why. The chosen method is called through the registry
-handed to :func:`auto_method` (``query.METHODS``), so this module imports no other method.
+with RETAG_TOPICS=false ReTAG reads the general graph's reports: `retag`); a specific one about
+named things goes to `local`. The decision reads the question, the corpus description and the
+topics; the trace's ``routing`` says what was chosen and why. The chosen method is called
+through the registry handed to :func:`auto_method` (``query.METHODS``), so this module imports
+no other method.
 """
 
 from __future__ import annotations
