@@ -30,6 +30,10 @@ class QuerySettings(Group):
         "RETAG_DIRECT_TOKENS", 0, "ReTAG: one answer call reads the retrieved reports, best-ranked "
         "first, up to this many tokens (and the endpoint's window), instead of map-reduce; "
         "0 = map-reduce (the paper)", ge=0)
+    sentence_check: bool = env(
+        "ANSWER_SENTENCE_CHECK", True, "answers over community reports (global, ReTAG): a "
+        "sentence that copies a report's sentence about another subject (another name, her for "
+        "his), or quotes words no report read holds, is dropped, with a trace note")
     retag_topics: bool = env(
         "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
         "reports; false = the general graph's reports (the paper's retrieval-only arm)")

@@ -4,7 +4,9 @@ summary and its Markdown table. Plain data and one Neo4j read, no LLM.
 
 A claim counts as *supported* when at least :data:`SUPPORT` of its content words (words of 3+
 letters that are no stop word, and numbers) occur in the text of the reports and text units
-the answer cites: a lexical proxy, not entailment.
+the answer cites: a lexical proxy, not entailment. Only the citations the model wrote count: a
+citation added by shared words (``attributed``, when the model wrote no marker) was chosen
+for sharing the sentence's words, so counting it would score the attribution, not the answer.
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ def score(rec: AnswerRecord, nuggets: list[Nugget], texts: dict[tuple[str, str],
           ) -> NuggetScore:
     """``rec``'s nugget recall with every nugget's hit, and its precision proxies."""
     answer = rec.answer or ""
-    cited = " ".join(texts.get((c.kind, str(c.id)), "") for c in rec.citations)
+    # the model's own citations only: an attributed one shares the sentence's words by design
+    own = [c for c in rec.citations if not c.attributed]
+    cited = " ".join(texts.get((c.kind, str(c.id)), "") for c in own)
     hits = []
     for n in nuggets:
         m = find(n, answer) if answer else None
@@ -65,7 +69,7 @@ def score(rec: AnswerRecord, nuggets: list[Nugget], texts: dict[tuple[str, str],
     claims = rec.claims
     return NuggetScore(total=len(hits), matched=matched,
                        recall=round(matched / len(hits), 3) if hits else 0.0, hits=hits,
-                       citations=len(rec.citations),
+                       citations=len(own), attributed=len(rec.citations) - len(own),
                        claims=None if claims is None else len(claims),
                        claims_supported=None if claims is None
                        else sum(supported(c, words) for c in claims))

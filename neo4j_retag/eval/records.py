@@ -43,7 +43,8 @@ class NuggetScore(BaseModel):
     matched: int
     recall: float
     hits: list[NuggetHit]
-    citations: int = 0
+    citations: int = 0  # written by the model; claims are checked against these only
+    attributed: int = 0  # added by shared words (the model wrote no marker): not counted
     claims: int | None = None
     claims_supported: int | None = None
     matched_similar: int | None = None  # by alias or embedding (`--nugget-similarity`)

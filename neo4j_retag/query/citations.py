@@ -5,7 +5,7 @@ are removed from the text and listed in ``trace.invalid_citations`` as ``"Kind i
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..citations import MARKER, check, parse
 from ..db import Graph
@@ -19,15 +19,6 @@ MIN_SHARED = 2  # content words a sentence must share with a support to be attri
 def report_ids(text: str) -> list[int]:
     """Every integer report id the markers of ``text`` cite, in order (unchecked)."""
     return [i for k, i in parse(text) if k == "Reports" and isinstance(i, int)]
-
-
-def keep_valid_reports(text: str, valid: Collection[int], trace: Trace) -> tuple[str, list[int]]:
-    """``text`` with each marker reduced to its valid report ids (a marker with none removed,
-    the sentence tidied), and the valid ids cited, in order. Any other record type cited is
-    invalid here: the reduce step saw reports only."""
-    checked = check(text, {"Reports": set(valid)})
-    trace.invalid_citations += checked.invalid
-    return checked.text.strip(), [int(i) for i in checked.ids("Reports")]
 
 
 def cited_sources(text: str, valid: Mapping[str, Citation], trace: Trace,
@@ -69,6 +60,26 @@ def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
             attributed += 1
         lines.append(" ".join(out))
     return "\n".join(lines), attributed
+
+
+def cite_or_attribute(text: str, valid: Mapping[str, Citation],
+                      supports: Sequence[tuple[str, Sequence[int | str]]], trace: Trace, *,
+                      kind: str = "Reports", by: str = "the report",
+                      ) -> tuple[str, list[Citation]]:
+    """The citations an answer text writes (:func:`cited_sources`); when it writes none (and
+    the trace holds no no-answer), each sentence :func:`attribute`-d to the support it shares
+    most words with, the note saying so (``by``: what each sentence was attributed to), those
+    citations marked ``attributed``. Returns the text (markers added) and the citations."""
+    text, cited = cited_sources(text, valid, trace)
+    if cited or not supports or trace.no_answer is not None:
+        return text, cited
+    text, n = attribute(text, supports, kind)
+    text, cited = cited_sources(text, valid, trace)
+    if n:
+        what = "report" if kind == "Reports" else "text unit"
+        trace.note(f"the answer cited no {what}: {n} of its sentences were attributed to "
+                   f"{by} each shares most words with")
+    return text, [c.model_copy(update={"attributed": True}) for c in cited]
 
 
 def locate(graph: Graph, answer: Answer) -> Answer:

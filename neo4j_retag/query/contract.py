@@ -58,7 +58,9 @@ def report_lines(answer: Answer) -> list[str]:
             f"reports retrieved {tr.reports_retrieved}{units} | map batches {tr.map_batches} "
             f"(parse failures {tr.map_parse_failures}) | points {tr.points_total}, zero "
             f"{tr.points_zero}, in reduce {tr.points_in_reduce} | cited "
-            f"{[c.id for c in answer.citations]} | chatter stripped {tr.chatter_stripped}"]
+            f"{[c.id for c in answer.citations]} | chatter stripped {tr.chatter_stripped}"
+            + (f" | sentences dropped {len(tr.sentences_dropped)} (a copy about another "
+               "subject)" if tr.sentences_dropped else "")]
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..stages import Stage
 from ..tokens import count, truncate
-from .citations import attribute, cited_sources
+from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for, words
 from .contract import Method, Option
 from .lazy_search import Hierarchy, search
@@ -270,17 +270,9 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
                         title=relevant[i]["title"] or "", cited_in_answer=cited)
 
     valid = {f"Sources:{i}": cite(i) for i in range(len(relevant))}
-    text, citations = cited_sources(text, valid, trace)
-    if not citations and trace.no_answer is None:
-        # the model wrote no marker: each sentence gets the text units of the claim it shares
-        # most words with, said so
-        text, n = attribute(text, [(r[1], [int(x) for x in r[2].split("; ")]) for r in rows],
-                            "Sources")
-        text, citations = cited_sources(text, valid, trace)
-        citations = [c.model_copy(update={"attributed": True}) for c in citations]
-        if n:
-            trace.note(f"the answer cited no text unit: {n} of its sentences were attributed "
-                       "to the text units of the claim each shares most words with")
+    text, citations = cite_or_attribute(
+        text, valid, [(r[1], [int(x) for x in r[2].split("; ")]) for r in rows], trace,
+        kind="Sources", by="the text units of the claim")
     cited_ids = {c.id for c in citations}
     behind = dict.fromkeys(int(s) for r in rows for s in r[2].split("; "))
     sources = [cite(i, relevant[i]["id"] in cited_ids) for i in behind]

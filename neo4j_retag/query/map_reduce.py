@@ -29,7 +29,7 @@ from ..prompts import render
 from ..refusal import Refusal
 from ..stages import Stage
 from ..text import strip_chatter
-from .citations import attribute, keep_valid_reports, report_ids
+from .citations import cite_or_attribute, report_ids
 from .common import no_answer_for, note_once
 from .map_batches import (
     CONTEXT_LENGTH,
@@ -41,6 +41,7 @@ from .map_batches import (
 )
 from .ratings import rated
 from .reduce_fit import reduce_fitting
+from .sentence_check import check_sentences
 
 
 class MapFailedError(LLMError):
@@ -259,7 +260,8 @@ def _traces(trace: Trace, reduces: Sequence[object]) -> list[Trace]:
 async def _reduce(llm: LLM, settings: Settings, question: str, response_type: str,
                   kept: list[MapPoint], by_id: dict[int, ReportRow], trace: Trace,
                   citable: Sequence[ReportRow]) -> Answer:
-    """The reduce step over the map's ``kept`` points, and the answer's citations."""
+    """The reduce step over the map's ``kept`` points, its sentences held to the reports
+    behind them (``sentence_check``), and the answer's citations."""
     def subject(points: list[MapPoint]) -> Subject:
         # the points, and the reports they rest on: a faithful answer uses their words
         support = dict.fromkeys(i for p in points for i in p.reports)
@@ -275,31 +277,28 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
     if not text:
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")
+    elif trace.no_answer is None:
+        text = check_sentences(text, [by_id[i] for i in support], settings, trace)
 
     # citations: only what the answer text cites, and only reports behind the points the
     # reduce step was given (or ``citable``): a retrieved report no point rests on was never
     # shown to it, so such an id is copied from the prompt's example or made up. Sources: the
     # reports behind those points, never added to the text
-    text, cited = keep_valid_reports(text, {*support, *(r.id for r in citable)}, trace)
-    attributed: set[int] = set()
-    if not cited and support and trace.no_answer is None:
-        # the model wrote no marker: each sentence gets the reports of the map point it
-        # shares most words with, said so
-        text, n = attribute(text, [(p.description, p.reports) for p in used_points])
-        text, cited = keep_valid_reports(text, set(support), trace)
-        attributed = set(cited)
-        if n:
-            trace.note(f"the answer cited no report: {n} of its sentences were attributed to "
-                       "the reports of the map point each shares most words with")
+    def citation(i: int, cited: bool = True) -> Citation:
+        return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
+                        cited_in_answer=cited)
+
+    valid = {f"Reports:{i}": citation(i) for i in {*support, *(r.id for r in citable)}
+             if i in by_id}
+    text, citations = cite_or_attribute(
+        text, valid, [(p.description, p.reports) for p in used_points], trace,
+        by="the reports of the map point")
+    cited = [c.id for c in citations]
     if not cited:  # "listed apart" only when there is something to list
         trace.note("the answer cites no report: its sources are listed apart" if support else
                    "the answer cites no report, and no map point named one of its reports")
 
-    def citation(i: int) -> Citation:
-        return Citation(kind="report", id=i, title=by_id[i].title, level=by_id[i].level,
-                        cited_in_answer=i in cited, attributed=i in attributed)
-
     for c in trace.context:
         c.cited = c.id in cited
-    return Answer(answer=text, citations=[citation(i) for i in dict.fromkeys(cited)],
-                  sources=[citation(i) for i in support], trace=trace)
+    return Answer(answer=text, citations=citations,
+                  sources=[citation(i, i in cited) for i in support], trace=trace)

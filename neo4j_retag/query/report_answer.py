@@ -18,10 +18,11 @@ from ..llm import LLM, Subject
 from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..stages import Stage
-from ..tokens import count, truncate
-from .citations import attribute, cited_sources
+from ..tokens import count, count_recurring, truncate
+from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for
 from .map_batches import report_table, room_in_window
+from .sentence_check import check_sentences
 
 
 def direct_budget(llm: LLM, settings: Settings, query: Query) -> int:
@@ -37,17 +38,25 @@ def direct_budget(llm: LLM, settings: Settings, query: Query) -> int:
 
 def fill(reports: list[ReportRow], budget: int, enc: str) -> tuple[list[ReportRow], int]:
     """The reports, in the order given (best-ranked first), whose table fits ``budget``
-    tokens, and how many were left out; a first report over the budget alone is cut to it."""
+    tokens, and how many were left out; a first report over the budget alone is cut to it.
+    Rows are counted one at a time (``count_recurring``), as ``map_batches.batches`` does:
+    the table is never recounted per report."""
     read: list[ReportRow] = []
+    empty = count(report_table([]), enc)
+    used = empty
     for i, r in enumerate(reports):
-        if count(report_table([*read, r]), enc) <= budget:
+        n = count_recurring(report_table([r]), enc) - empty
+        if used + n <= budget:
             read.append(r)
+            used += n
             continue
         if not read:  # the best report alone is over the budget: its start is read
             # a few tokens kept free: a cut text joins the table's line as other tokens
             room = budget - count(report_table([r.model_copy(update={"full_content": ""})]), enc)
-            read.append(r.model_copy(update={"full_content": truncate(
-                r.full_content, max(1, room - 4), enc)}))
+            cut = r.model_copy(update={"full_content": truncate(r.full_content, max(1, room - 4),
+                                                               enc)})
+            read.append(cut)
+            used += count(report_table([cut]), enc) - empty
             continue
         return read, len(reports) - i
     return read, 0
@@ -57,7 +66,9 @@ async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: li
                          trace: Trace) -> Answer:
     """Answer ``query`` in one call (stage ``answer``, ``prompts/query/report_answer.txt``: the
     reduce step's instructions over the reports themselves) over ``reports`` (best-ranked first),
-    as many as fit :func:`direct_budget`; the ones left out are a trace note. Citations: the
+    as many as fit :func:`direct_budget`; the ones left out are a trace note. A sentence that
+    copies a report sentence about another subject is dropped (``sentence_check``,
+    ANSWER_SENTENCE_CHECK). Citations: the
     reports the answer text cites, else each sentence attributed to the report it shares most
     words with (marked ``attributed``); ``sources``: every report read. Raises
     AnswerFailedError when the call fails (``common.complete_or_note``, required: no
@@ -84,24 +95,17 @@ async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: li
         text = await complete_or_note(llm, msgs, Stage.ANSWER, trace, required=True,
                                       subject=Subject(query.question, context))
 
-    def citation(r: ReportRow, cited: bool = True, attributed: bool = False) -> Citation:
+    def citation(r: ReportRow, cited: bool = True) -> Citation:
         return Citation(kind="report", id=r.id, title=r.title, level=r.level,
-                        cited_in_answer=cited, attributed=attributed)
+                        cited_in_answer=cited)
 
+    if trace.no_answer is None:
+        text = check_sentences(text, read, settings, trace)
     valid = {f"Reports:{r.id}": citation(r) for r in read}
-    text, cited = cited_sources(text, valid, trace)
-    attributed = False
-    if not cited and trace.no_answer is None:
-        # the model wrote no marker: each sentence gets the report it shares most words with
-        text, n = attribute(text, [(f"{r.title}\n{r.full_content}", [r.id]) for r in read])
-        text, cited = cited_sources(text, valid, trace)
-        attributed = bool(cited)
-        if n:
-            trace.note(f"the answer cited no report: {n} of its sentences were attributed to "
-                       "the report each shares most words with")
+    text, cited = cite_or_attribute(
+        text, valid, [(f"{r.title}\n{r.full_content}", [r.id]) for r in read], trace)
     ids = {c.id for c in cited}
     for c in trace.context:
         c.cited = c.id in ids
-    return Answer(answer=text,
-                  citations=[c.model_copy(update={"attributed": attributed}) for c in cited],
+    return Answer(answer=text, citations=cited,
                   sources=[citation(r, cited=r.id in ids) for r in read], trace=trace)

@@ -184,6 +184,21 @@ def test_score_gives_recall_hits_and_precision_proxies():
     assert (s.claims, s.claims_supported) == (3, 2)
 
 
+def test_only_the_models_own_citations_support_claims():
+    # an attributed citation was chosen for sharing the sentence's words: it cannot count
+    texts = {("report", "1"): "Amara Okafor scored both goals; the final is played in May."}
+    rec = AnswerRecord(question="Q?", method="retag",
+                       answer="Okafor scored twice [Data: Reports (1)].",
+                       citations=[Citation(kind="report", id=1, attributed=True)],
+                       claims=["Okafor scored twice"])
+    s = score(rec, NUGGETS, texts)
+    assert (s.citations, s.attributed, s.claims_supported) == (0, 1, 0)
+    assert all(h.in_cited is None for h in s.hits)
+    rec.citations = [Citation(kind="report", id=1)]
+    s = score(rec, NUGGETS, texts)
+    assert (s.citations, s.attributed, s.claims_supported) == (1, 0, 1)
+
+
 def test_a_failed_answer_scores_zero_and_is_reported():
     rec = AnswerRecord(question="Q?", method="rag", answer=None)
     s = score(rec, NUGGETS, {})

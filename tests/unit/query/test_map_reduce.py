@@ -115,6 +115,20 @@ def test_reduce_may_cite_only_reports_behind_its_points(dsettings, double):
     assert [c.id for c in a.citations] == [10] and a.trace.invalid_citations == ["Reports 13"]
 
 
+def test_a_reduced_sentence_copied_about_another_subject_is_dropped(dsettings, double):
+    # the report says it of Amara Okafor; the reduce step gave it to the mayor
+    reports = [ReportRow(id=10, title="Harbour", full_content="Amara Okafor, the harbour "
+                         "master, warned the council that dredging would ruin the oyster beds.")]
+    double.script["map"] = lambda b: json.dumps({"points": [
+        {"description": "Okafor warned about the dredging", "score": 70, "reports": [10]}]})
+    double.script["reduce"] = lambda b: (
+        "The harbour plan divides the town. [Data: Reports (10)] Mayor Byrne warned the council "
+        "that dredging would ruin the oyster beds. [Data: Reports (10)]")
+    a = _ask(dsettings, reports)
+    assert a.answer == "The harbour plan divides the town. [Data: Reports (10)]"
+    assert "about okafor with byrne in its place" in a.trace.sentences_dropped[0]
+
+
 def test_reduce_is_shown_each_points_checked_reports_as_a_marker(dsettings, double):
     # SmolLM2 filled the schema's ``reports`` field and wrote no marker: its reduce step had no
     # reference to preserve. The reduce context now carries exactly the checked ids

@@ -70,3 +70,18 @@ def test_reports_over_the_budget_are_left_out_and_said(tmp_path, double):
     assert trace.notes[-1] == (f"2 of 3 reports retrieved did not fit the answer call's "
                                f"{budget} tokens (RETAG_DIRECT_TOKENS, or the endpoint's "
                                "window): not read")
+
+
+NIECE = ReportRow(id=13, title="Fred's Christmas party", level=0, score=1.0,
+                  full_content="Fred, Scrooge's nephew, hosts the Christmas dinner. Scrooge's "
+                  "niece, Fred's wife, plays a significant role in the family gathering, "
+                  "contributing cheerfulness, earnestness, and musical skill.")
+
+
+def test_a_sentence_copied_about_another_subject_is_dropped_before_citing(tmp_path, double):
+    answer, trace = run(tmp_path, double, "Fred hosts the Christmas dinner. [Data: Reports "
+                        "(13)] Fred contributes cheerfulness, earnestness, and musical skill to "
+                        "the family gathering. [Data: Reports (13)]", [NIECE])
+    assert answer.answer == "Fred hosts the Christmas dinner. [Data: Reports (13)]"
+    assert len(trace.sentences_dropped) == 1 and "relative of fred" in trace.sentences_dropped[0]
+    assert answer.answered and [c.id for c in answer.citations] == [13]

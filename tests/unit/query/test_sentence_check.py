@@ -1,0 +1,92 @@
+"""Answer sentences held to the report sentences they copy (query.sentence_check): the
+misattributed copies of Qwen2.5-Coder-1.5B's one-call answers on the Christmas Carol index
+(docs/hand-check-retag-carol-direct.md), verbatim, are dropped; faithful copies, paraphrases
+and sentences that copy nothing are kept."""
+
+from neo4j_retag.model import ReportRow, Trace
+from neo4j_retag.query.sentence_check import SentenceCheck, check_sentences, drop_misattributed
+from tests.conftest import make_settings
+
+# report 13 of the imported GPT-4o index, as the answer call read it (abridged)
+R13 = ("report 13", "Fred's Christmas Gathering",
+       "This community centers on the festive Christmas dinner hosted by Fred, Scrooge's "
+       "nephew, and attended by a close-knit group of family and friends.\n"
+       "## Fred as the central figure and host of the Christmas gathering\n"
+       "His warmth, generosity, and good humor set the tone for the event, as he welcomes "
+       "family and friends into his home and leads them in games, music, and toasts.\n"
+       "## Scrooge's niece as a source of warmth and musical talent\n"
+       "Scrooge's niece, Fred's wife, plays a significant role in the family gathering, "
+       "contributing cheerfulness, earnestness, and musical skill. She is described as "
+       "exceedingly pretty and lively, and her harp and piano performances add to the "
+       "merriment of the occasion. Her interactions with her sisters and other guests further "
+       "reinforce the sense of unity and joy at the gathering.")
+R4 = ("report 4", "Scrooge and the spirits",
+      "The community also includes charitable figures such as the portly gentlemen, who "
+      "visit Scrooge to ask for donations for the poor.")
+
+
+def test_the_hand_checks_misattributed_copies_are_dropped():
+    check = SentenceCheck([R13, R4])
+    # the niece's sentence with Fred as its subject
+    assert "relative of fred" in check(
+        "Fred is also a source of warmth and musical talent for the family gathering.")
+    # her harp, his harp: a blend of two of her sentences
+    assert "about a woman as if of a man" in check(
+        "His presence adds cheerfulness, earnestness, and musical skill to the occasion, "
+        "particularly his harp and piano performances add to the merriment of the event.")
+    assert "about a woman as if of a man" in check(
+        "Fred's interactions with his sisters and other guests further reinforce the sense "
+        "of unity and joy at the gathering. [Data: Reports (13)]")
+    # a quotation the reports do not hold ("portly gentlemen", not "a portly gentleman")
+    assert 'quotes "a portly gentleman"' in check('He is described as "a portly gentleman".')
+
+
+def test_faithful_copies_paraphrases_and_new_wording_are_kept():
+    check = SentenceCheck([R13, R4])
+    assert check("His warmth, generosity, and good humor set the tone for the event, as he "
+                 "welcomes family and friends into his home.") is None  # Fred's own sentence
+    assert check("Scrooge's niece plays the harp and piano, adding to the merriment of the "
+                 "occasion.") is None
+    assert check("Fred's wife, Scrooge's niece, brings cheerfulness, earnestness and musical "
+                 "skill to the family gathering.") is None
+    assert check("Fred hosts a Christmas dinner for family and friends.") is None
+    assert check("Scrooge learns that kindness matters more than money.") is None  # no copy
+    assert check('The charity collectors are "the portly gentlemen" of the story.') is None
+
+
+def test_dropping_keeps_the_other_sentences_and_each_sentences_own_marker():
+    text = ("Fred hosts the Christmas dinner. [Data: Reports (13)] Fred is also a source of "
+            "warmth and musical talent for the family gathering. [Data: Reports (13)]\n"
+            "- Fred's interactions with his sisters and other guests further reinforce the "
+            "sense of unity and joy at the gathering.\n- Scrooge changes.")
+    kept, dropped = drop_misattributed(text, [R13])
+    assert kept == "Fred hosts the Christmas dinner. [Data: Reports (13)]\n- Scrooge changes."
+    assert [d.sentence[:30] for d in dropped] == ["Fred is also a source of warmt",
+                                                  "- Fred's interactions with his"]
+
+
+def _reports(*sources):
+    return [ReportRow(id=int(label.split()[1]), title=title, level=0, score=1.0,
+                      full_content=text) for label, title, text in sources]
+
+
+def test_the_trace_keeps_each_dropped_sentence_and_an_all_wrong_answer_is_no_answer(tmp_path):
+    s = make_settings(tmp_path, {})
+    trace = Trace(method="retag")
+    text = check_sentences("Fred hosts the dinner. Fred is also a source of warmth and musical "
+                           "talent for the family gathering.", _reports(R13), s, trace)
+    assert text == "Fred hosts the dinner."
+    assert trace.sentences_dropped[0].startswith("Fred is also a source of warmth")
+    assert "1 answer sentence(s) dropped" in trace.notes[-1] and trace.no_answer is None
+
+    trace = Trace(method="retag")
+    text = check_sentences("Fred is also a source of warmth and musical talent for the family "
+                           "gathering.", _reports(R13), s, trace)
+    assert trace.no_answer and "every sentence of the answer (1)" in trace.no_answer
+    assert text != "Fred is also a source of warmth and musical talent for the family gathering."
+
+    off = make_settings(tmp_path, {"answer_sentence_check": False})
+    trace = Trace(method="retag")
+    same = "Fred is also a source of warmth and musical talent for the family gathering."
+    assert check_sentences(same, _reports(R13), off, trace) == same
+    assert not trace.sentences_dropped
