@@ -15,9 +15,10 @@ sentence's. It is dropped when every report sentence it copies
 - names none of the names it gives, both naming someone (the report's Scrooge, its Fred), or
 - speaks of a woman where it speaks of a man, or the reverse (her / his),
 
-or when it quotes three or more words that no report holds. A sentence that copies nothing is
-left alone: the check finds misattributed copies, it does not judge new wording. Lexical, no
-LLM call.
+or when it quotes three or more words that no report holds, or names a report's title with a
+name no report holding that title gives ("The Cratchit family plays a central role in the
+Robinson Crusoe Story Community"). A sentence that copies nothing is left alone: the check
+finds misattributed copies, it does not judge new wording. Lexical, no LLM call.
 """
 
 from __future__ import annotations
@@ -83,6 +84,11 @@ class SentenceCheck:
                          if not line.lstrip().startswith("#"))
         self.known = names(body)
         self.plain = "\n".join(_plain(f"{title}\n{t}") for _, title, t in sources)
+        # a report's title before its colon ("Robinson Crusoe Story Community"), and each
+        # report's words: a sentence naming a title names what the reports give with it
+        self.bodies = [f" {_plain(title + ' ' + t)} " for _, title, t in sources]
+        self.titles = [(label, _plain(title.split(":")[0])) for label, title, _ in sources
+                       if len(title.split(":")[0].split()) >= 2]
         self.sentences = []
         for label, _, text in sources:
             for s in _SOURCE_SENTENCE.split(MARKER.sub(" ", text)):
@@ -107,6 +113,18 @@ class SentenceCheck:
             plain = _plain(quoted)
             if len(plain.split()) >= MIN_QUOTED_WORDS and plain not in self.plain:
                 return f'it quotes "{quoted.strip()}", which no report read says'
+        own = self._names(text)[0]
+        plain = f" {_plain(text)} "
+        for label, title in self.titles:
+            if f" {title} " in plain:
+                # a name no report read gives beside the title (its own report included)
+                holders = [b for b in self.bodies if f" {title} " in b]
+                alien = sorted(n for n in own - set(title.split())
+                               if not any(f" {n} " in b or f" {n.rstrip('s')}" in b
+                                          for b in holders))
+                if alien:
+                    return (f"it puts {', '.join(alien)} in {label}'s \"{title}\", and no "
+                            "report read names them with it")
         words = content_words(text)
         # a loose copy (a blend of two report sentences) is judged by its pronouns only
         copied = [(s, len(words & s[2]) >= MIN_COPIED_SHARE * len(words))
@@ -114,7 +132,7 @@ class SentenceCheck:
                   and len(words & s[2]) >= MIN_BLENDED_SHARE * len(words)]
         if not copied:
             return None
-        (own, _), gender = self._names(text), _gender(set(_WORD.findall(text.casefold())))
+        gender = _gender(set(_WORD.findall(text.casefold())))
         reasons = []
         for (label, source, _, their, roles, their_gender), close in copied:
             if close and own and their and not own & their:

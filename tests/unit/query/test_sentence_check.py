@@ -41,6 +41,19 @@ def test_the_hand_checks_misattributed_copies_are_dropped():
     assert 'quotes "a portly gentleman"' in check('He is described as "a portly gentleman".')
 
 
+R22 = ("report 22", "Robinson Crusoe Story Community: Robin Crusoe, Friday, and the Parrot",
+       "This community centers on the Robinson Crusoe story that Scrooge's younger self reads: "
+       "Robin Crusoe, his man Friday and the Parrot.")
+
+
+def test_a_report_title_given_a_name_no_report_holds_with_it_is_dropped():
+    check = SentenceCheck([R13, R22])
+    assert "puts cratchit in report 22's" in check(
+        "The Cratchit family plays a central role in the Robinson Crusoe Story Community.")
+    # a name a report gives with the title stays
+    assert check("Scrooge reads of Friday in the Robinson Crusoe Story Community.") is None
+
+
 def test_faithful_copies_paraphrases_and_new_wording_are_kept():
     check = SentenceCheck([R13, R4])
     assert check("His warmth, generosity, and good humor set the tone for the event, as he "
