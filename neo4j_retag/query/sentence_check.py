@@ -151,7 +151,7 @@ class SentenceCheck:
         return reasons[0]
 
 
-def _sentences(line: str) -> list[str]:
+def answer_sentences(line: str) -> list[str]:
     """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
     ...") kept with the sentence before it, whose citation it is."""
     out: list[str] = []
@@ -174,7 +174,7 @@ def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
     lines = []
     for line in text.split("\n"):
         kept: list[str] = []
-        for sentence in _sentences(line):
+        for sentence in answer_sentences(line):
             why = check(sentence)
             if why is None:
                 kept.append(sentence)
