@@ -69,6 +69,13 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                                   "TOP_P_SHARE": "0.25",
                                                   "RETAG_REPORT_TOKENS": "600",
                                                   "RETAG_DIRECT_TOKENS": "6000"}),
+    # ... with the text units behind those reports (the issue's "map over the retrieved
+    # reports alone, and with their best-supported text units"), 2,000 of the 6,000 tokens
+    "retag-general-p25-cut600-direct-units": ("retag", {"RETAG_TOPICS": "false",
+                                                        "TOP_P_SHARE": "0.25",
+                                                        "RETAG_REPORT_TOKENS": "600",
+                                                        "RETAG_DIRECT_TOKENS": "6000",
+                                                        "RETAG_TEXT_UNIT_TOKENS": "2000"}),
     "local": ("local", {}),
 }
 

@@ -34,6 +34,10 @@ class QuerySettings(Group):
         "ANSWER_SENTENCE_CHECK", True, "answers over community reports (global, ReTAG): a "
         "sentence that copies a report's sentence about another subject (another name, her for "
         "his), or quotes words no report read holds, is dropped, with a trace note")
+    retag_text_unit_tokens: int = env(
+        "RETAG_TEXT_UNIT_TOKENS", 0, "ReTAG's one-call answer: this many of its tokens (at most "
+        "half) go to the text units behind the reports read, those mentioning most of their "
+        "communities' entities and matching the question best; 0 = the reports alone", ge=0)
     retag_topics: bool = env(
         "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
         "reports; false = the general graph's reports (the paper's retrieval-only arm)")

@@ -30,6 +30,8 @@ from .retrieval import (
     retrieve_reports,
 )
 
+REPORT_UNITS = 100  # text units fetched behind the reports before the question ranks them
+
 
 async def classify_topics(llm: LLM, settings: Settings, question: str,
                           topics: list[Record], corpus_description: str,
@@ -204,7 +206,12 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
     if settings.query.retag_direct_tokens and reports:
-        return await answer_reports(llm, settings, query, reports, trace)
+        # the text units behind the reports (RETAG_TEXT_UNIT_TOKENS): the answer call ranks
+        # them by the question and reads what fits
+        units = [(r["id"], r["text"] or "") for r in graph.run(
+            "query/report_text_units", ids=[r.id for r in reports], k=REPORT_UNITS)
+        ] if settings.query.retag_text_unit_tokens else []
+        return await answer_reports(llm, settings, query, reports, trace, units)
     return await map_reduce(llm, settings, question, reports, trace, query.response_type)
 
 
@@ -218,7 +225,7 @@ RETAG = Method(
              Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
                     "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
     settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_direct_tokens",
-              "retag_topics",
+              "retag_text_unit_tokens", "retag_topics",
               "retag_topic_max_share", "retag_max_topics", "retag_min_community_size",
               "keywords_corpus_description", "retrieval", *MAP_REDUCE),
     refinable=True, needs_reports=True, rank=0)

@@ -51,6 +51,7 @@ _ROLES = ("wife|husband|niece|nephew|sisters?|brothers?|sons?|daughters?|child|c
           "spokes(?:person|man|woman)|lawyer|assistant|colleagues?|deputy|rival|widow|family")
 _ROLE = re.compile(rf"\b([A-Z][\w-]*)['’]s\s+(?:[a-z]+\s+)?(?:{_ROLES})\b")
 _LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
+_BARE = re.compile(r"^\W*(?:\d+[.)]?)?\W*$")  # a list number or bullet left alone on its line
 _SHE = frozenset({"she", "her", "hers", "herself"})
 _HE = frozenset({"he", "his", "him", "himself"})
 
@@ -180,22 +181,23 @@ def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
                 kept.append(sentence)
             else:
                 dropped.append(Dropped(sentence=sentence.strip(), reason=why))
-        if kept or not line.strip():
+        if not line.strip() or (kept and not _BARE.match(" ".join(kept))):
             lines.append(" ".join(kept))
     return "\n".join(lines), dropped
 
 
 def check_sentences(text: str, reports: Sequence[ReportRow], settings: Settings,
-                 trace: Trace) -> str:
+                    trace: Trace, more: Sequence[tuple[str, str, str]] = ()) -> str:
     """``text`` without its misattributed sentences (:func:`drop_misattributed` against
-    ``reports`` as the call read them; ANSWER_SENTENCE_CHECK), each dropped one in
+    ``reports`` as the call read them, and ``more`` sources (label, title, text: the text
+    units it read); ANSWER_SENTENCE_CHECK), each dropped one in
     ``trace.sentences_dropped`` and a note. When every sentence is dropped the answer is the
     no-answer (``common.no_answer_for``): a text made only of copies about the wrong subject
     is not passed off as an answer."""
     if not settings.query.sentence_check or not text.strip():
         return text
     kept, dropped = drop_misattributed(
-        text, [(f"report {r.id}", r.title, r.full_content) for r in reports])
+        text, [*((f"report {r.id}", r.title, r.full_content) for r in reports), *more])
     if not dropped:
         return text
     trace.sentences_dropped += [f"{d.sentence} -- {d.reason}" for d in dropped]

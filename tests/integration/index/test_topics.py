@@ -323,3 +323,20 @@ def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, do
     assert r.citations and {int(c.id) for c in r.citations} <= ids
     assert {int(c.id) for c in r.sources} == {int(c.id) for c in r.trace.context} <= ids
     assert any(n.startswith("one answer call over") for n in r.trace.notes)
+
+
+def test_retag_one_call_reads_the_text_units_behind_its_reports(indexed, graph, double):
+    # RETAG_TEXT_UNIT_TOKENS on real Neo4j: the units come from the reports' member entities
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    chunks = {r["id"] for r in graph.driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.id AS id").records}
+    double.script["answer"] = lambda body: "Scrooge saw the ghosts. [Data: Sources (0)]"
+    units = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000,
+                                       "retag_text_unit_tokens": 1500})
+    r = run(units, lambda llm: ask_retag(graph, llm, units, q))
+    body = next(b for k, b in double.calls if k == "answer")
+    assert "-----Sources-----" in body["messages"][-1]["content"]
+    assert r.trace.text_units_retrieved >= 1
+    assert [c.kind for c in r.citations] == ["text_unit"] and r.citations[0].id in chunks
+    unit_sources = [c.id for c in r.sources if c.kind == "text_unit"]
+    assert len(unit_sources) == r.trace.text_units_retrieved and set(unit_sources) <= chunks

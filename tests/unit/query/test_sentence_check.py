@@ -76,6 +76,10 @@ def test_dropping_keeps_the_other_sentences_and_each_sentences_own_marker():
     assert kept == "Fred hosts the Christmas dinner. [Data: Reports (13)]\n- Scrooge changes."
     assert [d.sentence[:30] for d in dropped] == ["Fred is also a source of warmt",
                                                   "- Fred's interactions with his"]
+    # a numbered point whose only sentence is dropped leaves no bare "2." behind
+    kept, _ = drop_misattributed("1. Fred hosts the dinner.\n2. Fred is also a source of "
+                                 "warmth and musical talent for the family gathering.", [R13])
+    assert kept == "1. Fred hosts the dinner."
 
 
 def _reports(*sources):
