@@ -44,7 +44,7 @@ def replay(graph: Graph, answers: list[AnswerRecord], report_tokens: int,
                              full_content=truncate(r["text"] or "", report_tokens, enc)
                              if report_tokens else r["text"] or "") for r in rows]
         _, dropped = drop_misattributed(a.answer, [(f"report {r.id}", r.title, r.full_content)
-                                                   for r in reports])
+                                                   for r in reports], a.question)
         out["answers"] += 1
         out["sentences"] += sum(len(answer_sentences(line)) for line in a.answer.split("\n"))
         out["dropped"] += len(dropped)

@@ -278,7 +278,7 @@ async def _reduce(llm: LLM, settings: Settings, question: str, response_type: st
         text = "\n\n".join(p.description for p in used_points)
         trace.note("the reduce step gave no text: the best map points are shown")
     elif trace.no_answer is None:
-        text = check_sentences(text, [by_id[i] for i in support], settings, trace)
+        text = check_sentences(text, question, [by_id[i] for i in support], settings, trace)
 
     # citations: only what the answer text cites, and only reports behind the points the
     # reduce step was given (or ``citable``): a retrieved report no point rests on was never

@@ -114,7 +114,7 @@ async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: li
 
     unit_ids = [units[i][0] for i, _ in shown]
     if trace.no_answer is None:
-        text = check_sentences(text, read, settings, trace,
+        text = check_sentences(text, query.question, read, settings, trace,
                                [(f"source {n}", "", t) for n, (_, t) in enumerate(shown)])
     valid = {f"Reports:{r.id}": citation(r) for r in read}
     valid |= {f"Sources:{n}": Citation(kind="text_unit", id=u) for n, u in enumerate(unit_ids)}

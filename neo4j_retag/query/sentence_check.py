@@ -77,14 +77,15 @@ class SentenceCheck:
     """The report sentences of one answer's context, read once; called with an answer
     sentence, it returns why the sentence misattributes what it copies, or None."""
 
-    def __init__(self, sources: Sequence[tuple[str, str, str]]) -> None:
+    def __init__(self, sources: Sequence[tuple[str, str, str]], question: str = "") -> None:
         """``sources``: (label, title, text) per report read (``"report 13"``). Names are
         the words its text capitalises inside a sentence, headings and titles left out
-        (capitalised throughout); a quotation may come from a title too."""
+        (capitalised throughout); a quotation may come from a title or the question too."""
         body = "\n".join(line for _, _, t in sources for line in t.split("\n")
                          if not line.lstrip().startswith("#"))
         self.known = names(body)
-        self.plain = "\n".join(_plain(f"{title}\n{t}") for _, title, t in sources)
+        self.plain = "\n".join([_plain(question), *(_plain(f"{title}\n{t}")
+                                                    for _, title, t in sources)])
         # a report's title before its colon ("Robinson Crusoe Story Community"), and each
         # report's words: a sentence naming a title names what the reports give with it
         self.bodies = [f" {_plain(title + ' ' + t)} " for _, title, t in sources]
@@ -167,10 +168,10 @@ def answer_sentences(line: str) -> list[str]:
 
 
 def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
-                       ) -> tuple[str, list[Dropped]]:
+                       question: str = "") -> tuple[str, list[Dropped]]:
     """``text`` without the sentences :class:`SentenceCheck` finds misattributed (lines and
     the other sentences kept as written), and those dropped with their reason."""
-    check = SentenceCheck(sources)
+    check = SentenceCheck(sources, question)
     dropped: list[Dropped] = []
     lines = []
     for line in text.split("\n"):
@@ -186,18 +187,20 @@ def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
     return "\n".join(lines), dropped
 
 
-def check_sentences(text: str, reports: Sequence[ReportRow], settings: Settings,
+def check_sentences(text: str, question: str, reports: Sequence[ReportRow], settings: Settings,
                     trace: Trace, more: Sequence[tuple[str, str, str]] = ()) -> str:
-    """``text`` without its misattributed sentences (:func:`drop_misattributed` against
-    ``reports`` as the call read them, and ``more`` sources (label, title, text: the text
-    units it read); ANSWER_SENTENCE_CHECK), each dropped one in
+    """``text``, the answer to ``question``, without its misattributed sentences
+    (:func:`drop_misattributed` against ``reports`` as the call read them, and ``more``
+    sources: (label, title, text) of the text units it read; ANSWER_SENTENCE_CHECK), each
+    dropped one in
     ``trace.sentences_dropped`` and a note. When every sentence is dropped the answer is the
     no-answer (``common.no_answer_for``): a text made only of copies about the wrong subject
     is not passed off as an answer."""
     if not settings.query.sentence_check or not text.strip():
         return text
     kept, dropped = drop_misattributed(
-        text, [*((f"report {r.id}", r.title, r.full_content) for r in reports), *more])
+        text, [*((f"report {r.id}", r.title, r.full_content) for r in reports), *more],
+        question)
     if not dropped:
         return text
     trace.sentences_dropped += [f"{d.sentence} -- {d.reason}" for d in dropped]

@@ -39,6 +39,9 @@ def test_the_hand_checks_misattributed_copies_are_dropped():
         "of unity and joy at the gathering. [Data: Reports (13)]")
     # a quotation the reports do not hold ("portly gentlemen", not "a portly gentleman")
     assert 'quotes "a portly gentleman"' in check('He is described as "a portly gentleman".')
+    # the question's own words may be quoted
+    asked = SentenceCheck([R13, R4], 'Who is "a portly gentleman" in the story?')
+    assert asked('He is described as "a portly gentleman".') is None
 
 
 R22 = ("report 22", "Robinson Crusoe Story Community: Robin Crusoe, Friday, and the Parrot",
@@ -91,19 +94,20 @@ def test_the_trace_keeps_each_dropped_sentence_and_an_all_wrong_answer_is_no_ans
     s = make_settings(tmp_path, {})
     trace = Trace(method="retag")
     text = check_sentences("Fred hosts the dinner. Fred is also a source of warmth and musical "
-                           "talent for the family gathering.", _reports(R13), s, trace)
+                           "talent for the family gathering.", "Who is Fred?", _reports(R13),
+                           s, trace)
     assert text == "Fred hosts the dinner."
     assert trace.sentences_dropped[0].startswith("Fred is also a source of warmth")
     assert "1 answer sentence(s) dropped" in trace.notes[-1] and trace.no_answer is None
 
     trace = Trace(method="retag")
     text = check_sentences("Fred is also a source of warmth and musical talent for the family "
-                           "gathering.", _reports(R13), s, trace)
+                           "gathering.", "Who is Fred?", _reports(R13), s, trace)
     assert trace.no_answer and "every sentence of the answer (1)" in trace.no_answer
     assert text != "Fred is also a source of warmth and musical talent for the family gathering."
 
     off = make_settings(tmp_path, {"answer_sentence_check": False})
     trace = Trace(method="retag")
     same = "Fred is also a source of warmth and musical talent for the family gathering."
-    assert check_sentences(same, _reports(R13), off, trace) == same
+    assert check_sentences(same, "Who is Fred?", _reports(R13), off, trace) == same
     assert not trace.sentences_dropped
