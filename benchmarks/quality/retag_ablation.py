@@ -78,6 +78,11 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                                         "RETAG_TEXT_UNIT_TOKENS": "2000"}),
     "local": ("local", {}),
 }
+# an arm without the one-call answer is map-reduce: said explicitly, since the embedded model's
+# default became one call (RETAG_DIRECT_TOKENS=6000) after those arms were first measured
+for _method, _env in ARMS.values():
+    if _method == "retag":
+        _env.setdefault("RETAG_DIRECT_TOKENS", "0")
 
 
 def arm_name(name: str, arm: str) -> str:
