@@ -117,7 +117,9 @@ def row(name: str, arm: str) -> dict[str, Any] | None:
     matched = sum(a["nuggets"]["matched"] for a in answers if a.get("nuggets"))
     total = sum(a["nuggets"]["total"] for a in answers if a.get("nuggets"))
     return {"arm": arm, "method": method, "settings": env, "answers": len(answers),
-            "failed": sum(1 for a in answers if a.get("error")),
+            # the no-answer (trace.no_answer: every reply refused) is no answer either
+            "failed": sum(1 for a in answers if a.get("error")
+                          or (a.get("trace") or {}).get("no_answer")),
             "nuggets": f"{matched}/{total}", "recall": nug["recall"]["mean"],
             "supported": nug["supported"]["mean"] if nug["supported"]["n"] else None,
             "prompt_tokens": cost["prompt_tokens"]["mean"], "calls": cost["llm_calls"]["mean"],
