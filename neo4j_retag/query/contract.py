@@ -22,7 +22,7 @@ from ..model import Answer, Query
 
 MethodFn = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
 # what map-reduce reads of QuerySettings (query/map_reduce.py): every method that uses it
-MAP_REDUCE = ("map_context_tokens", "reduce_context_tokens", "shuffle_seed")
+MAP_REDUCE = ("map_context_tokens", "reduce_context_tokens", "shuffle_seed", "sentence_check")
 # the lines a method's trace part prints under `ask`'s answer (plain text, no markup)
 Render = Callable[[Answer], list[str]]
 
