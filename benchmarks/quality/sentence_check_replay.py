@@ -26,7 +26,11 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.model import ReportRow
-from neo4j_retag.query.sentence_check import answer_sentences, drop_misattributed
+from neo4j_retag.query.sentence_check import (
+    answer_sentences,
+    drop_misattributed,
+    report_sources,
+)
 from neo4j_retag.tokens import truncate
 
 
@@ -43,8 +47,7 @@ def replay(graph: Graph, answers: list[AnswerRecord], report_tokens: int,
         reports = [ReportRow(id=r["id"], title=titles.get(r["id"], ""), level=0,
                              full_content=truncate(r["text"] or "", report_tokens, enc)
                              if report_tokens else r["text"] or "") for r in rows]
-        _, dropped = drop_misattributed(a.answer, [(f"report {r.id}", r.title, r.full_content)
-                                                   for r in reports], a.question)
+        _, dropped = drop_misattributed(a.answer, report_sources(reports), a.question)
         out["answers"] += 1
         out["sentences"] += sum(len(answer_sentences(line)) for line in a.answer.split("\n"))
         out["dropped"] += len(dropped)

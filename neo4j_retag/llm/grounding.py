@@ -28,14 +28,14 @@ MIN_FINDING_WORDS = 4  # a finding with fewer content words is not judged by the
 _TOKEN = re.compile(r"[^\W\d_][\w-]*")
 # quoted spans (a quote of the text, a title) are not names the finding gives
 _QUOTED = re.compile(r"[\"“”‘][^\"“”‘’\n]{0,200}[\"“”’]")
-_SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\n+")
+SENTENCE = re.compile(r"(?<=[.!?:;])\s+|\n+")  # clauses too: a finding's, a report's
 
 
 def names(text: str) -> set[str]:
     """The capitalised words of ``text`` that are not the first word of a sentence (names of
     people, places, organisations), casefolded; quoted spans left out."""
     out: set[str] = set()
-    for sentence in _SENTENCE.split(_QUOTED.sub(" ", MARKER.sub(" ", text))):
+    for sentence in SENTENCE.split(_QUOTED.sub(" ", MARKER.sub(" ", text))):
         for word in _TOKEN.findall(sentence)[1:]:
             # a capitalised function word ("However" after a quote) is no name
             if word[0].isupper() and content_words(word):

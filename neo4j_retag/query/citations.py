@@ -12,7 +12,7 @@ from ..db import Graph
 from ..llm.degenerate import content_words
 from ..model import Answer, Citation, Trace
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences
 MIN_SHARED = 2  # content words a sentence must share with a support to be attributed to it
 
 
@@ -49,7 +49,7 @@ def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
     lines = []
     for line in text.split("\n"):
         out = []
-        for sentence in _SENTENCE.split(line):
+        for sentence in SENTENCE.split(line):
             own = content_words(MARKER.sub(" ", sentence))
             best = max(words, key=lambda w: len(own & w[0]), default=None)
             if MARKER.search(sentence) or best is None or len(own & best[0]) < MIN_SHARED:

@@ -30,16 +30,16 @@ from dataclasses import dataclass
 from ..citations import MARKER
 from ..config import Settings
 from ..llm.degenerate import content_words
+from ..llm.grounding import SENTENCE as SOURCE_SENTENCE
 from ..llm.grounding import names
 from ..model import ReportRow, Trace
+from .citations import SENTENCE
 from .common import no_answer_for
 
 MIN_COPIED_WORDS = 4  # content words an answer sentence shares with the report sentence it copies
 MIN_COPIED_SHARE = 0.5  # ... and their share of the answer sentence's
 MIN_BLENDED_SHARE = 0.35  # a blend of two report sentences: judged by its pronouns only
 MIN_QUOTED_WORDS = 3  # a quotation this long must be in a report
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_SOURCE_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _QUOTE = re.compile(r"[\"“]([^\"“”\n]{3,300})[\"”]")
 _WORD = re.compile(r"[^\W_]+")
 _FIRST = re.compile(r"^\W*([A-Z][\w-]*)")
@@ -68,7 +68,8 @@ def _plain(text: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
-def _gender(words: set[str]) -> str | None:
+def _gender(text: str) -> str | None:
+    words = set(_WORD.findall(text.casefold()))
     she, he = bool(words & _SHE), bool(words & _HE)
     return "she" if she and not he else "he" if he and not she else None
 
@@ -84,20 +85,20 @@ class SentenceCheck:
         body = "\n".join(line for _, _, t in sources for line in t.split("\n")
                          if not line.lstrip().startswith("#"))
         self.known = names(body)
-        self.plain = "\n".join([_plain(question), *(_plain(f"{title}\n{t}")
-                                                    for _, title, t in sources)])
-        # a report's title before its colon ("Robinson Crusoe Story Community"), and each
-        # report's words: a sentence naming a title names what the reports give with it
+        # each report's words (title and text): a quotation must be in one of them (or the
+        # question), and a sentence naming a title names what the reports give with it
         self.bodies = [f" {_plain(title + ' ' + t)} " for _, title, t in sources]
+        self.plain = "\n".join([_plain(question), *self.bodies])
+        # a report's title before its colon ("Robinson Crusoe Story Community")
         self.titles = [(label, _plain(title.split(":")[0])) for label, title, _ in sources
                        if len(title.split(":")[0].split()) >= 2]
         self.sentences = []
         for label, _, text in sources:
-            for s in _SOURCE_SENTENCE.split(MARKER.sub(" ", text)):
+            for s in SOURCE_SENTENCE.split(MARKER.sub(" ", text)):
                 words = content_words(s)
                 if len(words) >= MIN_COPIED_WORDS:
                     self.sentences.append((label, s.strip(), words, *self._names(s),
-                                           _gender(set(_WORD.findall(s.casefold())))))
+                                           _gender(s)))
 
     def _names(self, sentence: str) -> tuple[set[str], set[str]]:
         """The names the reports know that ``sentence`` gives as its own, and those it gives
@@ -134,7 +135,7 @@ class SentenceCheck:
                   and len(words & s[2]) >= MIN_BLENDED_SHARE * len(words)]
         if not copied:
             return None
-        gender = _gender(set(_WORD.findall(text.casefold())))
+        gender = _gender(text)
         reasons = []
         for (label, source, _, their, roles, their_gender), close in copied:
             if close and own and their and not own & their:
@@ -157,7 +158,7 @@ def answer_sentences(line: str) -> list[str]:
     """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
     ...") kept with the sentence before it, whose citation it is."""
     out: list[str] = []
-    for part in _SENTENCE.split(line):
+    for part in SENTENCE.split(line):
         lead = _LEAD_MARKER.match(part)
         if lead and out:
             out[-1] += " " + lead.group(0).strip()
@@ -187,6 +188,11 @@ def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
     return "\n".join(lines), dropped
 
 
+def report_sources(reports: Sequence[ReportRow]) -> list[tuple[str, str, str]]:
+    """The (label, title, text) sources of :class:`SentenceCheck` for ``reports``."""
+    return [(f"report {r.id}", r.title, r.full_content) for r in reports]
+
+
 def check_sentences(text: str, question: str, reports: Sequence[ReportRow], settings: Settings,
                     trace: Trace, more: Sequence[tuple[str, str, str]] = ()) -> str:
     """``text``, the answer to ``question``, without its misattributed sentences
@@ -199,7 +205,7 @@ def check_sentences(text: str, question: str, reports: Sequence[ReportRow], sett
     if not settings.query.sentence_check or not text.strip():
         return text
     kept, dropped = drop_misattributed(
-        text, [*((f"report {r.id}", r.title, r.full_content) for r in reports), *more],
+        text, [*report_sources(reports), *more],
         question)
     if not dropped:
         return text
