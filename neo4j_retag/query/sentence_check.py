@@ -17,7 +17,8 @@ sentence's. It is dropped when every report sentence it copies
 
 or when it quotes three or more words that no report holds, or names a report's title with a
 name no report holding that title gives ("The Cratchit family plays a central role in the
-Robinson Crusoe Story Community"). A sentence that copies nothing is left alone: the check
+Robinson Crusoe Story Community"; only a title no report's text uses: one it does, "Millbrook
+Rovers", is an entity's name). A sentence that copies nothing is left alone: the check
 finds misattributed copies, it does not judge new wording. Lexical, no LLM call.
 """
 
@@ -89,9 +90,13 @@ class SentenceCheck:
         # question), and a sentence naming a title names what the reports give with it
         self.bodies = [f" {_plain(title + ' ' + t)} " for _, title, t in sources]
         self.plain = "\n".join([_plain(question), *self.bodies])
-        # a report's title before its colon ("Robinson Crusoe Story Community")
-        self.titles = [(label, _plain(title.split(":")[0])) for label, title, _ in sources
-                       if len(title.split(":")[0].split()) >= 2]
+        # a report's title before its colon ("Robinson Crusoe Story Community"), when no
+        # report's text uses it: a title the text uses ("Millbrook Rovers") names an entity,
+        # which an answer may rightly give beside anything
+        texts = " ".join(f" {_plain(t)} " for t in body.split("\n"))
+        self.titles = [(label, heading) for label, heading in
+                       ((label, _plain(title.split(":")[0])) for label, title, _ in sources)
+                       if len(heading.split()) >= 2 and f" {heading} " not in texts]
         self.sentences = []
         for label, _, text in sources:
             for s in SOURCE_SENTENCE.split(MARKER.sub(" ", text)):

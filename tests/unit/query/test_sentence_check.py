@@ -57,6 +57,22 @@ def test_a_report_title_given_a_name_no_report_holds_with_it_is_dropped():
     assert check("Scrooge reads of Friday in the Robinson Crusoe Story Community.") is None
 
 
+R19 = ("report 19", "Millbrook Rovers",
+       "# Millbrook Rovers\n\nMillbrook Rovers reached the county cup final. Lumen Analytics "
+       "sponsors Millbrook Rovers and its academy.")
+R17 = ("report 17", "Amara Okafor and the Lantern Festival",
+       "Lumen Analytics pays for the lights of the Lantern Festival.")
+
+
+def test_a_title_the_reports_text_uses_is_an_entity_name_and_the_title_rule_leaves_it():
+    # seen on the Qwen-built sample index: this hedged, true sentence was dropped, and the
+    # map-reduce answer it was became the no-answer
+    check = SentenceCheck([R19, R17])
+    assert check("Lumen Analytics sponsors Millbrook Rovers, but it is not clear whether this "
+                 "sponsorship is linked to its sponsorship of the academy and to the Lantern "
+                 "Festival.") is None
+
+
 def test_faithful_copies_paraphrases_and_new_wording_are_kept():
     check = SentenceCheck([R13, R4])
     assert check("His warmth, generosity, and good humor set the tone for the event, as he "
