@@ -26,8 +26,8 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.model import ReportRow
+from neo4j_retag.query.citations import answer_sentences
 from neo4j_retag.query.sentence_check import (
-    answer_sentences,
     drop_misattributed,
     report_sources,
 )

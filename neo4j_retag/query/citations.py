@@ -13,6 +13,7 @@ from ..llm.degenerate import content_words
 from ..model import Answer, Citation, Trace
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences
+_LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
 MIN_SHARED = 2  # content words a sentence must share with a support to be attributed to it
 
 
@@ -35,6 +36,20 @@ def cited_sources(text: str, valid: Mapping[str, Citation], trace: Trace,
     return checked.text.strip(), [valid[k] for k in dict.fromkeys(keys)]
 
 
+def answer_sentences(line: str) -> list[str]:
+    """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
+    ...") kept with the sentence before it, whose citation it is."""
+    out: list[str] = []
+    for part in SENTENCE.split(line):
+        lead = _LEAD_MARKER.match(part)
+        if lead and out:
+            out[-1] += " " + lead.group(0).strip()
+            part = part[lead.end():]
+        if part.strip():
+            out.append(part)
+    return out
+
+
 def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
               kind: str = "Reports") -> tuple[str, int]:
     """``text`` with a ``[Data: <kind> (ids)]`` marker after each sentence that cites nothing
@@ -49,7 +64,7 @@ def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],
     lines = []
     for line in text.split("\n"):
         out = []
-        for sentence in SENTENCE.split(line):
+        for sentence in answer_sentences(line):
             own = content_words(MARKER.sub(" ", sentence))
             best = max(words, key=lambda w: len(own & w[0]), default=None)
             if MARKER.search(sentence) or best is None or len(own & best[0]) < MIN_SHARED:

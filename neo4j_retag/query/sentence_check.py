@@ -34,7 +34,7 @@ from ..llm.degenerate import content_words
 from ..llm.grounding import SENTENCE as SOURCE_SENTENCE
 from ..llm.grounding import names
 from ..model import ReportRow, Trace
-from .citations import SENTENCE
+from .citations import answer_sentences
 from .common import no_answer_for
 
 MIN_COPIED_WORDS = 4  # content words an answer sentence shares with the report sentence it copies
@@ -51,7 +51,6 @@ _ROLES = ("wife|husband|niece|nephew|sisters?|brothers?|sons?|daughters?|child|c
           "clerk|employer|employees?|servants?|boss|ceo|chair|chairman|manager|owner|founder|"
           "spokes(?:person|man|woman)|lawyer|assistant|colleagues?|deputy|rival|widow|family")
 _ROLE = re.compile(rf"\b([A-Z][\w-]*)['’]s\s+(?:[a-z]+\s+)?(?:{_ROLES})\b")
-_LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
 _BARE = re.compile(r"^\W*(?:\d+[.)]?)?\W*$")  # a list number or bullet left alone on its line
 _SHE = frozenset({"she", "her", "hers", "herself"})
 _HE = frozenset({"he", "his", "him", "himself"})
@@ -157,20 +156,6 @@ class SentenceCheck:
             else:
                 return None  # one faithful copy is enough
         return reasons[0]
-
-
-def answer_sentences(line: str) -> list[str]:
-    """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
-    ...") kept with the sentence before it, whose citation it is."""
-    out: list[str] = []
-    for part in SENTENCE.split(line):
-        lead = _LEAD_MARKER.match(part)
-        if lead and out:
-            out[-1] += " " + lead.group(0).strip()
-            part = part[lead.end():]
-        if part.strip():
-            out.append(part)
-    return out
 
 
 def drop_misattributed(text: str, sources: Sequence[tuple[str, str, str]],
