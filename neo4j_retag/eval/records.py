@@ -64,6 +64,7 @@ class AnswerRecord(BaseModel):
     llm: LLMCost = Field(default_factory=LLMCost)  # spent on the answer, failed or not
     llm_stages: dict[str, LLMCost] = Field(default_factory=dict)  # ... by LLM stage
     citations: list[Citation] = Field(default_factory=list)
+    sources: list[Citation] = Field(default_factory=list)  # every report / text unit read
     trace: Trace | None = None
     claims: list[str] | None = None
     metrics: Metrics | None = None

@@ -70,6 +70,7 @@ async def _answer(graph: Graph, llm: LLM, settings: Settings, method: str, q: st
             a = await answer_question(graph, llm, settings, ask_request(
                 question=q, method=name, level=level, budget=budget))
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
+        rec.sources = a.sources
     except RetagError as err:
         # a LevelError or InputError is no LLM failure: its class is the reason
         rec.error = Failure.of(f"answer by {method} to {q!r}", err,

@@ -128,3 +128,20 @@ def test_verdicts_are_saved_as_they_end_and_kept_unless_failed_or_stale(asked, t
     # an answer asked again (here: q1's not kept) makes its verdicts stale
     fresh = [a for a in kept if a.question == "q2"]
     assert {j.question for j in kept_judgements(saved, fresh)} == {"q2"}
+
+
+def test_an_answer_record_keeps_every_report_and_text_unit_the_answer_read(monkeypatch):
+    # a hand check must see what the call read, cited or not (ReTAG's text units)
+    from neo4j_retag.model import Answer, Citation, Trace
+
+    read = [Citation(kind="report", id=4, cited_in_answer=True),
+            Citation(kind="text_unit", id="u7")]
+
+    async def answer(graph, llm, settings, request):
+        return Answer(answer="Scrooge changes.", citations=read[:1], sources=read,
+                      trace=Trace(method="retag"))
+
+    monkeypatch.setattr(eval_run, "answer_question", answer)
+    rec = asyncio.run(eval_run._answer(None, None, Settings(), "retag", "q1", 0))
+    assert rec.sources == read and rec.citations == read[:1]
+    assert AnswerRecord.model_validate_json(rec.model_dump_json()).sources == read
