@@ -52,6 +52,11 @@ _ROLES = ("wife|husband|niece|nephew|sisters?|brothers?|sons?|daughters?|child|c
           "spokes(?:person|man|woman)|lawyer|assistant|colleagues?|deputy|rival|widow|family")
 _ROLE = re.compile(rf"\b([A-Z][\w-]*)['’]s\s+(?:[a-z]+\s+)?(?:{_ROLES})\b")
 _BARE = re.compile(r"^\W*(?:\d+[.)]?)?\W*$")  # a list number or bullet left alone on its line
+# a feast is capitalised but says when, not whom a sentence is about: "a joyful spirit,
+# especially during Christmas" is no sentence about someone called Christmas (weekdays and
+# months stay names: Crusoe's man Friday)
+_WHEN = frozenset({"christmas", "eve", "easter", "whitsun", "whitsuntide", "michaelmas",
+                   "halloween", "yuletide", "new", "year"})
 _SHE = frozenset({"she", "her", "hers", "herself"})
 _HE = frozenset({"he", "his", "him", "himself"})
 
@@ -112,7 +117,7 @@ class SentenceCheck:
         # a sentence's first word is a name when the reports write it capitalised inside one
         first = _FIRST.match(plain)
         lead = {first.group(1).casefold()} & self.known if first else set()
-        return names(plain) | lead, roles
+        return (names(plain) | lead) - _WHEN, roles
 
     def __call__(self, sentence: str) -> str | None:
         text = MARKER.sub(" ", sentence)
