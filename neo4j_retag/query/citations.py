@@ -12,7 +12,7 @@ from ..db import Graph
 from ..llm.degenerate import content_words
 from ..model import Answer, Citation, Trace
 
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences
 _LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
 MIN_SHARED = 2  # content words a sentence must share with a support to be attributed to it
 
@@ -40,7 +40,7 @@ def answer_sentences(line: str) -> list[str]:
     """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
     ...") kept with the sentence before it, whose citation it is."""
     out: list[str] = []
-    for part in SENTENCE.split(line):
+    for part in _SENTENCE.split(line):
         lead = _LEAD_MARKER.match(part)
         if lead and out:
             out[-1] += " " + lead.group(0).strip()

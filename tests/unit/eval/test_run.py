@@ -16,6 +16,7 @@ from neo4j_retag.eval.saved import (
     kept_judgements,
     read_saved,
 )
+from neo4j_retag.model import Answer, Citation, Trace
 
 QUESTIONS, METHODS = ["q1", "q2"], ["global", "retag"]
 
@@ -132,8 +133,6 @@ def test_verdicts_are_saved_as_they_end_and_kept_unless_failed_or_stale(asked, t
 
 def test_an_answer_record_keeps_every_report_and_text_unit_the_answer_read(monkeypatch):
     # a hand check must see what the call read, cited or not (ReTAG's text units)
-    from neo4j_retag.model import Answer, Citation, Trace
-
     read = [Citation(kind="report", id=4, cited_in_answer=True),
             Citation(kind="text_unit", id="u7")]
 
