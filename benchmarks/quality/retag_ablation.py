@@ -31,6 +31,7 @@ from typing import Any
 
 from benchmarks.common import RESULTS, ROOT
 from benchmarks.runner import read_results
+from neo4j_retag.citations import without_references
 
 # arm -> (method, settings overrides). "as it was" = the settings before issue 44.
 AS_IT_WAS = {"RETAG_TOPICS": "true", "RETAG_TOPIC_MAX_SHARE": "1",
@@ -76,13 +77,22 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                                         "RETAG_REPORT_TOKENS": "600",
                                                         "RETAG_DIRECT_TOKENS": "6000",
                                                         "RETAG_TEXT_UNIT_TOKENS": "2000"}),
+    # the answer quoted from those reports: their sentences matching the question and its
+    # keywords best, up to 160 words (the written one-call answers' mean length on the tuning
+    # questions), no answer call
+    "retag-general-p25-cut600-extract160": ("retag", {"RETAG_TOPICS": "false",
+                                                      "TOP_P_SHARE": "0.25",
+                                                      "RETAG_REPORT_TOKENS": "600",
+                                                      "RETAG_EXTRACT_WORDS": "160"}),
     "local": ("local", {}),
 }
-# an arm without the one-call answer is map-reduce: said explicitly, since the embedded model's
-# default became one call (RETAG_DIRECT_TOKENS=6000) after those arms were first measured
+# an arm without the one-call answer is map-reduce, and one without the extract is written by
+# the model: said explicitly, since the embedded model's defaults changed after those arms were
+# first measured
 for _method, _env in ARMS.values():
     if _method == "retag":
         _env.setdefault("RETAG_DIRECT_TOKENS", "0")
+        _env.setdefault("RETAG_EXTRACT_WORDS", "0")
 
 
 def arm_name(name: str, arm: str) -> str:
@@ -121,6 +131,9 @@ def row(name: str, arm: str) -> dict[str, Any] | None:
             "failed": sum(1 for a in answers if a.get("error")
                           or (a.get("trace") or {}).get("no_answer")),
             "nuggets": f"{matched}/{total}", "recall": nug["recall"]["mean"],
+            # a longer answer holds more nuggets: the length beside the recall
+            "words": sum(len(without_references(a["answer"] or "").split()) for a in answers)
+            / max(1, len(answers)),
             "supported": nug["supported"]["mean"] if nug["supported"]["n"] else None,
             "prompt_tokens": cost["prompt_tokens"]["mean"], "calls": cost["llm_calls"]["mean"],
             "seconds": cost["seconds"]["mean"], "model": data.get("model"),
@@ -129,12 +142,13 @@ def row(name: str, arm: str) -> dict[str, Any] | None:
 
 def table(rows: list[dict[str, Any]]) -> str:
     base = next((r["prompt_tokens"] for r in rows if r["arm"] == "global"), None)
-    out = ["| arm | nuggets | recall | supported | prompt tok. | x global | calls | s | failed |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| arm | nuggets | recall | words | supported | prompt tok. | x global | calls | s | "
+           "failed |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{r['prompt_tokens'] / base:.2f}" if base else "-"
         sup = "-" if r["supported"] is None else f"{r['supported']:.2f}"
-        out.append(f"| {r['arm']} | {r['nuggets']} | {r['recall']:.3f} | {sup} | "
+        words = f"{r['words']:.0f}" if "words" in r else "-"
+        out.append(f"| {r['arm']} | {r['nuggets']} | {r['recall']:.3f} | {words} | {sup} | "
                    f"{r['prompt_tokens']:,.0f} | {ratio} | {r['calls']:.1f} | "
                    f"{r['seconds']:.0f} | {r['failed']} |")
     return "\n".join(out) + "\n"

@@ -30,6 +30,11 @@ class QuerySettings(Group):
         "RETAG_DIRECT_TOKENS", 0, "ReTAG: one answer call reads the retrieved reports, best-ranked "
         "first, up to this many tokens (and the endpoint's window), instead of map-reduce; "
         "0 = map-reduce (the paper)", ge=0)
+    retag_extract_words: int = env(
+        "RETAG_EXTRACT_WORDS", 0, "ReTAG: the answer is the retrieved reports' sentences that "
+        "match the question and its keywords best, quoted with their report, up to this many "
+        "words: no answer call, nothing a model wrote (before RETAG_DIRECT_TOKENS); 0 = a model "
+        "writes the answer", ge=0)
     sentence_check: bool = env(
         "ANSWER_SENTENCE_CHECK", True, "answers over community reports (global, ReTAG): a "
         "sentence that copies a report's sentence about another subject (another name, her for "

@@ -21,6 +21,7 @@ from ..tokens import truncate
 from .contract import MAP_REDUCE, Method, Option, variant
 from .map_reduce import map_reduce
 from .report_answer import answer_reports
+from .report_extract import extract_answer
 from .retrieval import (
     check_level,
     expand_keywords,
@@ -205,6 +206,8 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
+    if settings.query.retag_extract_words:
+        return extract_answer(settings, query, reports, trace)
     if settings.query.retag_direct_tokens and reports:
         # the text units behind the reports (RETAG_TEXT_UNIT_TOKENS): the answer call ranks
         # them by the question and reads what fits
@@ -224,8 +227,8 @@ RETAG = Method(
              Option("topic", str, "force a topic instead of classifying", max_length=200),
              Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
                     "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
-    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_direct_tokens",
-              "retag_text_unit_tokens", "retag_topics",
+    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_extract_words",
+              "retag_direct_tokens", "retag_text_unit_tokens", "retag_topics",
               "retag_topic_max_share", "retag_max_topics", "retag_min_community_size",
               "keywords_corpus_description", "retrieval", *MAP_REDUCE),
     refinable=True, needs_reports=True, rank=0)

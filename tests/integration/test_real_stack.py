@@ -5,10 +5,12 @@ asserted is that each stage runs and the graph is consistent, not what a 135M mo
 """
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
 
+from neo4j_retag.citations import MARKER
 from neo4j_retag.cli import main
 from neo4j_retag.index.extract_records import ExtractedClaim, grounded
 from neo4j_retag.index.pipeline import run_ingest
@@ -16,8 +18,10 @@ from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.model import Query
 from neo4j_retag.ops.stats import collect
+from neo4j_retag.query.citations import report_ids
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.map_reduce import MapFailedError
+from neo4j_retag.query.report_extract import sentences
 from neo4j_retag.query.retag import ask_retag
 from neo4j_retag.text import strip_chatter
 from tests.conftest import CORPORA
@@ -31,6 +35,12 @@ def carol_slice(tmp_path, chars=4200):
     path = tmp_path / "carol-slice.txt"
     path.write_text(book[start:start + chars])
     return path
+
+
+def plain(text):
+    """Words only: a quote's spacing and punctuation are tidied, its report's data references
+    removed."""
+    return " ".join(re.findall(r"\w+", MARKER.sub("", text)))
 
 
 def run(settings, usage, fn):
@@ -121,7 +131,21 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
                                   and "no answer:" in out.stderr), out.output
     assert data["answer"] and data["trace"]["method"] == "retag"
     assert {"classify", "keywords", "retrieve", "total"} <= set(data["trace"]["seconds"])
-    assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 2  # classify, keywords
+    assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 1  # keywords
+    # the embedded model's ReTAG answer is quoted (RETAG_EXTRACT_WORDS; another endpoint's is
+    # written): each sentence is a sentence of the report it cites - real keywords from the
+    # model, real full-text search
+    if settings.query.retag_extract_words and out.exit_code == 0:
+        assert "answer" not in data["trace"]["llm_stages"]  # no answer call
+        texts = {r["id"]: plain(r["t"]) for r in
+                 real_graph.driver.execute_query(
+                     "MATCH (c:Community) RETURN c.id AS id, c.full_content AS t").records}
+        for line in data["answer"].split("\n"):
+            cited = report_ids(line)
+            assert len(cited) == 1 and cited[0] in ids, line
+            body = line.removeprefix("- ").split("**: ", 1)[-1].rsplit(" [Data:", 1)[0]
+            for sent in sentences(body):
+                assert plain(sent) in texts[cited[0]], (sent, cited)
 
     # a rerun of the ingest is free: every LLM answer comes from the cache or is not needed
     before = usage.total.calls

@@ -78,6 +78,10 @@ def test_budgets_follow_the_context_up_to_the_remote_defaults():
     local = Settings(openai_base_url=None, llm_ctx=8192)
     assert (local.query.retag_direct_tokens, mid.query.retag_direct_tokens,
             remote.query.retag_direct_tokens) == (6000, 12000, 0)
+    # ... and its answer quoted from the reports, a number of words that does not scale
+    assert (local.query.retag_extract_words, mid.query.retag_extract_words,
+            remote.query.retag_extract_words) == (160, 160, 0)
+    assert Settings(openai_base_url=None, retag_extract_words=0).query.retag_extract_words == 0
 
 
 def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):
