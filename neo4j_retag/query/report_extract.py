@@ -140,30 +140,34 @@ def render_quotes(picked: list[Quote]) -> str:
 
 
 def extract_answer(settings: Settings, query: Query, reports: list[ReportRow],
-                   trace: Trace) -> Answer:
+                   trace: Trace) -> Answer | None:
     """Answer ``query`` with the sentences of ``reports`` (ReTAG's retrieved reports, as read:
     RETAG_REPORT_TOKENS) matching it and ``trace.keywords`` best, up to RETAG_EXTRACT_WORDS
     words, quoted and cited (:func:`pick`, :func:`render_quotes`). No LLM call. Citations: the
-    reports quoted; ``sources``: every report read. When no sentence shares a content word with
-    the question or its keywords the answer is the no-answer (``common.no_answer_for``)."""
+    reports quoted; ``sources``: every report read. With no reports the answer is the no-answer
+    (``common.no_answer_for``). None, with a trace note, when no sentence shares a word with the
+    question or its keywords ("What are the main themes of this corpus?" over reports that never
+    say "themes"): there is nothing to quote, and the caller has a model write the answer."""
     words = settings.query.retag_extract_words
     trace.reports_retrieved = len(reports)
-    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
-                                   composed=r.composed) for r in reports]
-    events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
+    if not reports:
+        return Answer(answer=no_answer_for(settings, trace, "no community reports to answer from"),
+                      trace=trace)
     with timed(trace.seconds, "answer"):
         candidates = [q for r in reports for q in quotes(r)]
         picked = pick(query.question, trace.keywords, candidates, words)
+    if not picked:
+        trace.note(f"no sentence of the {len(reports)} community reports retrieved shares a word "
+                   "with the question or its keywords: nothing to quote (RETAG_EXTRACT_WORDS), a "
+                   "model writes the answer")
+        return None
     trace.note(f"the answer quotes {len(picked)} of the {len(candidates)} sentences of the "
                f"{len(reports)} community reports retrieved (RETAG_EXTRACT_WORDS={words}; 0 = "
                "a model writes the answer): no answer call")
-    if not picked:
-        why = ("no report sentence shares a word with the question or its keywords"
-               if reports else "no community reports to answer from")
-        return Answer(answer=no_answer_for(settings, trace, why), trace=trace)
     quoted = {q.report for q in picked}
-    for c in trace.context:
-        c.cited = c.id in quoted
+    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
+                                   composed=r.composed, cited=r.id in quoted) for r in reports]
+    events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
 
     def citation(r: ReportRow) -> Citation:
         return Citation(kind="report", id=r.id, title=r.title, level=r.level,

@@ -206,8 +206,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
-    if settings.query.retag_extract_words:
-        return extract_answer(settings, query, reports, trace)
+    if settings.query.retag_extract_words and (
+            quoted := extract_answer(settings, query, reports, trace)) is not None:
+        return quoted
     if settings.query.retag_direct_tokens and reports:
         # the text units behind the reports (RETAG_TEXT_UNIT_TOKENS): the answer call ranks
         # them by the question and reads what fits

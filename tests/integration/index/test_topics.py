@@ -325,6 +325,20 @@ def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, do
     assert any(n.startswith("one answer call over") for n in r.trace.notes)
 
 
+def test_retag_with_nothing_to_quote_has_the_model_write_the_answer(indexed, graph, double):
+    # RETAG_EXTRACT_WORDS on real Neo4j: the double's reports hold only fragments ("Scrooge is
+    # here."), so nothing is quoted and the one answer call writes the answer, said in a note
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    double.script["answer"] = lambda body: "Scrooge saw the ghosts."
+    quoted = indexed.model_copy(update={"retag_topics": False, "retag_extract_words": 160,
+                                        "retag_direct_tokens": 6000})
+    r = run(quoted, lambda llm: ask_retag(graph, llm, quoted, q))
+    assert double.count("answer") == 1 and r.answered
+    assert any("nothing to quote (RETAG_EXTRACT_WORDS), a model writes the answer" in n
+               for n in r.trace.notes)
+    assert any(n.startswith("one answer call over") for n in r.trace.notes)
+
+
 def test_retag_one_call_reads_the_text_units_behind_its_reports(indexed, graph, double):
     # RETAG_TEXT_UNIT_TOKENS on real Neo4j: the units come from the reports' member entities
     q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)

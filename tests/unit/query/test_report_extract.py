@@ -99,7 +99,7 @@ def test_the_answer_is_quoted_text_cited_with_no_llm_call(tmp_path):
     trace = Trace(method="retag", level=0, keywords=["chains", "warning"])
     answer = extract_answer(s, Query(question="What does Marley's Ghost warn of?"),
                             [CRATCHITS, MARLEY], trace)
-    assert answer.answered
+    assert answer is not None and answer.answered
     assert answer.answer.startswith("- **The warning**: Marley's Ghost warns Scrooge of the "
                                     "chains he is forging in life.")
     # every sentence of the answer is a report's own
@@ -117,11 +117,14 @@ def test_the_answer_is_quoted_text_cited_with_no_llm_call(tmp_path):
                "answer): no answer call" in n for n in trace.notes)
 
 
-def test_nothing_matching_is_the_no_answer_with_its_reason(tmp_path):
+def test_nothing_to_quote_is_none_said_and_no_reports_the_no_answer(tmp_path):
     s = make_settings(tmp_path, {"retag_extract_words": 40})
     trace = Trace(method="retag", level=0)
-    answer = extract_answer(s, Query(question="Quantum chromodynamics?"), [CRATCHITS], trace)
-    assert not answer.answered and answer.citations == []
-    assert trace.no_answer == "no report sentence shares a word with the question or its keywords"
+    # nothing shares a word: the caller has a model write the answer, with the note
+    assert extract_answer(s, Query(question="Quantum chromodynamics?"), [CRATCHITS], trace) is None
+    assert trace.no_answer is None and trace.notes == [
+        "no sentence of the 1 community reports retrieved shares a word with the question or its "
+        "keywords: nothing to quote (RETAG_EXTRACT_WORDS), a model writes the answer"]
     empty = extract_answer(s, Query(question="Who?"), [], Trace(method="retag", level=0))
+    assert empty is not None and not empty.answered
     assert empty.trace.no_answer == "no community reports to answer from"
