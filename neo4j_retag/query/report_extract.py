@@ -6,11 +6,14 @@ Why: a small model writing over reports invents. Hand-checked, Qwen2.5-Coder-1.5
 ReTAG answers on the Christmas Carol index held invented facts in 4 of 9, 7 of 10 and 7 of 10
 answers - a right description in a made-up frame, a made-up relation, a contradiction, a splice of
 two reports (docs/hand-check-retag-carol-heldout.md) - which a lexical check cannot see. A
-sentence quoted from a report says only what the report says. Measured on the same reports
-(docs/evaluation.md), the extract matched as many nuggets as the written one-call answer, at no
-answer call: ReTAG's classify, keyword expansion and top-p retrieval (Kim et al. 2025 §3.2-3.4)
-choose what is read; BM25 over the reports' sentences replaces the map-reduce (Edge et al. 2024
-§3.1.6) that a model too small to summarise faithfully would do.
+sentence quoted from a report says only what the report says: on the held-out Carol questions
+1 invented unit in 48, a report's own error, against 21 in 84 written. ReTAG's classify, keyword
+expansion and top-p retrieval (Kim et al. 2025 §3.2-3.4) choose what is read; BM25 over the
+reports' sentences replaces the map-reduce (Edge et al. 2024 §3.1.6) that a model too small to
+summarise faithfully would do. It gives up the synthesis (docs/evaluation.md: 19 of 60 nuggets
+against the written one call's 14 on the tuning questions, 4 of 70 against 8 on the held-out
+ones, 8 of 58 against 12 on an index the small model built). A question no sentence shares a
+word with has nothing to quote: the caller has the model write that answer.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ _BEFORE_STOP = re.compile(r"\s+([.,;:!?])")  # "festivities ." once the data ref
 @dataclass(frozen=True)
 class Quote:
     """One sentence of a report: ``report`` its id, ``finding`` the heading it stands under
-    (the report's title for its summary), ``order`` its place in the report."""
+    ("" for the report's summary), ``order`` its place in the report."""
 
     report: int
     finding: str
