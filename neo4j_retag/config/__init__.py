@@ -82,9 +82,9 @@ LOCAL_LLM_BUDGETS = {
     # measured with Qwen2.5-Coder-1.5B on Christmas Carol (docs/evaluation.md): ReTAG without
     # its topic layer (the topic reports a 1.5B model writes invent facts, and every question
     # went to the topic holding most of the graph), a quarter of the level's reports, each
-    # read up to 600 tokens; its answer quoted from their sentences, 160 words (18 of 60
-    # nuggets at 122 prompt tokens, no invented fact possible), where the model writing it in
-    # one call matched 14 (RETAG_EXTRACT_WORDS=0: the one call, 6,000 tokens) and global 14;
+    # read up to 600 tokens; its answer quoted from their sentences, 160 words (19 of 60
+    # nuggets at 122 prompt tokens, nothing the model wrote), where the model writing it in one
+    # call matched 14 (RETAG_EXTRACT_WORDS=0: the one call, 6,000 tokens) and global 14;
     # `auto` (local search for specific questions) is ask's default for this model
     "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000, "retag_topics": False,
               "top_p_share": 0.25, "retag_report_tokens": 600, "retag_direct_tokens": 6000,

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .. import events
-from ..citations import MARKER
+from ..citations import without_references
 from ..config import Settings
 from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
 from .common import bm25_order, no_answer_for, words
@@ -47,7 +47,6 @@ very were what when where whether which while whom whose will with would your
 _CORPUS = frozenset("""story stories book books novel novels tale tales narrative narratives corpus
 document documents text texts dataset article articles transcript transcripts episode episodes
 """.split())  # noqa: SIM905
-_BEFORE_STOP = re.compile(r"\s+([.,;:!?])")  # "festivities ." once the data reference is gone
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,7 @@ def quotes(report: ReportRow) -> list[Quote]:
             if "\n" not in block:
                 continue
             block = block.split("\n", 1)[1]
-        plain = _BEFORE_STOP.sub(r"\1", " ".join(MARKER.sub("", block).split()))
-        for s in sentences(plain):
+        for s in sentences(" ".join(without_references(block).split())):
             if len(s.split()) >= MIN_WORDS:
                 out.append(Quote(report.id, finding, s, len(out)))
     return out
@@ -105,10 +103,11 @@ def pick(question: str, keywords: list[str], candidates: list[Quote], budget: in
     heading counted once; a quote sharing no word with the question or keywords but function
     words is never picked."""
     query = " ".join([question, *keywords])
-    topical = [w for w in words(query) if w not in _CORPUS]
-    if _terms(" ".join(topical)):  # a question only about "the story" keeps its words
-        query = " ".join(topical)
-    asked = _terms(query)
+    topical = " ".join(w for w in words(query) if w not in _CORPUS)
+    if asked := _terms(topical):
+        query = topical
+    else:  # a question only about "the story" keeps its words
+        asked = _terms(query)
     picked: list[Quote] = []
     headed: set[tuple[int, str]] = set()
     used = 0
