@@ -79,12 +79,16 @@ ARMS: dict[str, tuple[str, dict[str, str]]] = {
                                                         "RETAG_TEXT_UNIT_TOKENS": "2000"}),
     # the answer quoted from those reports: their sentences matching the question and its
     # keywords best, up to 160 words (the written one-call answers' mean length on the tuning
-    # questions), no answer call
+    # questions), no answer call; with nothing to quote the one call writes it, as ask's default
     "retag-general-p25-cut600-extract160": ("retag", {"RETAG_TOPICS": "false",
                                                       "TOP_P_SHARE": "0.25",
                                                       "RETAG_REPORT_TOKENS": "600",
-                                                      "RETAG_EXTRACT_WORDS": "160"}),
+                                                      "RETAG_EXTRACT_WORDS": "160",
+                                                      "RETAG_DIRECT_TOKENS": "6000"}),
     "local": ("local", {}),
+    # ask's default for the embedded model: one classification call routes a global question to
+    # retag (with the embedded defaults above: the quoted answer) and a specific one to local
+    "auto": ("auto", {}),
 }
 # an arm without the one-call answer is map-reduce, and one without the extract is written by
 # the model: said explicitly, since the embedded model's defaults changed after those arms were

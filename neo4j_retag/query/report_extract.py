@@ -19,7 +19,7 @@ word with has nothing to quote: the caller has the model write that answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import events
 from ..citations import without_references
@@ -34,6 +34,13 @@ _END = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“‘(]?[A-Z0-9])")
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Mt|Jr|Sr|Prof|Rev|Gen|Col|Capt|Lt|No|vs|etc|e\.g|i\.e|"
                     r"[A-Z])\.$")
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.M)
+# a report's own guess ("the plump sister, likely Fred's sister"; "'Old Scratch' (likely Scrooge or
+# Marley)") is not a fact of the corpus, and a quote would present it as one: the hand checks
+# found such guesses wrong, and a quoted one was the second held-out set's invented unit
+_GUESS = re.compile(r"\b(?:likely|possibly|presumably|probably|perhaps|apparently|"
+                    r"(?:may|might) have)\b", re.I)
+# a statement ends with its punctuation; a report cut at RETAG_REPORT_TOKENS ends mid-sentence
+_ENDED = re.compile(r"[.!?][\"”’)\]]*$")
 # function words, which say nothing of what a sentence is about: a quote must share another word
 # with the question or its keywords ("themes" counts: it is what a sensemaking question asks)
 _FUNCTION = frozenset("""about above after again also been before being both could does doing
@@ -52,12 +59,15 @@ document documents text texts dataset article articles transcript transcripts ep
 @dataclass(frozen=True)
 class Quote:
     """One sentence of a report: ``report`` its id, ``finding`` the heading it stands under
-    ("" for the report's summary), ``order`` its place in the report."""
+    ("" for the report's summary), ``order`` its place in the report; ``quotable`` False for
+    a guess or a sentence cut off, which are ranked with the others (the same BM25 statistics)
+    but never quoted."""
 
     report: int
     finding: str
     text: str
     order: int
+    quotable: bool = True
 
 
 def sentences(text: str) -> list[str]:
@@ -74,7 +84,8 @@ def sentences(text: str) -> list[str]:
 def quotes(report: ReportRow) -> list[Quote]:
     """The sentences of ``report`` (its markdown: ``# title``, summary, ``## finding`` and
     explanation), each with its finding, the report's data references removed; fragments
-    under MIN_WORDS words are left out."""
+    under MIN_WORDS words are left out; a last sentence cut off (no closing punctuation) and
+    the report's guesses ("likely", "possibly", "may have") are not ``quotable``."""
     out: list[Quote] = []
     finding = ""  # the summary: ranked on its own words (a title's "Story" matched every question)
     for block in re.split(r"\n\s*\n", report.full_content):
@@ -88,7 +99,9 @@ def quotes(report: ReportRow) -> list[Quote]:
         for s in sentences(" ".join(without_references(block).split())):
             if len(s.split()) >= MIN_WORDS:
                 out.append(Quote(report.id, finding, s, len(out)))
-    return out
+    if out and not _ENDED.search(out[-1].text):  # the report was cut in this sentence
+        out[-1] = replace(out[-1], quotable=False)
+    return [replace(q, quotable=False) if _GUESS.search(q.text) else q for q in out]
 
 
 def _terms(text: str) -> set[str]:
@@ -101,7 +114,7 @@ def pick(question: str, keywords: list[str], candidates: list[Quote], budget: in
     finding; words naming the corpus, such as "story" or "articles", left out), best first,
     until the next would pass ``budget`` words (the first is always taken), its finding's
     heading counted once; a quote sharing no word with the question or keywords but function
-    words is never picked."""
+    words, or not ``quotable``, is never picked."""
     query = " ".join([question, *keywords])
     topical = " ".join(w for w in words(query) if w not in _CORPUS)
     if asked := _terms(topical):
@@ -113,7 +126,7 @@ def pick(question: str, keywords: list[str], candidates: list[Quote], budget: in
     used = 0
     for i in bm25_order(query, [f"{q.finding} {q.text}" for q in candidates]):
         q = candidates[i]
-        if not _terms(f"{q.finding} {q.text}") & asked:
+        if not q.quotable or not _terms(f"{q.finding} {q.text}") & asked:
             continue
         # a finding's heading is shown once, and counted as the answer's words too
         n = len(q.text.split()) + (0 if (q.report, q.finding) in headed

@@ -51,6 +51,26 @@ def test_a_title_or_an_initial_does_not_end_a_sentence():
         "It ended in 1843.", "A new one began."]
 
 
+def test_a_reports_guess_and_a_sentence_cut_off_are_never_quoted():
+    # a report cut at RETAG_REPORT_TOKENS ends mid-sentence; a guess is not a fact of the corpus
+    cut = ReportRow(id=9, title="The Party", level=0, full_content="""\
+# The Party
+
+## The plump sister
+
+The plump sister, likely Fred's sister, blushes at Topper's attention. Topper plays the \
+plump sister at blind man's buff. The party plays games until the plump sister""")
+    got = {q.text: q.quotable for q in quotes(cut)}
+    assert got == {"The plump sister, likely Fred's sister, blushes at Topper's attention.": False,
+                   "Topper plays the plump sister at blind man's buff.": True,
+                   "The party plays games until the plump sister": False}
+    picked = pick("What does the plump sister do?", [], quotes(cut), 160)
+    assert [q.text for q in picked] == ["Topper plays the plump sister at blind man's buff."]
+    # a report that ends whole keeps its last sentence; "may" alone is no guess
+    whole = quotes(ReportRow(id=9, title="", full_content="The party may go on until late."))
+    assert [q.quotable for q in whole] == [True]
+
+
 def test_the_best_matches_are_picked_within_the_words_headings_counted_once():
     cands = quotes(CRATCHITS) + quotes(MARLEY)
     best = pick("What saves Tiny Tim?", [], cands, 1)  # the first is always taken
