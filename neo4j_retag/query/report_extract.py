@@ -101,10 +101,10 @@ def quotes(report: ReportRow) -> list[Quote]:
             block = block.split("\n", 1)[1]
         for s in sentences(" ".join(without_references(block).split())):
             if len(s.split()) >= MIN_WORDS:
-                out.append(Quote(report.id, finding, s, len(out)))
+                out.append(Quote(report.id, finding, s, len(out), not _GUESS.search(s)))
     if out and not _ENDED.search(out[-1].text):  # the report was cut in this sentence
         out[-1] = replace(out[-1], quotable=False)
-    return [replace(q, quotable=False) if _GUESS.search(q.text) else q for q in out]
+    return out
 
 
 def _terms(text: str) -> set[str]:
