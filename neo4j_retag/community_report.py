@@ -135,8 +135,11 @@ class ReportCounts(BaseModel):
     invalid_citations: int = 0  # [Data: ...] ids in report text not in its context (removed)
     # findings whose words or names their context does not hold (index/report_grounding)
     unsupported_findings: int = 0
-    # relationships and claims left out of composed reports (held to REPORT_MAX_TOKENS)
+    # relationships and claims (evidence sentences, LLM_CLASS=small) left out of composed
+    # reports (held to REPORT_MAX_TOKENS)
     left_out: int = 0
+    titled: int = 0  # reports composed from evidence whose title a model wrote (small)
+    titles_refused: int = 0  # ... whose title names what the evidence does not hold
     failures: list[Failure] = Field(default_factory=list)
 
     @computed_field  # type: ignore[prop-decorator]

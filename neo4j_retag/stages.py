@@ -47,6 +47,8 @@ class Stage(StrEnum):
     CLAIMS = "claims", "index", "claims", "CHUNK_SIZE"  # CLAIMS_CALL=separate
     SUMMARIZE = "summarize", "index", "summarize", "SUMMARY_MAX_TOKENS"
     REPORT = "report", "index", "report", "REPORT_CONTEXT_TOKENS"
+    # a report composed from evidence (LLM_CLASS=small): its title only
+    REPORT_TITLE = "report_title", "index", "report", "REPORT_MAX_TOKENS"
     TOPICS = "topics", "index", "topics"  # the topic list mined from the global answers
     TOPIC_SUMMARY = "topic_summary", "index", "topics"  # the corpus description
     TOPIC_ASSIGN = "topic_assign", "index", "topics", "CHUNK_SIZE"

@@ -127,7 +127,40 @@ def names_in(text: str, limit: int = 6) -> list[str]:
     return [w for w, _ in counts.most_common(limit)]
 
 
+def _asks_rows(body: dict[str, Any]) -> bool:
+    """Whether the extraction asks for rows (a selecting model's form: names, types and
+    sentence numbers, index/extract_evidence.py) rather than GraphRAG's objects."""
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") or fmt.get("schema") or {}
+    items = ((schema.get("properties") or {}).get("entities") or {}).get("items") or {}
+    return "prefixItems" in items
+
+
+def selected_extract(body: dict[str, Any]) -> str:
+    """A selecting model's reply: the names of the numbered sentences, each with the
+    numbers of the sentences naming it; pairs of names that share a sentence."""
+    text = _text_block(body)
+    lines = dict(re.findall(r"^\[(\d+)\] (.*)$", text, re.M))
+    names = names_in(text)
+    cited = {n: [int(k) for k, line in lines.items() if n in line][:3] or [1] for n in names}
+    ents = [[n, "person" if i % 2 else "organization", cited[n]] for i, n in enumerate(names)]
+    rels = [[a, b, sorted(set(cited[a]) & set(cited[b])) or cited[a][:1]]
+            for a, b in zip(names, names[1:], strict=False)]
+    out: dict[str, Any] = {"entities": ents, "relationships": rels}
+    if "claims" in _asked_fields(body) and names:
+        out["claims"] = [[names[0], cited[names[0]][:1]]]
+    return json.dumps(out)
+
+
+def default_title(body: dict[str, Any]) -> str:
+    """A report's title: the first two names of its sentences."""
+    names = names_in(_text_block(body), 2)
+    return " and ".join(names) or "Untitled"
+
+
 def default_extract(body: dict[str, Any]) -> str:
+    if _asks_rows(body):
+        return selected_extract(body)
     names = names_in(_text_block(body))
     ents = [{"name": n, "type": "person" if i % 2 else "organization",
              "description": f"{n} appears in the text."} for i, n in enumerate(names)]
@@ -284,6 +317,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "loop": lambda b: "NO",
     "summarize": lambda b: "A merged description.",
     "report": default_report,
+    "report_title": default_title,
     "map": default_map,
     "reduce": default_reduce,
     "classify": default_classify,

@@ -21,11 +21,11 @@ import json
 from collections import Counter
 
 from benchmarks.common import RESULTS
+from neo4j_retag.checks.grounding import MIN_FINDING_GROUNDED, FindingCheck
 from neo4j_retag.community_report import CommunityReport
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.index.reports import mixed_context
-from neo4j_retag.llm.grounding import MIN_FINDING_GROUNDED, FindingCheck
 from neo4j_retag.model import GENERAL
 
 THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)

@@ -210,7 +210,11 @@ def table(chosen: list[dict[str, Any]], arms: list[str]) -> int:
             ing = RESULTS / f"suite-{arm}-{corpus['name']}-ingest.json"
             ans = RESULTS / f"suite-{arm}-{corpus['name']}-answers.json"
             built = json.loads(ing.read_text()) if ing.exists() else {}
-            usage = ((built.get("stats") or {}).get("llm") or {}).get("total") or {}
+            usage: dict[str, int] = {}
+            for row in (built.get("stats") or {}).get("llm_usage") or []:
+                if row["stage"] != "embed":  # chat calls: what the model generated
+                    for k in ("calls", "prompt_tokens", "completion_tokens"):
+                        usage[k] = usage.get(k, 0) + (row.get(k) or 0)
             scored = score(corpus, json.loads(ans.read_text())) if ans.exists() else {}
             for method, s in scored.items() or [("-", {})]:
                 rows.append({"arm": arm, "corpus": corpus["name"], "role": corpus["role"],

@@ -35,6 +35,7 @@ SET r.weight = coalesce(toFloat(r.weight), toFloat(size(r.chunk_ids)))
     r.descriptions = CASE WHEN r.descriptions IS NULL THEN null
                           ELSE [k IN keep | r.descriptions[k]] END,
     r.strengths = CASE WHEN r.strengths IS NULL THEN null ELSE strengths END,
+    r.evidence = CASE WHEN r.evidence IS NULL THEN null ELSE [k IN keep | r.evidence[k]] END,
     r.strength = CASE WHEN r.strengths IS NULL OR size(keep) = 0 THEN r.strength
                       ELSE reduce(s = 0.0, x IN strengths | s + x) / size(keep) END,
     r.chunk_ids = [k IN keep | r.chunk_ids[k]],
@@ -79,6 +80,10 @@ DELETE r;
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)-[:HAS_CLAIM]->(cl:Claim)
 WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
 DETACH DELETE cl;
+// the sentences of the text units that go, and every EVIDENCE edge to them
+MATCH (d:Document)<-[:PART_OF]-(c:Chunk)-[:HAS_SENTENCE]->(s:Sentence)
+WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
+DETACH DELETE s;
 MATCH (d:Document)<-[:PART_OF]-(c:Chunk)
 WHERE d.id IN $ids AND NOT EXISTS { (c)-[:PART_OF]->(o:Document) WHERE NOT o.id IN $ids }
 DETACH DELETE c;

@@ -6,6 +6,7 @@ WHERE any(i IN r.chunk_ids WHERE i IN ids)
 WITH r, [k IN range(0, size(r.chunk_ids) - 1) WHERE NOT r.chunk_ids[k] IN ids] AS keep
 SET r.descriptions = [k IN keep | r.descriptions[k]],
     r.strengths = [k IN keep | r.strengths[k]],
+    r.evidence = CASE WHEN r.evidence IS NULL THEN null ELSE [k IN keep | r.evidence[k]] END,
     r.chunk_ids = [k IN keep | r.chunk_ids[k]],
     r.weight = toFloat(size(keep)), r.dirty = true, r.withheld = true;
 MATCH ()-[r:RELATED]->() WHERE size(r.chunk_ids) = 0 DELETE r;
@@ -23,6 +24,8 @@ MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:HAS_CLAIM]->(cl:Claim) DETAC
 // is re-summarised (query/local_entities, query/local_relationships)
 MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:MENTIONS]->(e:Entity)
 SET e.dirty = true, e.withheld = true;
+// the document's sentences go with it, and every EVIDENCE edge to them
+MATCH (d:Document {id: $id})<-[:PART_OF]-(:Chunk)-[:HAS_SENTENCE]->(s:Sentence) DETACH DELETE s;
 MATCH (d:Document {id: $id}) OPTIONAL MATCH (d)<-[:PART_OF]-(c:Chunk) DETACH DELETE c, d;
 MATCH (e:Entity) WHERE NOT ()-[:MENTIONS]->(e) DETACH DELETE e;
 // lazy index: concepts no remaining text unit has

@@ -1,9 +1,16 @@
-// Documents and their text units; a document is its content hash, so a rerun adds nothing.
+// Documents, their sentences and their text units; a document is its content hash, so a rerun
+// adds nothing. A text unit holds every sentence its span touches (index/sentences.py).
 UNWIND $rows AS doc
 MERGE (d:Document {id: doc.id})
 ON CREATE SET d.title = doc.title, d.path = doc.path, d.sha256 = doc.id, d += doc.metadata,
               d.created_at = datetime()
 WITH d, doc
+CALL (d, doc) {
+  UNWIND doc.sentences AS s
+  MERGE (x:Sentence {id: s.id})
+  ON CREATE SET x.text = s.text, x.index = s.index, x.location = s.location, x.page = s.page,
+                x.document_id = d.id
+}
 CALL (d, doc) {
   UNWIND doc.chunks AS c
   MERGE (ch:Chunk {id: c.id})
@@ -11,6 +18,11 @@ CALL (d, doc) {
                 ch.document_id = d.id, ch.location = c.location, ch.page = c.page,
                 ch.pages = c.pages, ch.slide = c.slide, ch.heading = c.heading
   MERGE (ch)-[:PART_OF]->(d)
+  WITH ch, c
+  UNWIND range(0, size(c.sentence_ids) - 1) AS k
+  MATCH (x:Sentence {id: c.sentence_ids[k]})
+  MERGE (ch)-[h:HAS_SENTENCE]->(x)
+  ON CREATE SET h.order = k
 }
 CALL (d, doc) {
   UNWIND doc.chunks AS c

@@ -8,6 +8,7 @@ ones of the flat settings class they came from (``NEO4J_URI``, ``OPENAI_MODEL``,
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -118,6 +119,11 @@ class LLMSettings(Group):
     schema_max_chars: int = env(
         "LLM_SCHEMA_MAX_CHARS", 1000, "maxLength added to strings of grammar-enforced schemas: "
         "a small model under a grammar loops until max_tokens without them")
+    model_class: Literal["auto", "small", "capable"] = env(
+        "LLM_CLASS", "auto", "small = the model selects (entities and their sentences; "
+        "descriptions, reports and answers are assembled from the sources' sentences), capable "
+        "= it writes them (each sentence checked against its evidence); auto = small for the "
+        "local server and a model named with at most 9B parameters (qwen2.5:1.5b), else capable")
     answer_check: bool = env(
         "LLM_ANSWER_CHECK", True, "free-text answers, map points and DRIFT steps that answer "
         "nothing (repeated lines, a looping phrase, the question echoed, nothing of their "
@@ -136,6 +142,19 @@ class LLMSettings(Group):
         return not self.base_url
 
     @property
+    def small(self) -> bool:
+        """True when the chat model selects rather than writes (``LLM_CLASS``; auto: the local
+        server, or a model name giving at most 9B parameters)."""
+        if self.model_class != "auto":
+            return self.model_class == "small"
+        if self.local:
+            return True
+        m = _PARAMS.search(self.model.casefold())
+        if m:
+            return float(m.group(1)) <= 9
+        return bool(_SMALL_NAMES.search(self.model.casefold()))
+
+    @property
     def endpoint(self) -> str:
         """The base URL calls go to: ``base_url``, or the local server on ``port``."""
         return self.base_url or f"http://127.0.0.1:{self.port}/v1"
@@ -146,6 +165,13 @@ class LLMSettings(Group):
         if self.concurrency:
             return self.concurrency
         return 1 if self.local else 8
+
+
+# a model's parameter count in its name ("qwen2.5:1.5b", "Llama-3.2-3B-Instruct", "gemma-2-9b",
+# "mixtral-8x7b" gives 7: per expert, what each token runs through)
+_PARAMS = re.compile(r"(?:^|[^a-z0-9.])(?:\d+x)?(\d+(?:\.\d+)?)b(?:$|[^a-z0-9])")
+# the small families whose names give no size
+_SMALL_NAMES = re.compile(r"phi-?3(?:\.5)?-?mini|smollm|tinyllama|gemma-?3n")
 
 
 IN_PROCESS = "in process"  # where the local embedding model runs

@@ -22,7 +22,8 @@ from ..prompts import render
 from ..stages import Stage
 from ..text import strip_chatter
 from ..tokens import truncate
-from .extract import TextUnitExtraction
+from .assemble import assembled
+from .extract_records import TextUnitExtraction
 
 log = logging.getLogger(__name__)
 LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token written
@@ -63,6 +64,10 @@ def write_extractions(graph: Graph, batch: list[TextUnitExtraction]
 
 def _write_extractions(graph: Graph, batch: list[TextUnitExtraction]) -> None:
     graph.write_tx([
+        ("index/merge_unit_sentences",
+         {"units": [{"chunk_id": ex.text_unit_id,
+                     "sentences": [s.model_dump() for s in ex.sentences]}
+                    for ex in batch if ex.sentences]}),
         ("index/merge_entities",
          {"units": [{"chunk_id": ex.text_unit_id, "entities": ex.entities}
                     for ex in batch]}),
@@ -228,8 +233,13 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
     progress(task, 0, len(entities) + len(relationships))
     joined = 0
 
-    async def describe(name: str, descriptions: list[str], mine: list[Failure]) -> str:
+    async def describe(name: str, descriptions: list[str], mine: list[Failure],
+                       evidence: list[Record]) -> str:
         nonlocal joined
+        if settings.llm.small:  # the sources' sentences, no summary call (index/assemble)
+            joined += 1
+            return assembled(evidence, settings.index.summary_max_tokens, settings.encoding,
+                             descriptions)
         text = joined_descriptions(settings, descriptions)
         if text is not None:
             joined += 1
@@ -239,7 +249,7 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
     async def entity(row: Record) -> Record:
         types = Counter(row["types"]).most_common(1)
         mine: list[Failure] = []  # per element: other summaries run meanwhile
-        desc = await describe(row["name"], row["descriptions"], mine)
+        desc = await describe(row["name"], row["descriptions"], mine, row.get("evidence") or [])
         failed.extend(mine)
         progress(task, 1, None)
         return {"key": row["key"], "description": desc, "dirty": bool(mine),
@@ -247,7 +257,8 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
 
     async def relationship(row: Record) -> Record:
         mine: list[Failure] = []
-        desc = await describe(row["name"], row["descriptions"] or [], mine)
+        desc = await describe(row["name"], row["descriptions"] or [], mine,
+                              row.get("evidence") or [])
         failed.extend(mine)
         strengths = row["strengths"] or [5.0]
         progress(task, 1, None)

@@ -11,6 +11,8 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -22,6 +24,10 @@ from ..llm import LLM
 from ..model import TextUnit
 from ..prompts import Message, fragment, render
 from ..stages import Stage
+from .evidence import Grounder, assemble_selected, with_evidence
+from .extract_evidence import found_turn as selected_turn
+from .extract_evidence import messages as select_messages
+from .extract_evidence import reply_model
 from .extract_records import (
     NAME_CAPPED,
     NO_ENDPOINT,
@@ -31,20 +37,12 @@ from .extract_records import (
     ClaimsExtraction,
     GraphClaimsExtraction,
     GraphExtraction,
+    TextUnitExtraction,
     grounded,
 )
+from .sentences import unit_sentences
 
 log = logging.getLogger(__name__)
-
-
-class TextUnitExtraction(BaseModel):
-    """Everything one text unit produced, ready for elements.write_extractions."""
-
-    text_unit_id: str
-    entities: list[Record]
-    relationships: list[Record]
-    claims: list[Record]
-    dropped: list[str] = []  # one reason per record dropped (stored on the Chunk)
 
 
 def _sentence(text: str, name: str) -> str:
@@ -87,19 +85,43 @@ def found_turn(reply: GraphExtraction, full: bool = False) -> Message:
 async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, glean: int,
                             claims: bool, focus: str = "") -> TextUnitExtraction:
     """Extract one text unit, then up to ``glean`` gleaning rounds (stopped when the model
-    returns nothing new or answers NO to the continue question).
+    returns nothing new or answers NO to the continue question); every record tied to the
+    sentences it rests on (``index/evidence``). A model that selects (``LLM_CLASS=small``)
+    names entities, pairs and the sentences that support them (``index/extract_evidence``);
+    one that writes gives GraphRAG's descriptions, checked against the text unit.
 
     Raises LLMError / LLMParseError when the first extraction fails; a failed gleaning round
     only ends gleaning (what was extracted is kept).
     """
-    separate = claims and settings.index.claims_call == "separate"
-    combined = claims and not separate
-    model = GraphClaimsExtraction if combined else GraphExtraction
-    text = unit.text
-    msgs = messages(settings, text, combined, focus)
+    sentences = unit.sentences or unit_sentences(unit.id, unit.text, unit.location)
+    grounder = Grounder(sentences, settings.index.entity_types)
+    if settings.llm.small:
+        types = settings.index.entity_types
+        model: type[BaseModel] = reply_model(tuple(types), len(sentences), claims)
+        msgs = select_messages(types, sentences, claims, focus)
+        results = await _gleaned(llm, msgs, model, glean, selected_turn)
+        ex = assemble_selected(unit.id, grounder, results, types)  # type: ignore[arg-type]
+    else:
+        separate = claims and settings.index.claims_call == "separate"
+        combined = claims and not separate
+        model = GraphClaimsExtraction if combined else GraphExtraction
+        msgs = messages(settings, unit.text, combined, focus)
+        results = await _gleaned(llm, msgs, model, glean, found_turn)
+        if separate:
+            names = [e.name for r in results for e in r.entities]  # type: ignore[attr-defined]
+            results.append(await extract_claims(llm, settings, unit.text, names))
+        ex = with_evidence(assemble(unit.id, unit.text, results,  # type: ignore[arg-type]
+                                    settings.index.entity_types), grounder, unit.text)
+    return ex.model_copy(update={"sentences": [] if unit.sentences else sentences})
+
+
+async def _gleaned(llm: LLM, msgs: list[Message], model: type[BaseModel], glean: int,
+                   turn: Callable[[Any], Message]) -> list[BaseModel]:
+    """The extraction reply and those of up to ``glean`` gleaning rounds (Edge et al. 2024
+    §3.1.2), each shown to the next as ``turn`` gives it."""
     first = await llm.structured(msgs, model, stage=Stage.EXTRACT)
     results = [first]
-    history = msgs + [found_turn(first)]
+    history = msgs + [turn(first)]
     for round_ in range(glean):
         try:  # gleaning is optional: an unusable reply ends it instead of costing retries
             more = await llm.structured(
@@ -108,10 +130,10 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
         except LLMError as err:
             log.info("gleaning round %d ended: %s", round_ + 1, err)
             break
-        if not more.entities and not more.relationships:
+        if not more.entities and not more.relationships:  # type: ignore[attr-defined]
             break
         results.append(more)
-        history += render("index/extract_glean") + [found_turn(more)]
+        history += render("index/extract_glean") + [turn(more)]
         if round_ < glean - 1:
             loop = render("index/extract_loop")
             try:
@@ -122,10 +144,7 @@ async def extract_text_unit(llm: LLM, settings: Settings, unit: TextUnit, *, gle
                 break
             if not str(answer).strip().upper().startswith("Y"):
                 break
-    if separate:
-        names = [e.name for r in results for e in r.entities]
-        results.append(await extract_claims(llm, settings, text, names))
-    return assemble(unit.id, text, results, settings.index.entity_types)
+    return results
 
 
 async def extract_claims(llm: LLM, settings: Settings, text: str,

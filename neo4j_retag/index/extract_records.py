@@ -28,9 +28,26 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from ..keys import MAX_KEY_CHARS, entity_key
-from ..model import clamped
+from ..model import SourceSentence, clamped
 from ..text import TERM
 from .tuples import DROP, REPAIR, from_text, from_tuple
+
+Record = dict[str, Any]
+
+
+class TextUnitExtraction(BaseModel):
+    """Everything one text unit produced, ready for ``elements.write_extractions``: each
+    entity, relationship and claim record with its ``evidence`` (the ids of the sentences it
+    rests on); ``sentences`` to create first (a text unit loaded before sentences existed
+    gets them from its own text; empty otherwise); ``dropped``, one reason per record
+    dropped or changed (stored on the Chunk)."""
+
+    text_unit_id: str
+    entities: list[Record]
+    relationships: list[Record]
+    claims: list[Record]
+    sentences: list[SourceSentence] = []
+    dropped: list[str] = []
 
 
 def _coerce_item(v: Any, field: str) -> Any:

@@ -32,6 +32,7 @@ from .lazy_index import build_lazy, planned_method, upgrade_to_full
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import IngestResult
+from .sentences import document_sentences, sentences_of_units
 from .topics import build_topics
 
 log = logging.getLogger(__name__)
@@ -40,14 +41,22 @@ log = logging.getLogger(__name__)
 def text_units(doc: Document, settings: Settings) -> list[tuple[TextUnit, dict[str, object]]]:
     """The document split into text units of ``chunk_size`` tokens (``chunk_overlap``
     shared; tables cut between rows), ids ``<doc id prefix>-<index>``, each with where it is
-    (``Document.locate``: page, pages, slide, heading, location; Chunk properties)."""
+    (``Document.locate``: page, pages, slide, heading, location; Chunk properties) and the
+    document's sentences it touches (``index/sentences``: ``TextUnit.sentences``)."""
     spans = tokens.split_spans(doc.text, settings.index.chunk_size,
                                settings.index.chunk_overlap, settings.encoding)
-    return [(TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
-                      n_tokens=tokens.count(text, settings.encoding),
-                      prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None),
-             doc.locate(start, end))
-            for i, (text, start, end) in enumerate(spans)]
+    sentences = document_sentences(doc.id, doc.text, doc.locate)
+    touched = sentences_of_units(sentences, [(a, b) for _, a, b in spans])
+    by_id = {s.id: s for s, _, _ in sentences}
+    out = []
+    for i, (text, start, end) in enumerate(spans):
+        where = doc.locate(start, end)
+        out.append((TextUnit(id=f"{doc.id[:24]}-{i:05d}", text=text, index=i,
+                             n_tokens=tokens.count(text, settings.encoding),
+                             prev_id=f"{doc.id[:24]}-{i - 1:05d}" if i else None,
+                             sentences=[by_id[s] for s in touched[i]],
+                             location=str(where.get("location") or "")), where))
+    return out
 
 
 def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
@@ -80,9 +89,12 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
         units = text_units(doc, settings)
         if lossy := sum(LOST_CHAR in u.text for u, _ in units):
             result.lossy["text_units"] = result.lossy.get("text_units", 0) + lossy
+        sentences = {s.id: s.model_dump() for u, _ in units for s in u.sentences}
         rows.append({"id": doc.id, "title": doc.title, "path": doc.path,
-                     "metadata": doc.metadata,
-                     "chunks": [u.model_dump() | where for u, where in units]})
+                     "metadata": doc.metadata, "sentences": list(sentences.values()),
+                     "chunks": [u.model_dump(exclude={"sentences"}) | where
+                                | {"sentence_ids": [s.id for s in u.sentences]}
+                                for u, where in units]})
         result.documents_new += 1
         result.text_units_new += len(units)
     # one document per row: a document and its text units are written together or not at all

@@ -12,16 +12,17 @@ import asyncio
 from collections import Counter
 from typing import Any
 
+from ..checks.grounding import FindingCheck
 from ..community_report import CommunityReport, ReportCounts, report_props
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..llm.grounding import FindingCheck
 from ..model import Progress, no_progress
 from ..prompts import csv_line, csv_table, render
 from ..stages import Stage
 from ..tokens import count, truncate
+from .report_compose import evidence_props, names_title, pick, titled
 from .report_reuse import composed_props, report_key, reusable, reuse_props
 
 # communities whose contexts are read (and reports stored) together: at most this many, and
@@ -178,6 +179,8 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             done.reused += 1
             progress(task, 1, None)
             return {"id": cid, "props": {**reused, "report_key": key}}
+        if settings.llm.small:  # the sources' sentences, a title the model writes
+            return await from_evidence(cid, elements, key, evidence[cid])
         if len(elements["entities"]) <= settings.index.report_compose_max_entities:
             done.composed += 1
             progress(task, 1, None)
@@ -212,6 +215,24 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         progress(task, 1, None)
         return {"id": cid, "props": props}
 
+    async def from_evidence(cid: int, elements: Record, key: str, ev: Record) -> Record:
+        members = {e["key"]: e for e in elements["entities"]}
+        findings = pick(members, ev, settings.index.report_max_tokens, enc)
+        title = names_title(elements["entities"])
+        if len(members) > settings.index.report_compose_max_entities and findings:
+            got = await titled(llm, findings)
+            done.titled += 1
+            if got is None:
+                done.titles_refused += 1
+            title = got or title
+        used = sum(len(ss) for _, ss in findings)
+        props = evidence_props(elements["entities"], findings, title,
+                               len(ev["sentences"]) - used)
+        done.composed += 1
+        done.left_out += props["report_left_out"]
+        progress(task, 1, None)
+        return {"id": cid, "props": {**props, "reused_from": None, "report_key": key}}
+
     for level in levels:
         # two queries per batch of communities (few round trips), not per level: at 16x the
         # BBC sample that outgrew Neo4j's transaction memory; each batch stored when done
@@ -222,8 +243,12 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
             children: dict[int, list[Record]] = {i: [] for i in ids}
             for row in graph.run_paged("index/community_children", "ids", ids):
                 children[row["parent"]].append(row)
+            evidence = ({r["id"]: r for r in graph.run_paged("index/community_evidence", "ids",
+                                                              ids)}
+                        if settings.llm.small else {})
+            how = f"evidence {settings.llm.model}" if settings.llm.small else settings.llm.model
             # after the deeper levels were stored: an unsplit community reuses its child's
-            keys = {i: report_key(elements[i], settings.llm.model) for i in ids}
+            keys = {i: report_key(elements[i], how) for i in ids}
             found = reusable(graph, sorted(set(keys.values())))
             rows = await asyncio.gather(*(one(i, elements[i], children[i], keys[i],
                                               found.get(keys[i], [])) for i in ids))

@@ -21,10 +21,10 @@ import diskcache
 import openai
 from pydantic import BaseModel
 
+from ..checks.degenerate import Subject
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..stages import Stage
-from .degenerate import Subject
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .reply import (

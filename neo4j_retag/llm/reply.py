@@ -15,10 +15,10 @@ from typing import Any
 import json_repair
 
 from .. import tokens
+from ..checks.degenerate import Subject, Verdict, check
 from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
-from .degenerate import Subject, Verdict, check
 from .json_text import leading_value, unclosed
 
 # reasons a reply is unusable (retried, then the item fails with the last one)

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from ..checks.degenerate import Subject
 from ..errors import LLMParseError
 from ..stages import Stage
-from .degenerate import Subject
 from .endpoint import transport_reason
 from .reply import (
     CONTENT_FILTER,

@@ -14,6 +14,7 @@ from .base import (
     Progress,
     Query,
     ReportRow,
+    SourceSentence,
     TextUnit,
     clamped,
     no_progress,
@@ -24,5 +25,5 @@ from .trace import Answer, ContextReport, MapReduceTrace, RefinementRound, Trace
 
 __all__ = ["GENERAL", "JSON", "Answer", "Citation", "ContextReport", "DriftSearch", "DriftStep",
            "LLMCost", "LazySearch", "MapReduceTrace", "Progress", "Query", "RefinementRound",
-           "ReportRow", "Routing", "Seeding", "Selection", "TextUnit", "Trace", "clamped",
-           "no_progress", "timed"]
+           "ReportRow", "Routing", "Seeding", "Selection", "SourceSentence", "TextUnit", "Trace",
+           "clamped", "no_progress", "timed"]

@@ -44,11 +44,26 @@ def timed(seconds: dict[str, float], step: str) -> Iterator[None]:
         seconds[step] = round(seconds.get(step, 0) + time.perf_counter() - t0, 3)
 
 
+class SourceSentence(BaseModel):
+    """One sentence of a source document (``:Sentence``): the evidence an entity, relationship
+    or claim rests on and what a quoted answer quotes. ``id`` is ``<document>-s<n>``,
+    ``index`` its place in the document, ``location`` where it is ("report.pdf p. 7"; "" when
+    unknown), ``page`` its page (PDF)."""
+
+    id: str
+    text: str
+    index: int = 0
+    location: str = ""
+    page: int | None = None
+
+
 class TextUnit(BaseModel):
     """One text unit of a document (GraphRAG's name; the graph's label is ``:Chunk``).
 
-    ``index`` is its place in the document, ``prev_id`` the text unit before it. Read back
-    for extraction or topic labelling, only ``id`` and ``text`` are loaded (the rest default).
+    ``index`` is its place in the document, ``prev_id`` the text unit before it;
+    ``sentences`` the document's sentences it touches, whole (``index/sentences``). Read back
+    for extraction or topic labelling, only ``id``, ``text`` and (extraction) ``sentences``
+    are loaded (the rest default).
     """
 
     id: str
@@ -56,6 +71,8 @@ class TextUnit(BaseModel):
     index: int = 0
     n_tokens: int = 0
     prev_id: str | None = None
+    sentences: list[SourceSentence] = []
+    location: str = ""
 
 
 class ReportRow(BaseModel):

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from ..checks.degenerate import content_words
 from ..citations import MARKER, check, parse
 from ..db import Graph
-from ..llm.degenerate import content_words
 from ..model import Answer, Citation, Trace
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences

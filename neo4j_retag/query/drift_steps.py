@@ -18,11 +18,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, create_model, field_validator
 
+from ..checks.degenerate import degenerate
 from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM
-from ..llm.degenerate import degenerate
 from ..llm.reply import not_prose
 from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render

@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ..checks.grounding import FindingCheck
 from ..community_report import CommunityReport, ReportCounts, report_props
 from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..llm.grounding import FindingCheck
 from ..model import Trace
 from ..prompts import csv_table, render
 from ..stages import Stage

@@ -19,11 +19,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from .. import events
+from ..checks.degenerate import check as check_answer
 from ..citations import check
 from ..config import Settings
 from ..errors import Failure, LLMError, LLMParseError
 from ..llm import LLM, Subject
-from ..llm.degenerate import check as check_answer
 from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ..prompts import render
 from ..refusal import Refusal

@@ -28,11 +28,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..checks.degenerate import content_words
+from ..checks.grounding import SENTENCE as SOURCE_SENTENCE
+from ..checks.grounding import names
 from ..citations import MARKER
 from ..config import Settings
-from ..llm.degenerate import content_words
-from ..llm.grounding import SENTENCE as SOURCE_SENTENCE
-from ..llm.grounding import names
 from ..model import ReportRow, Trace
 from .citations import answer_sentences
 from .common import no_answer_for

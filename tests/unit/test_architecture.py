@@ -19,10 +19,13 @@ PKG = Path(__file__).resolve().parents[2] / "neo4j_retag"
 # query methods and serve answers through them (and api), so both sit above them and below
 # the CLI, unaware of each other; events (stage events) and stages (the table of LLM stages
 # every side names) are plain data;
-# `python -m neo4j_retag` (__main__) runs the CLI; community_report (the report's one shape)
-# sits below index/ and query/, both of which build reports
+# checks (on text: sentences, mentions, degenerate replies, support) read the vocabulary
+# and serve the LLM client, the index and the query side; `python -m neo4j_retag`
+# (__main__) runs the CLI; community_report (the report's one shape) sits below index/ and
+# query/, both of which build reports
 LAYERS = [{"errors", "keys", "refusal"},
           {"config", "model", "tokens", "text", "events", "citations", "stages"},
+          {"checks"},
           {"llm", "db", "prompts", "services", "community_report"},
           {"index", "query", "interop", "ops"},
           {"api"},

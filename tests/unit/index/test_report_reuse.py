@@ -104,7 +104,8 @@ def test_build_reports_pays_each_membership_once(tmp_path, double):
                         Usage())
     # LLM: a (once, for levels 2 and 1), b, the root; composed: ef, gh, xy twice
     assert double.count("report") == 3
-    assert done.model_dump(exclude={"failures", "invalid_citations", "left_out"}) == {
+    assert done.model_dump(exclude={"failures", "invalid_citations", "left_out", "titled",
+                                    "titles_refused"}) == {
         "ok": 3, "failed": 0, "reused": 1, "composed": 4, "waiting": 0,
         "unsupported_findings": 0}
     assert graph.comms[1]["props"]["reused_from"] == 3

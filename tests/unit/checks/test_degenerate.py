@@ -4,8 +4,7 @@ repetition penalty before the call fails as ``degenerate``."""
 
 import pytest
 
-from neo4j_retag.llm import ReplyFault, Subject
-from neo4j_retag.llm.degenerate import (
+from neo4j_retag.checks.degenerate import (
     check,
     content_words,
     degenerate,
@@ -14,6 +13,7 @@ from neo4j_retag.llm.degenerate import (
     repeated_ngram,
     ungrounded,
 )
+from neo4j_retag.llm import ReplyFault, Subject
 from neo4j_retag.stages import Stage
 from tests.llm_double import Reply
 from tests.unit.llm.test_client import answers, run, settings_for
@@ -194,7 +194,7 @@ def test_each_new_rule_refuses_with_its_numbers(question, text, rule):
 
 
 def test_one_label_leading_most_items_is_a_loop_but_a_list_of_labels_is_not():
-    from neo4j_retag.llm.degenerate_lists import repeated_labels
+    from neo4j_retag.checks.degenerate_lists import repeated_labels
     looping = "\n".join(f"- Harbour Dues Review: {n} thousand euros in {2010 + n}"
                         for n in range(1, 6))
     assert repeated_labels(looping).rule == "repeated_labels"
@@ -205,7 +205,7 @@ def test_one_label_leading_most_items_is_a_loop_but_a_list_of_labels_is_not():
 
 
 def test_a_short_reply_saying_no_answer_was_given_is_refused_a_negative_answer_is_not():
-    from neo4j_retag.llm.degenerate import says_no_answer
+    from neo4j_retag.checks.degenerate import says_no_answer
     assert says_no_answer("Sorry - no information about the ferry was given.").rule == \
         "non_answer"
     assert says_no_answer("No, the docking fees were not raised in March.") is None

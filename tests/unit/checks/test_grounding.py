@@ -1,7 +1,7 @@
 """Report findings held to their context (llm/grounding.py, CommunityReport.grounded)."""
 
+from neo4j_retag.checks.grounding import FindingCheck, names
 from neo4j_retag.community_report import CommunityReport
-from neo4j_retag.llm.grounding import FindingCheck, names
 
 CONTEXT = """-----Entities-----
 id,entity,description,degree
