@@ -26,11 +26,11 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.model import ReportRow
-from neo4j_retag.query.citations import answer_sentences
-from neo4j_retag.query.sentence_check import (
+from neo4j_retag.query.answer.sentence_check import (
     drop_misattributed,
     report_sources,
 )
+from neo4j_retag.query.citations import answer_sentences
 from neo4j_retag.tokens import truncate
 
 

@@ -25,6 +25,8 @@ RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
        COUNT { (c:Community) WHERE c.report_status = 'failed' } AS failed_reports,
        COUNT { (c:Community) WHERE c.report_status = 'stale' } AS stale_reports,
        COUNT { (c:Community) WHERE c.report_source = 'composed' } AS composed_reports,
+       COUNT { (c:Community) WHERE c.report_source = 'evidence' } AS evidence_reports,
+       COUNT { (:Sentence) } AS sentences,
        COUNT { (c:Community) WHERE c.reused_from IS NOT NULL } AS reused_reports,
        unsupported_findings,
        COUNT { (:Topic) } AS topics,

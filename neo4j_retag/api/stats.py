@@ -73,6 +73,9 @@ class Stats(BaseModel):
     failed_reports: int
     stale_reports: int
     composed_reports: int
+    # reports composed from their members' evidence sentences (LLM_CLASS=small)
+    evidence_reports: int = 0
+    sentences: int = 0  # the documents' sentences: the evidence of the graph
     reused_reports: int
     unsupported_findings: int | None = None
     topics: int

@@ -12,11 +12,11 @@ from ..errors import ConfigError
 from ..llm import LLM
 from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
+from .answer.map_reduce import map_reduce
 from .citations import cited_sources
 from .common import answer_from, fit, no_answer_for
 from .contract import MAP_REDUCE, Method, Option
 from .embedding import embed_question
-from .map_reduce import map_reduce
 from .retrieval import fuse, lucene_query
 from .vectors import nearest_text_units
 

@@ -27,9 +27,9 @@ from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, timed
 from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
+from .answer.map_reduce import map_reduce
 from .common import AnswerFailedError, reports_at_level
 from .contract import MAP_REDUCE, Method, report_lines
-from .map_reduce import map_reduce
 from .ratings import read_rating
 from .retrieval import levels, note_stale
 

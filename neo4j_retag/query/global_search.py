@@ -7,9 +7,9 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace
+from .answer.map_reduce import map_reduce, map_reduce_many
 from .common import reports_at_level
 from .contract import MAP_REDUCE, Method
-from .map_reduce import map_reduce, map_reduce_many
 from .retrieval import note_stale, query_level
 
 

@@ -30,11 +30,11 @@ from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..stages import Stage
 from ..tokens import count, truncate
+from .answer.map_reduce import MapFailedError
 from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for, words
 from .contract import Method, Option
 from .lazy_search import Hierarchy, search
-from .map_reduce import MapFailedError
 from .ratings import read_rating
 from .retrieval import lucene_query
 

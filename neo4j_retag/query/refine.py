@@ -12,7 +12,7 @@ from ..llm import LLM
 from ..model import Answer, RefinementRound, ReportRow, Trace
 from ..prompts import render
 from ..stages import Stage
-from .map_reduce import map_reduce
+from .answer.map_reduce import map_reduce
 from .retrieval import Keywords, retrieve
 
 DRAFT_ID = -1  # the draft answer joins map-reduce as a pseudo-report with this id

@@ -18,10 +18,10 @@ from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
+from .answer.map_reduce import map_reduce
+from .answer.one_call import answer_reports
+from .answer.quote import extract_answer
 from .contract import MAP_REDUCE, Method, Option, variant
-from .map_reduce import map_reduce
-from .report_answer import answer_reports
-from .report_extract import extract_answer
 from .retrieval import (
     check_level,
     expand_keywords,

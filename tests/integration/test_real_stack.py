@@ -18,10 +18,10 @@ from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.model import Query, ReportRow
 from neo4j_retag.ops.stats import collect
+from neo4j_retag.query.answer.map_reduce import MapFailedError
+from neo4j_retag.query.answer.quote import quotes, sentences
 from neo4j_retag.query.citations import report_ids
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.map_reduce import MapFailedError
-from neo4j_retag.query.report_extract import quotes, sentences
 from neo4j_retag.query.retag import ask_retag
 from neo4j_retag.text import strip_chatter
 from neo4j_retag.tokens import truncate

@@ -15,7 +15,7 @@ from neo4j_retag.index.extract import extract_text_unit
 from neo4j_retag.llm import LLM, run_with_llm
 from neo4j_retag.model import ReportRow, TextUnit, Trace
 from neo4j_retag.prompts import render
-from neo4j_retag.query.map_reduce import map_reduce
+from neo4j_retag.query.answer.map_reduce import map_reduce
 from neo4j_retag.stages import Stage
 from tests.conftest import make_settings
 from tests.llm_double import kind_of

@@ -9,8 +9,8 @@ from neo4j_retag.errors import InputError, LevelError
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
+from neo4j_retag.query.answer.map_reduce import MapFailedError
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.map_reduce import MapFailedError
 from neo4j_retag.query.retag import MIN_SHARE_P, ask_retag
 from tests.llm_double import default_assign, default_map
 

@@ -9,7 +9,7 @@ def test_bound_schema_adds_limits_everywhere():
 
 
 def test_bound_schema_requires_every_property():
-    from neo4j_retag.query.map_reduce import MapResult
+    from neo4j_retag.query.answer.map_reduce import MapResult
     s = bound_schema(MapResult.model_json_schema(), 5, 100)
     assert s["required"] == ["points"] and s["properties"]["points"]["minItems"] == 1
     assert s["$defs"]["MapPoint"]["required"] == ["description", "score", "reports"]

@@ -21,7 +21,7 @@ from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.llm.schema import MAX_FIELD_CHARS, schema_of
 from neo4j_retag.model import TextUnit
 from neo4j_retag.ops.doctor import _llm
-from neo4j_retag.query.map_reduce import map_model
+from neo4j_retag.query.answer.map_reduce import map_model
 from tests.conftest import make_settings
 from tests.llm_double import Fail
 

@@ -8,10 +8,10 @@ import pytest
 
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query, ReportRow, Trace
+from neo4j_retag.query.answer.map_reduce import map_reduce
 from neo4j_retag.query.basic import ask_rag
 from neo4j_retag.query.common import AnswerFailedError, no_answer
 from neo4j_retag.query.dynamic import ask_global_dynamic
-from neo4j_retag.query.map_reduce import map_reduce
 from tests.conftest import make_settings
 from tests.llm_double import Fail, Reply
 from tests.unit.query.test_dynamic import TreeGraph

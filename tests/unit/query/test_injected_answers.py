@@ -12,9 +12,9 @@ from neo4j_retag.llm import run_with_llm
 from neo4j_retag.llm.reply import not_prose
 from neo4j_retag.model import Query, ReportRow, Trace
 from neo4j_retag.prompts import placeholders, sections
+from neo4j_retag.query.answer.map_reduce import map_reduce
 from neo4j_retag.query.basic import ask_rag
 from neo4j_retag.query.common import no_answer
-from neo4j_retag.query.map_reduce import map_reduce
 from tests.conftest import make_settings
 from tests.unit.query.test_answer_failures import ChunkGraph
 

@@ -111,8 +111,8 @@ def test_two_numbers_are_no_rating():
 @pytest.mark.parametrize("written, score", [("high", 80.0), ("3/4", 75.0), ("55%", 55.0),
                                             (140, 100.0)])
 def test_map_and_drift_scores_read_the_same_forms(written, score):
+    from neo4j_retag.query.answer.map_reduce import MapPoint
     from neo4j_retag.query.drift_steps import Reply
-    from neo4j_retag.query.map_reduce import MapPoint
     assert MapPoint.model_validate({"description": "d", "score": written}).score == score
     assert Reply.model_validate({"response": "r", "score": written}).score == score
     with pytest.raises(ValidationError):

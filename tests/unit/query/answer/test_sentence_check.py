@@ -4,7 +4,11 @@ misattributed copies of Qwen2.5-Coder-1.5B's one-call answers on the Christmas C
 and sentences that copy nothing are kept."""
 
 from neo4j_retag.model import ReportRow, Trace
-from neo4j_retag.query.sentence_check import SentenceCheck, check_sentences, drop_misattributed
+from neo4j_retag.query.answer.sentence_check import (
+    SentenceCheck,
+    check_sentences,
+    drop_misattributed,
+)
 from tests.conftest import make_settings
 
 # report 13 of the imported GPT-4o index, as the answer call read it (abridged)

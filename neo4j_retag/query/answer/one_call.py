@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import events
-from ..config import Settings
-from ..llm import LLM, Subject
-from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
-from ..prompts import csv_table, render
-from ..stages import Stage
-from ..tokens import count, count_recurring, truncate
-from .citations import cite_or_attribute
-from .common import bm25_order, complete_or_note, fit, no_answer_for
+from ... import events
+from ...config import Settings
+from ...llm import LLM, Subject
+from ...model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
+from ...prompts import csv_table, render
+from ...stages import Stage
+from ...tokens import count, count_recurring, truncate
+from ..citations import cite_or_attribute
+from ..common import bm25_order, complete_or_note, fit, no_answer_for
 from .map_batches import report_table, room_in_window
 from .sentence_check import check_sentences
 

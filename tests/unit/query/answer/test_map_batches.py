@@ -10,8 +10,8 @@ from neo4j_retag.errors import LLMError
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.llm.endpoint import context_refused, window_in
 from neo4j_retag.model import ReportRow, Trace
-from neo4j_retag.query.map_batches import WINDOW_KEY
-from neo4j_retag.query.map_reduce import MapFailedError, map_reduce
+from neo4j_retag.query.answer.map_batches import WINDOW_KEY
+from neo4j_retag.query.answer.map_reduce import MapFailedError, map_reduce
 from neo4j_retag.tokens import count
 from tests.conftest import make_settings
 from tests.llm_double import Fail, default_map
@@ -99,7 +99,7 @@ def test_a_batch_that_cannot_fit_is_a_listed_failure(tmp_path, double):
 
 
 def test_an_oversized_report_after_a_batch_is_cut_too():
-    from neo4j_retag.query.map_batches import batches, report_table
+    from neo4j_retag.query.answer.map_batches import batches, report_table
     small = [ReportRow(id=i, title=f"R{i}", full_content="word " * 100) for i in range(6)]
     huge = ReportRow(id=99, title="Hub", full_content="claim text " * 20000)
     for seed in range(5):  # wherever the shuffle puts it

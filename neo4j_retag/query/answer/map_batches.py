@@ -12,14 +12,14 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from ..config import Settings
-from ..errors import ConfigError, Failure, LLMError
-from ..llm import LLM
-from ..llm.endpoint import WINDOW_KEY, window_fix, window_in
-from ..model import ReportRow, Trace
-from ..prompts import csv_table, render
-from ..stages import Stage
-from ..tokens import count, count_recurring, truncate
+from ...config import Settings
+from ...errors import ConfigError, Failure, LLMError
+from ...llm import LLM
+from ...llm.endpoint import WINDOW_KEY, window_fix, window_in
+from ...model import ReportRow, Trace
+from ...prompts import csv_table, render
+from ...stages import Stage
+from ...tokens import count, count_recurring, truncate
 
 T = TypeVar("T")
 CONTEXT_LENGTH = "context_length"  # transport's reason for a prompt over the model's window

@@ -3,8 +3,8 @@ double: what is read within the budget, what the call is shown, what the answer 
 
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query, ReportRow, Trace
-from neo4j_retag.query.map_batches import report_table
-from neo4j_retag.query.report_answer import answer_reports, fill
+from neo4j_retag.query.answer.map_batches import report_table
+from neo4j_retag.query.answer.one_call import answer_reports, fill
 from neo4j_retag.tokens import count
 from tests.conftest import make_settings
 

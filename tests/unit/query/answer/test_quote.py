@@ -3,7 +3,7 @@ question best, quoted and cited, within the word budget; no LLM call."""
 
 from neo4j_retag.citations import parse
 from neo4j_retag.model import Query, ReportRow, Trace
-from neo4j_retag.query.report_extract import extract_answer, pick, quotes, render_quotes, sentences
+from neo4j_retag.query.answer.quote import extract_answer, pick, quotes, render_quotes, sentences
 from tests.conftest import make_settings
 
 CRATCHITS = ReportRow(id=3, title="The Cratchit Family", level=0, full_content="""\

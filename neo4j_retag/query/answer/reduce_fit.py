@@ -19,15 +19,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from .. import events
-from ..errors import Failure, LLMError
-from ..llm import LLM, Subject
-from ..model import Trace
-from ..prompts import fragment, render
-from ..stages import Stage
-from ..text import strip_chatter
-from ..tokens import count, truncate
-from .common import complete_or_note, refused
+from ... import events
+from ...errors import Failure, LLMError
+from ...llm import LLM, Subject
+from ...model import Trace
+from ...prompts import fragment, render
+from ...stages import Stage
+from ...text import strip_chatter
+from ...tokens import count, truncate
+from ..common import complete_or_note, refused
 from .map_batches import (
     CONTEXT_LENGTH,
     MIN_MAP_TOKENS,

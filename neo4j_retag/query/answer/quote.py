@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .. import events
-from ..citations import without_references
-from ..config import Settings
-from ..model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
-from .common import bm25_order, no_answer_for, words
+from ... import events
+from ...citations import without_references
+from ...config import Settings
+from ...model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
+from ..common import bm25_order, no_answer_for, words
 
 MIN_WORDS = 5  # a shorter piece of a report is a fragment (a list item, a label), not a statement
 # a sentence ends at . ! or ? before a capital or an opening quote, not after a title ("Mr.")

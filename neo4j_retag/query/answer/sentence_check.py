@@ -28,14 +28,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..checks.degenerate import content_words
-from ..checks.grounding import SENTENCE as SOURCE_SENTENCE
-from ..checks.grounding import names
-from ..citations import MARKER
-from ..config import Settings
-from ..model import ReportRow, Trace
-from .citations import answer_sentences
-from .common import no_answer_for
+from ...checks.degenerate import content_words
+from ...checks.grounding import SENTENCE as SOURCE_SENTENCE
+from ...checks.grounding import names
+from ...citations import MARKER
+from ...config import Settings
+from ...model import ReportRow, Trace
+from ..citations import answer_sentences
+from ..common import no_answer_for
 
 MIN_COPIED_WORDS = 4  # content words an answer sentence shares with the report sentence it copies
 MIN_COPIED_SHARE = 0.5  # ... and their share of the answer sentence's

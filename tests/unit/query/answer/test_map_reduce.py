@@ -5,7 +5,7 @@ import pytest
 from neo4j_retag.cli.query import sources_line
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Answer, Citation, ReportRow, Trace
-from neo4j_retag.query.map_reduce import batches, map_reduce, min_points, with_marker
+from neo4j_retag.query.answer.map_reduce import batches, map_reduce, min_points, with_marker
 from tests.conftest import make_settings
 
 
@@ -160,7 +160,7 @@ def _answer(tmp_path, map_handler):
     from neo4j_retag.config import Settings
     from neo4j_retag.llm import LLM
     from neo4j_retag.model import Trace
-    from neo4j_retag.query.map_reduce import map_reduce
+    from neo4j_retag.query.answer.map_reduce import map_reduce
     from tests.llm_double import ScriptedLLM
 
     double = ScriptedLLM()

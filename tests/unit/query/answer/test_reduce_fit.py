@@ -11,9 +11,9 @@ import pytest
 from neo4j_retag.errors import ConfigError, LLMError
 from neo4j_retag.llm import LLM, Usage, run_with_llm
 from neo4j_retag.model import ReportRow, Trace
-from neo4j_retag.query.map_batches import WINDOW_KEY, batches
-from neo4j_retag.query.map_reduce import map_reduce
-from neo4j_retag.query.reduce_fit import PARTIAL_RESPONSE
+from neo4j_retag.query.answer.map_batches import WINDOW_KEY, batches
+from neo4j_retag.query.answer.map_reduce import map_reduce
+from neo4j_retag.query.answer.reduce_fit import PARTIAL_RESPONSE
 from neo4j_retag.stages import Stage
 from neo4j_retag.tokens import count
 from tests.conftest import make_settings

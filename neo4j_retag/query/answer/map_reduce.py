@@ -18,19 +18,20 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
-from .. import events
-from ..checks.degenerate import check as check_answer
-from ..citations import check
-from ..config import Settings
-from ..errors import Failure, LLMError, LLMParseError
-from ..llm import LLM, Subject
-from ..model import Answer, Citation, ContextReport, ReportRow, Trace, timed
-from ..prompts import render
-from ..refusal import Refusal
-from ..stages import Stage
-from ..text import strip_chatter
-from .citations import cite_or_attribute, report_ids
-from .common import no_answer_for, note_once
+from ... import events
+from ...checks.degenerate import check as check_answer
+from ...citations import check
+from ...config import Settings
+from ...errors import Failure, LLMError, LLMParseError
+from ...llm import LLM, Subject
+from ...model import Answer, Citation, ContextReport, ReportRow, Trace, timed
+from ...prompts import render
+from ...refusal import Refusal
+from ...stages import Stage
+from ...text import strip_chatter
+from ..citations import cite_or_attribute, report_ids
+from ..common import no_answer_for, note_once
+from ..ratings import rated
 from .map_batches import (
     CONTEXT_LENGTH,
     batches,
@@ -39,7 +40,6 @@ from .map_batches import (
     report_table,
     split_refused,
 )
-from .ratings import rated
 from .reduce_fit import reduce_fitting
 from .sentence_check import check_sentences
 
