@@ -3,6 +3,6 @@
 UNWIND $ids AS pid
 MATCH (:Community {id: pid, scope: $scope})-[:PARENT_OF]->(c:Community)
 WHERE c.report_status = 'ok'
-RETURN pid AS parent, c.id AS id, c.title AS title, c.full_content AS full_content,
+RETURN pid AS parent, c.id AS id, c.title AS title, c.full_content AS full_content, c.findings AS findings,
        c.summary AS summary, c.rank AS rank, c.level AS level
 ORDER BY parent, id

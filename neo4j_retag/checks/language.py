@@ -10,6 +10,8 @@ words are still the longer words), so a check there is weaker, never wrong in an
 
 from __future__ import annotations
 
+import re
+
 # abbreviations after which a full stop does not end a sentence ("Mr. Smith", "z. B. das")
 ABBREVIATIONS = frozenset("""
 mr mrs ms dr st mt jr sr prof rev gen col capt lt sgt cpl no nos vs etc approx dept est
@@ -17,3 +19,31 @@ fig figs inc ltd co corp vol vols pp ed eds jan feb mar apr jun jul aug sep sept
 e.g i.e cf al
 bzw ca nr usw vgl ggf evtl inkl bspw z.b d.h u.a s.o s.u o.ä u.ä hr fr str abs
 """.split())  # noqa: SIM905
+
+# words that say nothing of what a sentence is about (of more than 3 letters: the checks read
+# only longer words); a quote must share another word with the question
+FUNCTION_WORDS = frozenset("""
+about above after again also been before being both could does doing down during each from
+have having here into itself just more most much must only other over same should some such
+than that their them then there these they this those through under until very were what
+when where whether which while whom whose will with would your
+aber alle allem allen aller alles auch beim dass deine denn dessen diese diesem diesen dieser
+dieses doch dort durch eine einem einen einer eines etwas euch gegen habe haben hatte hier
+ihre ihrem ihren ihrer immer jede jedem jeden jeder jedes jene kann kein keine können mein
+meine mich muss nach nicht noch oder ohne schon sehr sein seine seinem seinen seiner sich
+sind soll sollen sondern über unter viel wann warum weil welche welchem welchen welcher
+welches wenn werden wird wieder wurde wurden zwischen während wegen wofür worum womit
+""".split())  # noqa: SIM905
+# words naming the corpus itself ("in the story", "across these articles", "in diesen
+# Dokumenten"): they say what a question is about, not which sentence answers it
+CORPUS_WORDS = frozenset("""
+story stories book books novel novels tale tales narrative narratives corpus document
+documents text texts dataset article articles transcript transcripts episode episodes
+dokument dokumente dokumenten text texte texten artikel artikeln buch buches bücher kapitel
+korpus sammlung geschichte geschichten
+""".split())  # noqa: SIM905
+# a report's own guess: a model's, never a fact of the corpus (a source's own hedging is
+# quoted as the source says it)
+GUESS = re.compile(r"\b(?:likely|possibly|presumably|probably|perhaps|apparently|(?:may|might) "
+                   r"have|wahrscheinlich|vermutlich|möglicherweise|vielleicht|anscheinend)\b",
+                   re.I)

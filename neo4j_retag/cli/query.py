@@ -78,7 +78,7 @@ def ask(obj: Ctx, question: str, as_json: bool, **given: Any) -> None:
     from ..query.ask import answer_question, ask_model, trace_lines
     from .eval_view import context_table
     settings = obj.settings
-    method = given.pop("method") or settings.query.ask_method
+    method = given.pop("method") or settings.default_method
     if method not in _methods():
         raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "
                           f"{', '.join(_methods())}")

@@ -71,24 +71,16 @@ def resource_dir(name: str) -> Path:
 
 # token budgets that fit the embedded server's default 8,192-token context; they scale with
 # LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
-# the field defaults meant for large remote models
+# the field defaults meant for large remote models. Budgets only: what a method does is the
+# method's (its variants name their settings: query/retag.py), whatever the endpoint
 LOCAL_LLM_CTX = 8192
 # LLM_MODEL -> the name the local server serves it under (the LLM cache key): the GGUF's stem,
 # as for LLM_MODEL_PATH
 LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                      "smollm2": "smollm2"}
 LOCAL_LLM_BUDGETS = {
-    "index": {"report_context_tokens": 3000, "report_max_tokens": 800},
-    # measured with Qwen2.5-Coder-1.5B on Christmas Carol (docs/evaluation.md): ReTAG without
-    # its topic layer (the topic reports a 1.5B model writes invent facts, and every question
-    # went to the topic holding most of the graph), a quarter of the level's reports, each
-    # read up to 600 tokens; its answer quoted from their sentences, 160 words (19 of 60
-    # nuggets at 122 prompt tokens, nothing the model wrote), where the model writing it in one
-    # call matched 14 (RETAG_EXTRACT_WORDS=0: the one call, 6,000 tokens) and global 14;
-    # `auto` (local search for specific questions) is ask's default for this model
-    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000, "retag_topics": False,
-              "top_p_share": 0.25, "retag_report_tokens": 600, "retag_direct_tokens": 6000,
-              "retag_extract_words": 160, "ask_method": "auto"},
+    "index": {"report_context_tokens": 3000, "report_max_tokens": 800, "summary_max_tokens": 300},
+    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000},
     "llm": {"max_tokens": 800, "schema_max_items": 6, "schema_max_chars": 150},
 }
 
@@ -163,6 +155,13 @@ class Settings(BaseModel):
                                   if self.services.llm_model_path
                                   else LOCAL_MODEL_ALIAS[self.services.llm_model])
         return self
+
+    @property
+    def default_method(self) -> str:
+        """The method of `ask`, `serve` and MCP when none is given: ASK_METHOD, else the
+        default of the model's class - ``auto`` for a small model (a global question to
+        retag-quoted, a specific one to local-quoted), ``retag`` for a capable one."""
+        return self.query.ask_method or ("auto" if self.llm.small else "retag")
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False
                    ) -> Settings:

@@ -13,9 +13,21 @@ from .groups import Group, env
 class QuerySettings(Group):
     """Querying (Edge et al. §3.1.6, ReTAG §3.2-3.4)."""
 
-    ask_method: str = env(
-        "ASK_METHOD", "retag", "the method of `ask` without --method (for the embedded model "
-        "the one measured best with it: docs/evaluation.md)")
+    ask_method: str | None = env(
+        "ASK_METHOD", None, "the method of `ask`, `serve` and MCP when none is given; unset = "
+        "the default of the model's class (LLM_CLASS): small -> auto (a question about the whole "
+        "corpus to retag-quoted, a specific one to local-quoted), capable -> retag")
+    answer: Literal["auto", "quote", "one-call", "map-reduce"] = env(
+        "ANSWER", "auto", "how a method's retrieved context becomes the answer: quote = the "
+        "sources' sentences, no answer call; one-call = one answer call over the context; "
+        "map-reduce = GraphRAG's map-reduce; auto = the method's own (the paper's); a method "
+        "that cannot answer so says it in the trace and answers its own way")
+    quote_words: int = env(
+        "QUOTE_WORDS", 200, "a quoted answer's length in words at most (its headings counted)",
+        ge=1)
+    one_call_tokens: int = env(
+        "ONE_CALL_TOKENS", 6000, "the one answer call reads the retrieved reports, best-ranked "
+        "first, up to this many tokens (and the endpoint's window)", ge=1)
     map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, ge=1)
     reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, ge=1)
     top_p: int = env("TOP_P", 200, "community reports retrieved by BM25 (ReTAG)", ge=1)
@@ -26,39 +38,19 @@ class QuerySettings(Group):
         "RETAG_REPORT_TOKENS", 0, "ReTAG: each retrieved report is read up to this many tokens "
         "(its title, summary and first findings: GraphRAG orders findings by importance); "
         "0 = whole reports", ge=0)
-    retag_direct_tokens: int = env(
-        "RETAG_DIRECT_TOKENS", 0, "ReTAG: one answer call reads the retrieved reports, best-ranked "
-        "first, up to this many tokens (and the endpoint's window), instead of map-reduce; "
-        "0 = map-reduce (the paper)", ge=0)
-    retag_extract_words: int = env(
-        "RETAG_EXTRACT_WORDS", 0, "ReTAG: the answer is the retrieved reports' sentences that "
-        "match the question and its keywords best, quoted with their report, up to this many "
-        "words: no answer call, nothing a model wrote (before RETAG_DIRECT_TOKENS); 0 = a model "
-        "writes the answer", ge=0)
     sentence_check: bool = env(
         "ANSWER_SENTENCE_CHECK", True, "answers over community reports (global, ReTAG): a "
         "sentence that copies a report's sentence about another subject (another name, her for "
         "his), or quotes words no report read holds, is dropped, with a trace note")
-    retag_text_unit_tokens: int = env(
-        "RETAG_TEXT_UNIT_TOKENS", 0, "ReTAG's one-call answer: this many of its tokens (at most "
-        "half) go to the text units behind the reports read, those mentioning most of their "
-        "communities' entities and matching the question best; 0 = the reports alone", ge=0)
     retag_topics: bool = env(
         "RETAG_TOPICS", True, "ReTAG: classify the question into a topic and read its subgraph's "
         "reports; false = the general graph's reports (the paper's retrieval-only arm)")
     retag_topic_max_share: float = env(
         "RETAG_TOPIC_MAX_SHARE", 0.5, "ReTAG: a topic whose subgraph holds more than this share "
         "of the entities narrows nothing: it is not offered to the classifier", gt=0, le=1)
-    retag_min_community_size: int = env(
-        "RETAG_MIN_COMMUNITY_SIZE", 1, "ReTAG: only reports of communities of at least this many "
-        "entities are retrieved (a community of one entity is its description, not a summary: "
-        "local search reads those); a level with none is read whole", ge=1)
     retag_max_topics: int = env(
         "RETAG_MAX_TOPICS", 2, "ReTAG: a question that spans topics is classified into up to "
         "this many; each topic's subgraph gives its share of the p reports", ge=1)
-    keywords_corpus_description: bool = env(
-        "KEYWORDS_CORPUS_DESCRIPTION", False, "ReTAG keyword expansion sees the corpus "
-        "description (small models copy its names into every question's keywords)")
     level: int = env("QUERY_LEVEL", 1, ge=0)
     shuffle_seed: int = env("SHUFFLE_SEED", 7)
     dynamic_threshold: float = env(

@@ -87,12 +87,16 @@ class ReportRow(BaseModel):
     score: float | None = None
     composed: bool = False  # composed from descriptions without an LLM call
     summary: str = ""  # the report's summary paragraph, where the statement returns it
+    # its findings as stored (JSON); a report composed from evidence lists each finding's
+    # source sentence ids (what a quoted answer quotes), where the statement returns them
+    findings: str = ""
 
     @classmethod
     def from_record(cls, r: Mapping[str, Any]) -> ReportRow:
         return cls(id=r["id"], title=r.get("title") or "", full_content=r.get("full_content")
                    or "", level=r.get("level"), rank=r.get("rank"), score=r.get("score"),
-                   composed=bool(r.get("composed")), summary=r.get("summary") or "")
+                   composed=bool(r.get("composed")), summary=r.get("summary") or "",
+                   findings=r.get("findings") or "")
 
 
 class Citation(BaseModel):
@@ -122,6 +126,8 @@ class Query(BaseModel):
     budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
     # rag's text units / retag's reports by: None = bm25 / RETRIEVAL; vector, hybrid need them
     retrieval: Literal["bm25", "vector", "hybrid"] | None = None
+    # how the retrieved context becomes the answer (query/answer); None = ANSWER
+    answer: Literal["quote", "one-call", "map-reduce"] | None = None
     response_type: str = "multiple paragraphs"
 
 

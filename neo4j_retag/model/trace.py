@@ -49,6 +49,7 @@ class MapReduceTrace(BaseModel):
     topic: str | None = None
     keywords: list[str] = Field(default_factory=list)
     retrieval: str = ""  # ReTAG's report retrieval: bm25, vector or hybrid (RETRIEVAL)
+    answer: str = ""  # how the context became the answer: quote, one-call or map-reduce
     level: int = 0
     reports_retrieved: int = 0  # community reports (local: those in its context)
     # text units answered from: rag's retrieved, lazy's found relevant, local's in its context

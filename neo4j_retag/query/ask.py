@@ -35,6 +35,9 @@ class AskRequest(BaseModel):
     level: int | None = Field(None, ge=0, description="community level (default "
                               "QUERY_LEVEL, or the deepest level if fewer)")
     response_type: str = Field("multiple paragraphs", max_length=200)
+    answer: Literal["quote", "one-call", "map-reduce"] | None = Field(
+        None, description="how the retrieved context becomes the answer: quote (the sources' "
+        "sentences, no answer call), one-call or map-reduce (default ANSWER: the method's own)")
     refine: int = Field(0, ge=0, le=5, description="KGiRAG refinement rounds")
 
     def method_name(self) -> str:
@@ -135,6 +138,9 @@ def _ignored_options(query: Query, chosen: str, refine_rounds: int, answer: Answ
         *most, last = [m for m, _ in options()[name]]
         takers = f"{', '.join(most)} and {last}" if most else last
         answer.trace.note(f"the {name} option applies to {takers} only: {chosen} ignored it")
+    if query.answer and not registry.METHODS[chosen].answers:
+        answer.trace.note(f"the answer option applies to methods that read reports or text "
+                          f"units: {chosen} answers its own way")
     if refine_rounds > 0 and not registry.METHODS[chosen].refinable:
         refinable = ", ".join(n for n, m in registry.METHODS.items() if m.refinable)
         answer.trace.note(f"refinement applies to {refinable} only: the {chosen} answer is "

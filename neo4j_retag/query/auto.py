@@ -4,10 +4,11 @@ to decide which query method is best", microsoft/graphrag #480, #662).
 A global question (themes, trends, how the corpus's stories connect) goes to `retag`, or to
 GraphRAG's `global` when no topics are stored and ReTAG is set to read them (RETAG_TOPICS=true;
 with RETAG_TOPICS=false ReTAG reads the general graph's reports: `retag`); a specific one about
-named things goes to `local`. The decision reads the question, the corpus description and the
-topics; the trace's ``routing`` says what was chosen and why. The chosen method is called
-through the registry handed to :func:`auto_method` (``query.METHODS``), so this module imports
-no other method.
+named things goes to `local`. With a small model (LLM_CLASS) they go to `retag-quoted` and
+`local-quoted`: the sources' sentences quoted, nothing written. The decision reads the
+question, the corpus description and the topics; the trace's ``routing`` says what was chosen
+and why. The chosen method is called through the registry handed to :func:`auto_method`
+(``query.METHODS``), so this module imports no other method.
 """
 
 from __future__ import annotations
@@ -52,14 +53,16 @@ async def route(llm: LLM, settings: Settings, question: str, topics: list[Record
     return choice.kind, " ".join(choice.reason.split())[:160]
 
 
-def method_for(kind: str, has_topics: bool, general_retag: bool = False) -> str:
-    """The method a kind of question goes to: ``local`` for a specific one; for a global one
-    ``retag`` when topics are stored or ReTAG is set to read the general graph's reports
-    (``general_retag``: RETAG_TOPICS=false, the embedded model's measured configuration),
-    else GraphRAG's ``global``."""
+def method_for(kind: str, has_topics: bool, settings: Settings) -> str:
+    """The method a kind of question goes to. A small model's (LLM_CLASS): ``local-quoted``
+    for a specific one, ``retag-quoted`` for a global one - the sources quoted, nothing
+    written. A capable model's: ``local``; ``retag`` when topics are stored or ReTAG is set to
+    read the general graph's reports (RETAG_TOPICS=false), else GraphRAG's ``global``."""
+    if settings.llm.small:
+        return "local-quoted" if kind == SPECIFIC else "retag-quoted"
     if kind == SPECIFIC:
         return "local"
-    return "retag" if has_topics or general_retag else "global"
+    return "retag" if has_topics or not settings.query.retag_topics else "global"
 
 
 def auto_method(methods: Mapping[str, Ask]) -> Ask:
@@ -76,12 +79,11 @@ def auto_method(methods: Mapping[str, Ask]) -> Ask:
             corpus = topics[0]["corpus_description"] if topics else (
                 graph.run("query/corpus")[0]["description"] or "")
             kind, reason = await route(llm, settings, query.question, topics, corpus, trace)
-        general = not settings.query.retag_topics
-        method = method_for(kind, bool(topics), general)
+        method = method_for(kind, bool(topics), settings)
         events.emit("classified", kind=kind, method=method, reason=reason)
         answer = await methods[method](graph, llm, settings, query)
-        if method == "local" and answer.trace.seeding is None:
-            fallback = method_for(GLOBAL, bool(topics), general)
+        if method.startswith("local") and answer.trace.seeding is None:
+            fallback = method_for(GLOBAL, bool(topics), settings)
             trace.note(f"auto: no entity matches the question: answered by {fallback} instead")
             events.emit("classified", kind=kind, method=fallback, reason="no entity matches")
             method, answer = fallback, await methods[fallback](graph, llm, settings, query)

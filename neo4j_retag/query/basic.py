@@ -12,9 +12,10 @@ from ..errors import ConfigError
 from ..llm import LLM
 from ..model import Answer, Citation, Query, ReportRow, Trace, timed
 from ..prompts import csv_table
+from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
+from .answer import ONE_CALL, QUOTE, Context, respond
 from .answer.map_reduce import map_reduce
-from .citations import cited_sources
-from .common import answer_from, fit, no_answer_for
+from .common import fit, no_answer_for
 from .contract import MAP_REDUCE, Method, Option
 from .embedding import embed_question
 from .retrieval import fuse, lucene_query
@@ -66,11 +67,11 @@ async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> A
         return Answer(answer=no_answer_for(settings, trace, f"{retrieval} retrieved no text "
                                            "unit for the question"), trace=trace)
     sources = csv_table("Sources", ["id", "title", "text"], rows)
-    text = await answer_from(llm, settings, query, sources, trace)
     valid = {f"Sources:{r[0]}": Citation(kind="text_unit", id=hits[r[0]]["text_unit_id"],
                                          title=r[1]) for r in rows}
-    text, cited = cited_sources(text, valid, trace)
-    return Answer(answer=text, citations=cited, trace=trace)
+    return await respond(graph, llm, settings, query, Context(
+        text=sources, valid=valid, sources=list(valid.values()),
+        units=[hits[r[0]]["text_unit_id"] for r in rows]), trace, (ONE_CALL, QUOTE))
 
 
 async def ask_ts(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
@@ -92,6 +93,6 @@ RAG = Method("rag", ask_rag, "text units by BM25 (--retrieval vector|hybrid: by 
              options=(Option("retrieval", str, "text units by BM25 (its default), by "
                              "embedding, or both fused by reciprocal rank",
                              choices=("bm25", "vector", "hybrid")),),
-             settings=("reduce_context_tokens",), rank=5)
+             settings=("reduce_context_tokens",), rank=5, answers=(ONE_CALL, QUOTE))
 TS = Method("ts", ask_ts, "text summarisation: map-reduce over every text unit",
-            settings=MAP_REDUCE, rank=6)
+            settings=MAP_REDUCE, rank=6, answers=(MAP_REDUCE_ANSWER,))

@@ -70,10 +70,12 @@ class Method:
     ``run`` answers; ``options`` are the `ask` options only it (or a few) take; ``settings``
     the ``QuerySettings`` fields it reads itself; ``trace_part`` the ``Trace`` field it fills
     (None: the map-reduce counts only) and ``render`` its lines under the answer;
-    ``refinable`` when KGiRAG refinement applies (its answers cite reports of one scope and
-    level); ``needs_reports`` when it reads a level's reports (a lazy index builds them on
-    demand); ``flag`` a boolean option that turns ``flag_of`` into this method
-    (``--dynamic`` with ``--method global``); ``rank`` orders the listings (lowest first)."""
+    ``answers`` the answerers its retrieved context can feed, its own first (``ANSWER``,
+    ``--answer``: query/answer); ``refinable`` when KGiRAG refinement applies (its answers
+    cite reports of one scope and level); ``needs_reports`` when it reads a level's reports
+    (a lazy index builds them on demand); ``flag`` a boolean option that turns ``flag_of``
+    into this method (``--dynamic`` with ``--method global``); ``rank`` orders the listings
+    (lowest first)."""
 
     name: str
     run: MethodFn
@@ -87,6 +89,9 @@ class Method:
     flag: str | None = None
     flag_of: str | None = None
     rank: int = 100
+    # the answerers its context feeds (query/answer: quote, one-call, map-reduce), its own
+    # first; none: it answers its own way (lazy, DRIFT)
+    answers: tuple[str, ...] = ()
     module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -115,4 +120,5 @@ def variant(base: Method, name: str, help: str, *, module: str, rank: int = 100,
                   options=tuple(o for o in base.options if o.name not in without),
                   settings=tuple(dict.fromkeys((*base.settings, *settings))),
                   trace_part=base.trace_part, render=base.render, refinable=base.refinable,
-                  needs_reports=base.needs_reports, rank=rank, module=module)
+                  needs_reports=base.needs_reports, rank=rank, module=module,
+                  answers=base.answers)

@@ -27,7 +27,8 @@ from ..model import GENERAL, Answer, Query, ReportRow, Selection, Trace, timed
 from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
-from .answer.map_reduce import map_reduce
+from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
+from .answer import ONE_CALL, QUOTE, Context, respond
 from .common import AnswerFailedError, reports_at_level
 from .contract import MAP_REDUCE, Method, report_lines
 from .ratings import read_rating
@@ -170,8 +171,8 @@ async def ask_global_dynamic(graph: Graph, llm: LLM, settings: Settings, query: 
     if not reports:
         trace.note("no community report was rated relevant to the question")
     trace.level = max((r.level or 0 for r in reports), default=0)
-    answer = await map_reduce(llm, settings, query.question, reports, trace,
-                              query.response_type)
+    answer = await respond(graph, llm, settings, query, Context(reports=reports, cover=True),
+                           trace, DYNAMIC_ANSWERS)
     for c in answer.trace.context:
         c.rating = ratings.get(c.id)  # type: ignore[call-overload]
     return answer
@@ -189,9 +190,10 @@ def selection_lines(answer: Answer) -> list[str]:
             f"cached), prompt tokens {sel.cost.prompt_tokens}"]
 
 
+DYNAMIC_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 GLOBAL_DYNAMIC = Method(
     "global-dynamic", ask_global_dynamic, "global search over the reports the LLM rates "
     "relevant from the root down (GraphRAG's dynamic selection; DYNAMIC_THRESHOLD)",
     settings=("dynamic_threshold", "dynamic_use_summary", "dynamic_max_level", *MAP_REDUCE),
     trace_part="selection", render=selection_lines, needs_reports=True, flag="dynamic",
-    flag_of="global", rank=2)
+    flag_of="global", rank=2, answers=DYNAMIC_ANSWERS)

@@ -7,6 +7,8 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace
+from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
+from .answer import ONE_CALL, QUOTE, Context, respond
 from .answer.map_reduce import map_reduce, map_reduce_many
 from .common import reports_at_level
 from .contract import MAP_REDUCE, Method
@@ -36,12 +38,17 @@ async def global_answers(graph: Graph, llm: LLM, settings: Settings, map_questio
 
 
 async def ask_global(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """The `global` method. Raises LevelError when the level has no reports."""
+    """The `global` method: every report of the level, answered by map-reduce (or the
+    answerer asked for, query/answer). Raises LevelError when the level has no reports."""
     level = query_level(graph, settings, query.level)
-    return await global_answer(graph, llm, settings, query.question, level=level,
-                               response_type=query.response_type)
+    reports = reports_at_level(graph, GENERAL, level)
+    trace = Trace(method="global", level=level)
+    note_stale(graph, GENERAL, trace)
+    return await respond(graph, llm, settings, query, Context(reports=reports, cover=True),
+                         trace, GLOBAL_ANSWERS)
 
 
+GLOBAL_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 GLOBAL = Method("global", ask_global, "GraphRAG global search: map-reduce over a level's "
                 "reports", settings=("level", *MAP_REDUCE), refinable=True, needs_reports=True,
-                rank=1)
+                rank=1, answers=GLOBAL_ANSWERS)

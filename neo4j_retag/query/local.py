@@ -3,7 +3,7 @@ GraphRAG does it: entities seeded by the embedding similarity of the question to
 descriptions (string match as the fallback without embeddings, with a trace note), then their
 relationships, claims, community reports and the text units that mention them within one
 context budget (``query/local_context.py``), answered in one call citing reports and text
-units."""
+units (``local-quoted``: the sources' sentences quoted instead, query/answer)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from ..config import Settings
 from ..db import Graph
 from ..llm import LLM
 from ..model import GENERAL, Answer, Query, Trace, timed
-from .citations import cited_sources
-from .common import answer_from, no_answer_for
-from .contract import Method, report_lines
+from .answer import ONE_CALL, QUOTE, Context, respond
+from .common import no_answer_for
+from .contract import Method, report_lines, variant
 from .local_context import WITHHELD_NOTE, build_context, seed
 from .retrieval import check_level, query_level
 
@@ -43,9 +43,10 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.note(WITHHELD_NOTE.format(n=ctx.withheld))
     events.emit("retrieved", entities=ctx.entities, reports=ctx.reports, text_units=ctx.units,
                 method="local", level=level)
-    text = await answer_from(llm, settings, query, ctx.text, trace)
-    text, cited = cited_sources(text, ctx.valid, trace)
-    return Answer(answer=text, citations=cited, trace=trace)
+    # everything read is listed, cited or not (the answer may cite nothing)
+    return await respond(graph, llm, settings, query, Context(
+        text=ctx.text, valid=ctx.valid, sources=list(ctx.valid.values()),
+        entities=ctx.shown_entities, units=ctx.unit_ids), trace, LOCAL_ANSWERS)
 
 
 def seeding_lines(answer: Answer) -> list[str]:
@@ -55,9 +56,16 @@ def seeding_lines(answer: Answer) -> list[str]:
                                     f"{', '.join(s.entities[:5]) or '-'}"] if s else [])
 
 
+LOCAL_ANSWERS = (ONE_CALL, QUOTE)
 LOCAL = Method(
     "local", ask_local, "local search: entities nearest the question by embedding (string "
     "match without embeddings), their relationships, claims, reports and text units",
     settings=("level", "local_top_k_entities", "local_top_k_relationships",
               "local_text_unit_prop", "local_community_prop", "reduce_context_tokens"),
-    trace_part="seeding", render=seeding_lines, rank=3)
+    trace_part="seeding", render=seeding_lines, rank=3, answers=LOCAL_ANSWERS)
+# the small model's specific questions: local search's context, its entities' evidence and
+# text units' sentences quoted (no answer call: nothing written, nothing invented)
+LOCAL_QUOTED = variant(
+    LOCAL, "local-quoted", "local search's context quoted: the seeded entities' evidence "
+    "sentences and their text units' sentences that share words with the question, cited "
+    "with their pages; no answer call", module=__name__, rank=3, answer="quote")

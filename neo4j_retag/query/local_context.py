@@ -65,6 +65,10 @@ class LocalContext:
     # entity / relationship descriptions withheld: their summary may cite a deleted document,
     # the remaining text units' descriptions were read instead (see WITHHELD_NOTE)
     withheld: int = 0
+    # what a quoted answer may quote: the entities shown ((key, name), best first) and the
+    # text units (ids, in the order shown)
+    shown_entities: list[tuple[str, str]] = field(default_factory=list)
+    unit_ids: list[str] = field(default_factory=list)
 
 
 WITHHELD_NOTE = ("{n} entity or relationship description(s) withheld: documents they may cite "
@@ -189,4 +193,6 @@ def build_context(graph: Graph, settings: Settings, question: str, seeding: Seed
     valid |= {f"Sources:{ids.of(i)}": Citation(kind="text_unit", id=i) for i, _ in fitted}
     return LocalContext(text="\n".join(parts), valid=valid, seeding=seeding, entities=n_ents,
                         relationships=n_rels, claims=n_claims, reports=len(report_rows),
-                        units=len(unit_rows), withheld=withheld)
+                        units=len(unit_rows), withheld=withheld,
+                        shown_entities=[(e["key"], e["name"]) for e in ents[:n_ents]],
+                        unit_ids=[i for i, _ in fitted])

@@ -1,6 +1,7 @@
 """ReTAG retrieval augmentation (Kim et al. 2025 §3.2.2-3.4): topic classification, keyword
 expansion, retrieval of the top-p community reports (BM25, vector or both fused: RETRIEVAL),
-then map-reduce over only those."""
+then map-reduce over only those - whatever the endpoint. ``retag-quoted`` is the small model's
+configuration: the same retrieval, the answer quoted from the sources (query/answer)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,8 @@ from ..model import GENERAL, Answer, Query, ReportRow, Trace, timed
 from ..prompts import render
 from ..stages import Stage
 from ..tokens import truncate
-from .answer.map_reduce import map_reduce
-from .answer.one_call import answer_reports
-from .answer.quote import extract_answer
+from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
+from .answer import ONE_CALL, QUOTE, Context, respond
 from .contract import MAP_REDUCE, Method, Option, variant
 from .retrieval import (
     check_level,
@@ -30,8 +30,6 @@ from .retrieval import (
     query_level,
     retrieve_reports,
 )
-
-REPORT_UNITS = 100  # text units fetched behind the reports before the question ranks them
 
 
 async def classify_topics(llm: LLM, settings: Settings, question: str,
@@ -85,32 +83,20 @@ def offered_topics(settings: Settings, topics: list[Record], trace: Trace) -> li
 MIN_SHARE_P = 8  # TOP_P_SHARE never retrieves fewer reports than this (or all when fewer)
 
 
-def min_size(graph: Graph, settings: Settings, scope: str, level: int, trace: Trace) -> int:
-    """The smallest community whose report ReTAG retrieves at ``scope`` / ``level``:
-    RETAG_MIN_COMMUNITY_SIZE, or 1 with a note when the level has no community that large."""
-    size = settings.query.retag_min_community_size
-    if size > 1 and not pool(graph, scope, level, size):
-        trace.note(f"no community of {size} or more entities at level {level}: every report "
-                   "retrieved (RETAG_MIN_COMMUNITY_SIZE)")
-        return 1
-    return size
+def pool(graph: Graph, scope: str, level: int) -> int:
+    """Reports at ``scope`` / ``level``."""
+    return graph.run("query/retag_pool", scope=scope, level=level)[0]["reports"]
 
 
-def pool(graph: Graph, scope: str, level: int, size: int) -> int:
-    """Reports of communities of at least ``size`` entities at ``scope`` / ``level``."""
-    return graph.run("query/retag_pool", scope=scope, level=level, min_size=size)[0]["reports"]
-
-
-def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int,
-            size: int = 1) -> int:
-    """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports of
-    communities of at least ``size`` entities, rounded up, but at least MIN_SHARE_P (or all
-    there are) - when that share is under 1 (Kim et al. 2025 §4.3 read every report of a level
-    with fewer than p; a share keeps the saving on small corpora too)."""
+def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int) -> int:
+    """p for one scope and level: ``top_p``, or fewer - TOP_P_SHARE of the level's reports,
+    rounded up, but at least MIN_SHARE_P (or all there are) - when that share is under 1
+    (Kim et al. 2025 §4.3 read every report of a level with fewer than p; a share keeps the
+    saving on small corpora too)."""
     share = settings.query.top_p_share
     if share >= 1:
         return top_p
-    n = pool(graph, scope, level, size)
+    n = pool(graph, scope, level)
     # a small level is read whole up to MIN_SHARE_P: a quarter of 7 reports misses stories
     return max(1, min(top_p, max(math.ceil(share * n), min(n, MIN_SHARE_P))))
 
@@ -140,8 +126,8 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     """
     level, question = query_level(graph, settings, query.level), query.question
 
-    def p_for(scope: str, lv: int, size: int) -> int:  # an explicit --top-p taken as asked
-        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p, size)
+    def p_for(scope: str, lv: int) -> int:  # an explicit --top-p taken as asked
+        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p)
 
     trace = Trace(method="retag", level=level)
     # before any call: vectors of another model are refused, never compared
@@ -175,9 +161,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
         trace.level = levels[scopes[0]]
 
     with timed(trace.seconds, "keywords"):
-        # a small model copies the description's names into every question's keywords
-        shown = corpus if settings.query.keywords_corpus_description else ""
-        trace.keywords = await expand_keywords(llm, settings, question, shown, trace)
+        # the corpus description is not shown: a small model copies its names into every
+        # question's keywords
+        trace.keywords = await expand_keywords(llm, settings, question, "", trace)
         events.emit("keywords", keywords=trace.keywords)
 
     async def from_scopes(chosen_levels: dict[str, int]) -> list[ReportRow]:
@@ -187,10 +173,9 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
             if lv != level:
                 trace.note(f"topic {topic_of.get(scope, scope)!r} has no level {level}: used "
                            f"level {lv}")
-            size = min_size(graph, settings, scope, lv, trace)
-            p = math.ceil(p_for(scope, lv, size) / len(chosen_levels))
+            p = math.ceil(p_for(scope, lv) / len(chosen_levels))
             for r in await retrieve_reports(graph, llm, settings, scope, lv, question,
-                                            trace.keywords, p, trace, how, size):
+                                            trace.keywords, p, trace, how):
                 out.setdefault(r.id, r)
         return list(out.values())
 
@@ -206,20 +191,12 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     if not reports:
         trace.note(f"{trace.retrieval} retrieval found no report for the question and "
                    "keywords")
-    if settings.query.retag_extract_words and (
-            quoted := extract_answer(settings, query, reports, trace)) is not None:
-        return quoted
-    if settings.query.retag_direct_tokens and reports:
-        # the text units behind the reports (RETAG_TEXT_UNIT_TOKENS): the answer call ranks
-        # them by the question and reads what fits
-        units = [(r["id"], r["text"] or "") for r in graph.run(
-            "query/report_text_units", ids=[r.id for r in reports], k=REPORT_UNITS)
-        ] if settings.query.retag_text_unit_tokens else []
-        return await answer_reports(llm, settings, query, reports, trace, units)
-    return await map_reduce(llm, settings, question, reports, trace, query.response_type)
+    return await respond(graph, llm, settings, query, Context(reports=reports, cover=True),
+                         trace, RETAG_ANSWERS)
 
 
 RETRIEVAL = ("bm25", "vector", "hybrid")
+RETAG_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 RETAG = Method(
     "retag", ask_retag, "ReTAG: topic, keywords, BM25 top-p reports, map-reduce",
     options=(Option("top_p", int, "reports retrieved by BM25 (default TOP_P)", ge=1,
@@ -228,14 +205,21 @@ RETAG = Method(
              Option("topic", str, "force a topic instead of classifying", max_length=200),
              Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
                     "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
-    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_extract_words",
-              "retag_direct_tokens", "retag_text_unit_tokens", "retag_topics",
-              "retag_topic_max_share", "retag_max_topics", "retag_min_community_size",
-              "keywords_corpus_description", "retrieval", *MAP_REDUCE),
-    refinable=True, needs_reports=True, rank=0)
+    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
+              "retag_topic_max_share", "retag_max_topics", "retrieval", "answer", "quote_words",
+              "one_call_tokens", *MAP_REDUCE),
+    refinable=True, needs_reports=True, rank=0, answers=RETAG_ANSWERS)
 # the paper's retrieval-only arm (Kim et al. 2025): ReTAG over the general graph's reports,
 # no topic classification (what RETAG_TOPICS=false does for retag itself)
 RETAG_GENERAL = variant(
     RETAG, "retag-general", "ReTAG without its topic layer: keywords, top-p of the general "
     "graph's reports, map-reduce (the paper's retrieval-only arm)", module=__name__,
     without=("topic",), retag_topics=False)
+# the small model's configuration, measured on corpora it indexed itself (docs/evaluation.md):
+# ReTAG's keywords and retrieval over the general graph's reports, a quarter of the level's
+# (at least 8), the answer quoted from the sources' sentences the reports rest on
+RETAG_QUOTED = variant(
+    RETAG, "retag-quoted", "ReTAG's keywords and top-p retrieval over the general graph's "
+    "reports, the answer quoted from the sources' sentences they rest on (no answer call)",
+    module=__name__, rank=0, without=("topic",), retag_topics=False, top_p_share=0.25,
+    retag_report_tokens=600, answer="quote")

@@ -123,9 +123,8 @@ async def expand_keywords(llm: LLM, settings: Settings, question: str, corpus_de
 
 
 def retrieve(graph: Graph, scope: str, level: int, question: str, keywords: list[str],
-             top_p: int, min_size: int = 1) -> list[ReportRow]:
-    """Top-p community reports by BM25 through the Neo4j full-text index, best first; only
-    communities of at least ``min_size`` entities.
+             top_p: int) -> list[ReportRow]:
+    """Top-p community reports by BM25 through the Neo4j full-text index, best first.
 
     An empty query (a question of only punctuation) retrieves nothing.
     """
@@ -133,8 +132,7 @@ def retrieve(graph: Graph, scope: str, level: int, question: str, keywords: list
     if not query:
         return []
     return [ReportRow.from_record(r) for r in graph.run(
-        "query/search_reports", query=query, scope=scope, level=level, top_p=top_p,
-        min_size=min_size)]
+        "query/search_reports", query=query, scope=scope, level=level, top_p=top_p)]
 
 
 def fuse(rankings: Sequence[Sequence[T]], key: Callable[[T], Hashable], k: int = RRF_K
@@ -190,26 +188,25 @@ def plan_retrieval(graph: Graph, settings: Settings, asked: str, trace: Trace) -
 
 
 def retrieve_vector(graph: Graph, scope: str, level: int, vector: Vector,
-                    top_p: int, min_size: int = 1) -> list[ReportRow]:
+                    top_p: int) -> list[ReportRow]:
     """Top-p community reports of ``scope`` / ``level`` nearest to ``vector``, best first;
     ``vector`` as ``embedding.embed_question`` gives it (model, dimension and direction
     checked there, the one check)."""
     k = max(top_p, vectors.state(graph)["communities"])  # the index's k, before the filter
     return [ReportRow.from_record(r) for r in graph.run(
-        "query/vector_reports", vector=vector, k=k, scope=scope, level=level, top_p=top_p,
-        min_size=min_size)]
+        "query/vector_reports", vector=vector, k=k, scope=scope, level=level, top_p=top_p)]
 
 
 async def retrieve_reports(graph: Graph, llm: LLM, settings: Settings, scope: str, level: int,
                            question: str, keywords: list[str], top_p: int, trace: Trace,
-                           how: Retrieval, min_size: int = 1) -> list[ReportRow]:
-    """ReTAG's top-p reports of communities of at least ``min_size`` entities by ``how`` (from
+                           how: Retrieval) -> list[ReportRow]:
+    """ReTAG's top-p reports  by ``how`` (from
     :func:`plan_retrieval`): BM25 over the question and keywords, vector over the question's
     embedding (``how.vector``, else embedded now and kept there), or both fused by reciprocal
     rank. When the question cannot be embedded and
     vectors were not required, BM25 alone from then on (``how.mode``), with a trace note;
     else it raises (LLMError, ConfigError)."""
-    bm25 = (retrieve(graph, scope, level, question, keywords, top_p, min_size)
+    bm25 = (retrieve(graph, scope, level, question, keywords, top_p)
             if how.mode != "vector" else [])
     if how.mode == "bm25":
         return bm25
@@ -221,5 +218,5 @@ async def retrieve_reports(graph: Graph, llm: LLM, settings: Settings, scope: st
             how.mode = "bm25"
             return bm25
         how.vector = got[0]
-    near = retrieve_vector(graph, scope, level, how.vector, top_p, min_size)
+    near = retrieve_vector(graph, scope, level, how.vector, top_p)
     return near if how.mode == "vector" else fuse_reports(bm25, near)[:top_p]

@@ -43,9 +43,10 @@ class Encoded(str):
 def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     """The app around ``service`` (started and stopped by the app's lifespan). The /ask
     request model (OpenAPI: the methods' enum, every option's bounds) and the page's methods
-    are built from the query registry; ``method`` defaults to auto here."""
+    are built from the query registry; ``method`` defaults to the settings'
+    ``default_method`` (ASK_METHOD, else the model class's default), as `ask`'s."""
     from .mcp import build_mcp
-    serve_ask = ask_model(default_method="auto")
+    serve_ask = ask_model(default_method=service.settings.default_method)
     page_html = page_with_methods()
     mcp = build_mcp(service)
     # the SDK's own Host/Origin check is off: the Guard checks every route, /mcp included,

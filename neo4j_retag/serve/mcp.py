@@ -72,8 +72,9 @@ async def _resource(fn: Callable[[], Awaitable[T]]) -> T:
 def ask_tool(service: Service) -> Callable[..., Awaitable[dict[str, Any]]]:
     """The ``ask`` tool: its parameters are the fields of `ask`'s request model (built from
     the query registry: the methods' enum, each option's type and bounds), ``method``
-    defaulting to auto; its description lists the methods."""
-    model = ask_model(default_method="auto")
+    defaulting to the settings' ``default_method`` (ASK_METHOD, else the class's default);
+    its description lists the methods."""
+    model = ask_model(default_method=service.settings.default_method)
 
     async def ask(**arguments: Any) -> dict[str, Any]:
         async def go() -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""ReTAG's one-call answer (RETAG_DIRECT_TOKENS): the retrieved reports, best-ranked first, read
-in one answer call instead of map-reduce.
+"""The one-call answer (``ANSWER=one-call``): the retrieved reports, best-ranked first, read in
+one answer call instead of map-reduce (and local search's and rag's answer over their tables).
 
 Map-reduce exists because the reports a question needs exceed one context (Edge et al. 2024
 §3.1.6); ReTAG's top-p retrieval (Kim et al. 2025 §3.4) often leaves a set that fits one. Then
@@ -12,29 +12,27 @@ call per batch and a reduce.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ... import events
 from ...config import Settings
 from ...llm import LLM, Subject
 from ...model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
-from ...prompts import csv_table, render
+from ...prompts import render
 from ...stages import Stage
 from ...tokens import count, count_recurring, truncate
 from ..citations import cite_or_attribute
-from ..common import bm25_order, complete_or_note, fit, no_answer_for
+from ..common import complete_or_note, no_answer_for
 from .map_batches import report_table, room_in_window
 from .sentence_check import check_sentences
 
 
 def direct_budget(llm: LLM, settings: Settings, query: Query) -> int:
-    """The tokens the reports may take in the one answer call: RETAG_DIRECT_TOKENS, less when
+    """The tokens the reports may take in the one answer call: ONE_CALL_TOKENS, less when
     the endpoint's known window (``map_batches.room_in_window``) holds less beside the answer
     prompt and its completion."""
     frame = render("query/report_answer", context="", question=query.question,
                    response_type=query.response_type)
     room = room_in_window(llm, settings, frame)
-    budget = settings.query.retag_direct_tokens
+    budget = settings.query.one_call_tokens
     return budget if room is None else max(1, min(budget, room))
 
 
@@ -65,45 +63,32 @@ def fill(reports: list[ReportRow], budget: int, enc: str) -> tuple[list[ReportRo
 
 
 async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: list[ReportRow],
-                         trace: Trace, units: Sequence[tuple[str, str]] = ()) -> Answer:
+                         trace: Trace) -> Answer:
     """Answer ``query`` in one call (stage ``answer``, ``prompts/query/report_answer.txt``: the
     reduce step's instructions over the reports themselves) over ``reports`` (best-ranked first),
-    as many as fit :func:`direct_budget`; the ones left out are a trace note. With ``units``
-    (id, text: the text units behind the reports, RETAG_TEXT_UNIT_TOKENS) that many tokens of
-    the budget (at most half) go to those matching the question best, shown as ``Sources``
-    (``prompts/query/report_units_answer.txt``). A sentence that copies a report or source
-    sentence about another subject is dropped (``sentence_check``, ANSWER_SENTENCE_CHECK).
-    Citations: the reports and text units the answer text cites, else each sentence attributed
-    to the report it shares most words with (marked ``attributed``); ``sources``: every report
-    and text unit read. Raises AnswerFailedError when the call fails
-    (``common.complete_or_note``, required: no fallback would be an answer)."""
+    as many as fit :func:`direct_budget`; the ones left out are a trace note. A sentence that
+    copies a report sentence about another subject is dropped (``sentence_check``,
+    ANSWER_SENTENCE_CHECK). Citations: the reports the answer text cites, else each sentence
+    attributed to the report it shares most words with (marked ``attributed``); ``sources``:
+    every report read. Raises AnswerFailedError when the call fails (``common.complete_or_note``,
+    required: no fallback would be an answer)."""
     budget = direct_budget(llm, settings, query)
-    unit_budget = min(settings.query.retag_text_unit_tokens, budget // 2) if units else 0
-    read, left = fill(reports, budget - unit_budget, settings.encoding)
+    read, left = fill(reports, budget, settings.encoding)
     trace.reports_retrieved = len(reports)
     trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
                                    composed=r.composed) for r in read]
     trace.note(f"one answer call over {len(read)} of the {len(reports)} reports retrieved "
-               f"(RETAG_DIRECT_TOKENS={settings.query.retag_direct_tokens}): no map-reduce")
+               f"(ONE_CALL_TOKENS={settings.query.one_call_tokens}): no map-reduce")
     if left:
         trace.note(f"{left} of {len(reports)} reports retrieved did not fit the answer "
-                   f"call's {budget - unit_budget} tokens (RETAG_DIRECT_TOKENS, less "
-                   "RETAG_TEXT_UNIT_TOKENS, or the endpoint's window): not read")
+                   f"call's {budget} tokens (ONE_CALL_TOKENS, or the endpoint's window): not read")
     events.emit("retrieved", reports=len(read), method=trace.method, level=trace.level)
     if not read:
         return Answer(answer=no_answer_for(settings, trace, "no community reports to answer "
                                            "from"), trace=trace)
-    shown = fit([[i, units[i][1]] for i in bm25_order(query.question, [t for _, t in units])],
-                unit_budget, settings.encoding) if unit_budget else []
     context = report_table(read)
-    if shown:
-        context += "\n\n" + csv_table("Sources", ["id", "text"], [[n, t] for n, (_, t) in
-                                                                  enumerate(shown)])
-        trace.text_units_retrieved = len(shown)
-        trace.note(f"{len(shown)} of the {len(units)} text units behind the reports read "
-                   f"(RETAG_TEXT_UNIT_TOKENS={settings.query.retag_text_unit_tokens})")
-    msgs = render("query/report_units_answer" if shown else "query/report_answer",
-                  context=context, question=query.question, response_type=query.response_type)
+    msgs = render("query/report_answer", context=context, question=query.question,
+                  response_type=query.response_type)
     with timed(trace.seconds, "answer"):
         text = await complete_or_note(llm, msgs, Stage.ANSWER, trace, required=True,
                                       subject=Subject(query.question, context))
@@ -112,18 +97,25 @@ async def answer_reports(llm: LLM, settings: Settings, query: Query, reports: li
         return Citation(kind="report", id=r.id, title=r.title, level=r.level,
                         cited_in_answer=cited)
 
-    unit_ids = [units[i][0] for i, _ in shown]
     if trace.no_answer is None:
-        text = check_sentences(text, query.question, read, settings, trace,
-                               [(f"source {n}", "", t) for n, (_, t) in enumerate(shown)])
+        text = check_sentences(text, query.question, read, settings, trace)
     valid = {f"Reports:{r.id}": citation(r) for r in read}
-    valid |= {f"Sources:{n}": Citation(kind="text_unit", id=u) for n, u in enumerate(unit_ids)}
     text, cited = cite_or_attribute(
         text, valid, [(f"{r.title}\n{r.full_content}", [r.id]) for r in read], trace)
     ids = {c.id for c in cited}
     for c in trace.context:
         c.cited = c.id in ids
     return Answer(answer=text, citations=cited,
-                  sources=[citation(r, cited=r.id in ids) for r in read]
-                  + [Citation(kind="text_unit", id=u, cited_in_answer=u in ids)
-                     for u in unit_ids], trace=trace)
+                  sources=[citation(r, cited=r.id in ids) for r in read], trace=trace)
+
+
+async def answer_from(llm: LLM, settings: Settings, query: Query, context: str,
+                      trace: Trace) -> str:
+    """One answer call over a prepared context (``prompts/query/rag_answer.txt``: local
+    search's and rag's tables). Raises AnswerFailedError when it fails: the canned
+    no-answer sentence is for an empty context."""
+    msgs = render("query/rag_answer", context=context,
+                  question=query.question, response_type=query.response_type)
+    with timed(trace.seconds, "answer"):
+        return await complete_or_note(llm, msgs, Stage.ANSWER, trace, required=True,
+                                      subject=Subject(query.question, context))

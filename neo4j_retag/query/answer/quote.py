@@ -1,96 +1,74 @@
-"""ReTAG's extract answer (RETAG_EXTRACT_WORDS): the sentences of the retrieved community reports
-that match the question and its expanded keywords best, quoted with the report they come from,
-up to a number of words. No answer call.
+"""The quoted answer (``ANSWER=quote``): sentences of the sources, chosen for the question and
+quoted with where they come from - no answer call, nothing a model wrote.
 
-Why: a small model writing over reports invents. Hand-checked, Qwen2.5-Coder-1.5B's written
-ReTAG answers on the Christmas Carol index held invented facts in 4 of 9, 7 of 10 and 7 of 10
-answers - a right description in a made-up frame, a made-up relation, a contradiction, a splice of
-two reports (docs/hand-check-retag-carol-heldout.md) - which a lexical check cannot see. A
-sentence quoted from a report says only what the report says: on the held-out Carol questions
-1 invented unit in 48, a report's own error, against 21 in 84 written. ReTAG's classify, keyword
-expansion and top-p retrieval (Kim et al. 2025 §3.2-3.4) choose what is read; BM25 over the
-reports' sentences replaces the map-reduce (Edge et al. 2024 §3.1.6) that a model too small to
-summarise faithfully would do. It gives up the synthesis (docs/evaluation.md: 19 of 60 nuggets
-against the written one call's 14 on the tuning questions, 4 of 70 against 8 on the held-out
-ones, 8 of 58 against 12 on an index the small model built; on two unseen sets 6 of 76 and 1 of
-72, local search 3 and 8): it answers what the reports say in the question's words. A report's
-guess ("likely ...") is never quoted: the second held-out check's one invented unit was one. A
-question no sentence shares a word with has nothing to quote: the caller has the model write
-that answer.
+What a method retrieved decides what can be quoted (``candidates``): a community report
+composed from evidence gives its findings' source sentences, cited by the text units that hold
+them (with their pages); a text unit gives its sentences; an entity its evidence sentences; a
+report a model wrote (or an imported one) gives its own sentences, cited by the report.
+
+The choice (:func:`pick`): BM25 over each sentence with its heading, by the question and its
+expanded keywords (words naming the corpus itself - "story", "articles" - left out), keeps the
+sentences that share a word with them, best first. When ``cover`` is set (a question about the
+corpus as a whole, over reports) the words left are filled in turns over the groups (reports)
+in their retrieved order, each giving its next sentence in its own order (the most central
+first): "What are the main themes?" shares no word with the sources, and the answer is then
+what the best reports say first. A report's guess ("likely", "may have": a model's, not the
+source's) or a sentence cut off is never quoted. When nothing can be quoted the caller's
+written answer is the declared fallback (query/answer).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ... import events
+from ...checks.language import CORPUS_WORDS, FUNCTION_WORDS, GUESS
+from ...checks.sentences import split
 from ...citations import without_references
-from ...config import Settings
-from ...model import Answer, Citation, ContextReport, Query, ReportRow, Trace, timed
-from ..common import bm25_order, no_answer_for, words
+from ...db import Graph, Record
+from ...model import Citation, ReportRow
+from ..common import bm25_order, words
 
-MIN_WORDS = 5  # a shorter piece of a report is a fragment (a list item, a label), not a statement
-# a sentence ends at . ! or ? before a capital or an opening quote, not after a title ("Mr.")
-_END = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“‘(]?[A-Z0-9])")
-# ... nor after an initial ("J. Leech")
-_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|St|Mt|Jr|Sr|Prof|Rev|Gen|Col|Capt|Lt|No|vs|etc|e\.g|i\.e|"
-                    r"[A-Z])\.$")
+MIN_WORDS = 5  # a shorter piece of a report is a fragment (a list item, a label)
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$", re.M)
-# a report's own guess ("the plump sister, likely Fred's sister"; "'Old Scratch' (likely Scrooge or
-# Marley)") is not a fact of the corpus, and a quote would present it as one: the hand checks
-# found such guesses wrong, and a quoted one was the second held-out set's invented unit
-_GUESS = re.compile(r"\b(?:likely|possibly|presumably|probably|perhaps|apparently|"
-                    r"(?:may|might) have)\b", re.I)
-# a statement ends with its punctuation; a report cut at RETAG_REPORT_TOKENS ends mid-sentence
-_ENDED = re.compile(r"[.!?][\"”’)\]]*$")
-# function words, which say nothing of what a sentence is about: a quote must share another word
-# with the question or its keywords ("themes" counts: it is what a sensemaking question asks)
-_FUNCTION = frozenset("""about above after again also been before being both could does doing
-down during each from have having here into itself just more most much must only other over
-same should some such than that their them then there these they this those through under until
-very were what when where whether which while whom whose will with would your
-""".split())  # noqa: SIM905
-# words naming the corpus itself ("in the story", "across these articles") say what a question is
-# about, not which sentence answers it: with them a short "Mr. Topper is a bachelor who appears
-# in the story." outranked the answer
-_CORPUS = frozenset("""story stories book books novel novels tale tales narrative narratives corpus
-document documents text texts dataset article articles transcript transcripts episode episodes
-""".split())  # noqa: SIM905
+_ENDED = re.compile(r"[.!?…。！？][\"”’)\]]*$")  # a report cut at its token cap ends without one
 
 
 @dataclass(frozen=True)
 class Quote:
-    """One sentence of a report: ``report`` its id, ``finding`` the heading it stands under
-    ("" for the report's summary), ``order`` its place in the report; ``quotable`` False for
-    a guess or a sentence cut off, which are ranked with the others (the same BM25 statistics)
-    but never quoted."""
+    """One sentence that may be quoted: its ``text``; the ``heading`` it stands under (a
+    finding, an entity, a text unit's place; "" for a report's summary); the ``group`` it was
+    selected through (``report 12``, ``unit <id>``, ``entity <key>``) and that group's
+    ``rank``; its ``order`` in the group; what cites it (``kind`` Reports or Sources, ``ref``
+    the id, ``location`` its place); ``quotable`` False for a guess or a sentence cut off
+    (ranked with the others, never quoted); ``position`` its place in its document."""
 
-    report: int
-    finding: str
     text: str
+    heading: str
+    group: str
+    rank: int
     order: int
+    kind: str
+    ref: int | str
+    location: str = ""
     quotable: bool = True
+    position: tuple[str, int] = ("", 0)
 
 
 def sentences(text: str) -> list[str]:
-    """``text`` split into sentences (not after a title such as "Mr." or an initial)."""
-    out: list[str] = []
-    for piece in _END.split(text.strip()):
-        if out and _TITLE.search(out[-1]):
-            out[-1] += " " + piece
-        elif piece.strip():
-            out.append(piece.strip())
-    return out
+    """``text``'s sentences (``checks.sentences``: not cut after "Mr." or an initial)."""
+    return split(text)
 
 
-def quotes(report: ReportRow) -> list[Quote]:
-    """The sentences of ``report`` (its markdown: ``# title``, summary, ``## finding`` and
-    explanation), each with its finding, the report's data references removed; fragments
-    under MIN_WORDS words are left out; a last sentence cut off (no closing punctuation) and
-    the report's guesses ("likely", "possibly", "may have") are not ``quotable``."""
+def report_quotes(report: ReportRow, rank: int) -> list[Quote]:
+    """The sentences of a report a model wrote (its markdown: ``# title``, summary, ``##
+    finding`` and explanation), each under its finding, the data references removed; pieces
+    under MIN_WORDS words left out; its last sentence, cut at the report's token cap, and its
+    guesses not ``quotable``."""
     out: list[Quote] = []
-    finding = ""  # the summary: ranked on its own words (a title's "Story" matched every question)
+    finding = ""  # the summary: ranked on its own words (a title's "Story" matched everything)
     for block in re.split(r"\n\s*\n", report.full_content):
         block = block.strip()
         if m := _HEADING.match(block):
@@ -99,98 +77,146 @@ def quotes(report: ReportRow) -> list[Quote]:
             if "\n" not in block:
                 continue
             block = block.split("\n", 1)[1]
-        for s in sentences(" ".join(without_references(block).split())):
+        for s in split(without_references(block)):
             if len(s.split()) >= MIN_WORDS:
-                out.append(Quote(report.id, finding, s, len(out), not _GUESS.search(s)))
-    if out and not _ENDED.search(out[-1].text):  # the report was cut in this sentence
+                out.append(Quote(s, finding, f"report {report.id}", rank, len(out), "Reports",
+                                 report.id, quotable=not GUESS.search(s)))
+    if out and not _ENDED.search(out[-1].text):
         out[-1] = replace(out[-1], quotable=False)
     return out
 
 
-def _terms(text: str) -> set[str]:
-    return {w for w in words(text) if len(w) > 3 and w not in _FUNCTION}
+def _sentence_rows(graph: Graph, ids: list[str]) -> dict[str, Record]:
+    return {r["id"]: r for r in graph.run("query/sentences", ids=ids)} if ids else {}
 
 
-def pick(question: str, keywords: list[str], candidates: list[Quote], budget: int
-         ) -> list[Quote]:
-    """The quotes matching ``question`` and ``keywords`` best (BM25 over each quote with its
-    finding; words naming the corpus, such as "story" or "articles", left out), best first,
-    until the next would pass ``budget`` words (the first is always taken), its finding's
-    heading counted once; a quote sharing no word with the question or keywords but function
-    words, or not ``quotable``, is never picked."""
-    query = " ".join([question, *keywords])
-    topical = " ".join(w for w in words(query) if w not in _CORPUS)
-    if asked := _terms(topical):
-        query = topical
-    else:  # a question only about "the story" keeps its words
-        asked = _terms(query)
-    picked: list[Quote] = []
-    headed: set[tuple[int, str]] = set()
-    used = 0
-    for i in bm25_order(query, [f"{q.finding} {q.text}" for q in candidates]):
-        q = candidates[i]
-        if not q.quotable or not _terms(f"{q.finding} {q.text}") & asked:
+def _cited(row: Record, heading: str, group: str, rank: int, order: int) -> Quote:
+    # a source's own hedging ("was likely to be limited") is what it says: quotable
+    return Quote(row["text"], heading, group, rank, order, "Sources", row["unit"] or "",
+                 row.get("location") or "", True,
+                 (row.get("document_id") or "", row.get("index") or 0))
+
+
+def candidates(graph: Graph, reports: Sequence[ReportRow] = (),
+               units: Sequence[str] = (), entities: Sequence[tuple[str, str]] = ()
+               ) -> list[Quote]:
+    """Every sentence the answer may quote: each report's (its findings' source sentences
+    when it was composed from evidence, else its own), each text unit's (``units``: ids, in
+    retrieved order), each entity's evidence (``entities``: (key, name), best first)."""
+    out: list[Quote] = []
+    evidence: dict[int, list[tuple[str, list[str]]]] = {}
+    for r in reports:
+        if r.findings and (f := json.loads(r.findings)) and all("sentences" in x for x in f):
+            evidence[r.id] = [(x["summary"], x["sentences"]) for x in f]
+    rows = _sentence_rows(graph, [i for fs in evidence.values() for _, ids in fs for i in ids])
+    for rank, r in enumerate(reports):
+        if r.id not in evidence:
+            out += report_quotes(r, rank)
             continue
-        # a finding's heading is shown once, and counted as the answer's words too
-        n = len(q.text.split()) + (0 if (q.report, q.finding) in headed
-                                   else len(q.finding.split()))
+        k = 0
+        for heading, ids in evidence[r.id]:
+            for i in ids:
+                if i in rows:
+                    out.append(_cited(rows[i], heading, f"report {r.id}", rank, k))
+                    k += 1
+    for rank, row in enumerate(graph.run("query/unit_sentences", ids=list(units)) if units
+                               else []):
+        for k, s in enumerate(row["sentences"] or [{"text": t, "unit": row["unit"]}
+                                                   for t in split(row["text"] or "")]):
+            out.append(_cited({**s, "unit": row["unit"], "location": s.get("location")
+                               or row["location"]}, row["location"] or "",
+                              f"unit {row['unit']}", rank, k))
+    if entities:
+        found = {r["key"]: r["sentences"] for r in graph.run(
+            "query/entity_evidence", keys=[k for k, _ in entities])}
+        for rank, (key, name) in enumerate(entities):
+            for k, s in enumerate(found.get(key) or []):
+                out.append(_cited(s, name, f"entity {key}", rank, k))
+    return _unique(out)
+
+
+def _unique(quotes: list[Quote]) -> list[Quote]:
+    """One quote per sentence text: the first (best-ranked) place it was selected through."""
+    seen: set[str] = set()
+    out = []
+    for q in quotes:
+        key = " ".join(q.text.casefold().split())
+        if key not in seen:
+            seen.add(key)
+            out.append(q)
+    return out
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in words(text) if len(w) > 3 and w not in FUNCTION_WORDS}
+
+
+def pick(question: str, keywords: list[str], quotes: list[Quote], budget: int, *,
+         cover: bool = False) -> list[Quote]:
+    """The quotes to answer with, within ``budget`` words (a heading counted once with its
+    first quote; the first quote is always taken): those sharing a word with the question
+    or keywords, best BM25 match first; with ``cover``, then in turns over the groups by rank
+    (module docstring). Guesses and sentences cut off are never picked."""
+    query = " ".join([question, *keywords])
+    topical = " ".join(w for w in words(query) if w not in CORPUS_WORDS)
+    asked = _terms(topical) or _terms(query)
+    if _terms(topical):
+        query = topical
+    picked: list[Quote] = []
+    headed: set[tuple[str, str]] = set()
+    used = 0
+
+    def take(q: Quote) -> bool:
+        nonlocal used
+        n = len(q.text.split()) + (0 if (q.group, q.heading) in headed
+                                   else len(q.heading.split()))
         if picked and used + n > budget:
-            break
+            return False
         picked.append(q)
-        headed.add((q.report, q.finding))
+        headed.add((q.group, q.heading))
         used += n
+        return True
+
+    for i in bm25_order(query, [f"{q.heading} {q.text}" for q in quotes]):
+        q = quotes[i]
+        if q.quotable and _terms(f"{q.heading} {q.text}") & asked and not take(q):
+            return picked
+    if cover:
+        queues: dict[str, list[Quote]] = {}
+        for q in sorted(quotes, key=lambda q: (q.rank, q.order)):
+            if q.quotable and q not in picked:
+                queues.setdefault(q.group, []).append(q)
+        while any(queues.values()):
+            for group in list(queues):
+                if queues[group] and not take(queues[group].pop(0)):
+                    return picked
     return picked
 
 
-def render_quotes(picked: list[Quote]) -> str:
-    """The answer text: one line per finding, in the order of its best quote, its quotes in
-    the report's order, ``- **finding**: sentences [Data: Reports (id)]`` (a summary's
-    sentences have no heading)."""
-    groups: dict[tuple[int, str], list[Quote]] = {}
+def render(picked: list[Quote]) -> str:
+    """The answer text: one line per heading and group, in the order of its best quote, its
+    quotes in their documents' order (a report's own in its order), ``- **heading**:
+    sentences [Data: Sources (ids)]`` (or ``Reports (id)``)."""
+    lines: dict[tuple[str, str], list[Quote]] = {}
     for q in picked:
-        groups.setdefault((q.report, q.finding), []).append(q)
-    lines = []
-    for (rid, finding), qs in groups.items():
-        head = f"**{finding}**: " if finding else ""
-        text = " ".join(q.text for q in sorted(qs, key=lambda q: q.order))
-        lines.append(f"- {head}{text} [Data: Reports ({rid})]")
-    return "\n".join(lines)
+        lines.setdefault((q.group, q.heading), []).append(q)
+    out = []
+    for (_, heading), qs in lines.items():
+        qs = sorted(qs, key=lambda q: (q.position, q.order))
+        refs = ", ".join(str(r) for r in dict.fromkeys(q.ref for q in qs if q.ref != ""))
+        head = f"**{heading}**: " if heading else ""
+        cite = f" [Data: {qs[0].kind} ({refs})]" if refs else ""
+        out.append(f"- {head}{' '.join(q.text for q in qs)}{cite}")
+    return "\n".join(out)
 
 
-def extract_answer(settings: Settings, query: Query, reports: list[ReportRow],
-                   trace: Trace) -> Answer | None:
-    """Answer ``query`` with the sentences of ``reports`` (ReTAG's retrieved reports, as read:
-    RETAG_REPORT_TOKENS) matching it and ``trace.keywords`` best, up to RETAG_EXTRACT_WORDS
-    words, quoted and cited (:func:`pick`, :func:`render_quotes`). No LLM call. Citations: the
-    reports quoted; ``sources``: every report read. With no reports the answer is the no-answer
-    (``common.no_answer_for``). None, with a trace note, when no sentence shares a word with the
-    question or its keywords ("What are the main themes of this corpus?" over reports that never
-    say "themes"): there is nothing to quote, and the caller has a model write the answer."""
-    words = settings.query.retag_extract_words
-    trace.reports_retrieved = len(reports)
-    if not reports:
-        return Answer(answer=no_answer_for(settings, trace, "no community reports to answer from"),
-                      trace=trace)
-    with timed(trace.seconds, "answer"):
-        candidates = [q for r in reports for q in quotes(r)]
-        picked = pick(query.question, trace.keywords, candidates, words)
-    if not picked:
-        trace.note(f"no sentence of the {len(reports)} community reports retrieved shares a word "
-                   "with the question or its keywords: nothing to quote (RETAG_EXTRACT_WORDS), a "
-                   "model writes the answer")
-        return None
-    trace.note(f"the answer quotes {len(picked)} of the {len(candidates)} sentences of the "
-               f"{len(reports)} community reports retrieved (RETAG_EXTRACT_WORDS={words}; 0 = "
-               "a model writes the answer): no answer call")
-    quoted = {q.report for q in picked}
-    trace.context = [ContextReport(id=r.id, level=r.level, title=r.title, score=r.score,
-                                   composed=r.composed, cited=r.id in quoted) for r in reports]
-    events.emit("retrieved", reports=len(reports), method=trace.method, level=trace.level)
-
-    def citation(r: ReportRow) -> Citation:
-        return Citation(kind="report", id=r.id, title=r.title, level=r.level,
-                        cited_in_answer=r.id in quoted)
-
-    return Answer(answer=render_quotes(picked),
-                  citations=[citation(r) for r in reports if r.id in quoted],
-                  sources=[citation(r) for r in reports], trace=trace)
+def citations(picked: list[Quote]) -> list[Citation]:
+    """What the quoted answer cites: each text unit (with the place of its first quote) or
+    report once, in order of first quote."""
+    out: dict[tuple[str, int | str], Citation] = {}
+    for q in picked:
+        if q.ref == "" or (q.kind, q.ref) in out:
+            continue
+        kind = "report" if q.kind == "Reports" else "text_unit"
+        out[(q.kind, q.ref)] = Citation(kind=kind, id=q.ref, location=q.location or None)
+    return list(out.values())

@@ -58,7 +58,7 @@ def test_ask_help_lists_every_registered_method():
     for name, m in METHODS.items():
         assert f"{name}: {m.help}" in text, name
     refinable = ", ".join(n for n, m in METHODS.items() if m.refinable)
-    assert refinable.startswith("retag, global")
+    assert refinable.startswith("retag, retag-quoted, global")
     assert "global-dynamic" in text and f"(KGiRAG-style; {refinable})" in text
     assert "default ASK_METHOD" in text
 
@@ -66,7 +66,8 @@ def test_ask_help_lists_every_registered_method():
 def test_an_unknown_ask_method_setting_is_one_line_naming_it():
     out = cli(["ask", "themes?"], {"ASK_METHOD": "retagg"})  # before any service is reached
     assert out.exit_code == 2
-    assert "ASK_METHOD='retagg' is no query method: one of retag, global" in out.output
+    assert ("ASK_METHOD='retagg' is no query method: one of retag, retag-quoted, global"
+            in out.output)
 
 
 @pytest.mark.parametrize("args", [["ingest", ".", "--glean", "-1"],

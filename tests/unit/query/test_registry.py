@@ -19,8 +19,8 @@ from neo4j_retag.query.registry import declared
 def test_every_method_module_declaration_is_registered_in_rank_order():
     found = declared()
     assert list(found) == [n for n in METHODS if n != "auto"]
-    assert list(found)[:3] == ["retag", "global", "global-dynamic"]
-    assert {"local", "drift", "rag", "ts", "lazy"} <= set(found)
+    assert list(found)[:4] == ["retag", "retag-quoted", "global", "global-dynamic"]
+    assert {"local", "local-quoted", "drift", "rag", "ts", "lazy"} <= set(found)
 
 
 @pytest.mark.parametrize("name", [n for n in METHODS if n != "auto"])

@@ -35,16 +35,14 @@ def test_reports_are_cut_to_their_first_tokens_and_counted():
 
 
 class Levels:
-    """A graph stub answering query/retag_pool only: ``reports`` reports, ``singletons`` of
-    them of one-entity communities."""
+    """A graph stub answering query/retag_pool only: ``reports`` reports."""
 
-    def __init__(self, reports: int, singletons: int = 0) -> None:
-        self.reports, self.singletons = reports, singletons
+    def __init__(self, reports: int) -> None:
+        self.reports = reports
 
     def run(self, name, **params):
         assert name == "query/retag_pool"
-        small = self.singletons if params["min_size"] > 1 else 0
-        return [{"reports": self.reports - small}]
+        return [{"reports": self.reports}]
 
 
 def test_p_is_a_share_of_the_level_but_never_under_the_floor_nor_over_top_p():
@@ -55,21 +53,6 @@ def test_p_is_a_share_of_the_level_but_never_under_the_floor_nor_over_top_p():
     assert share_p(Levels(7), quarter, "general", 0, 200) == 7  # a small level: all of it
     assert share_p(Levels(20), quarter, "general", 0, 200) == MIN_SHARE_P
     assert share_p(Levels(48), Settings(top_p_share=1), "general", 0, 200) == 200  # the paper
-    # RETAG_MIN_COMMUNITY_SIZE: the share is of the reports that may be retrieved
-    assert share_p(Levels(48, singletons=25), quarter, "general", 0, 200, 2) == MIN_SHARE_P
-    assert share_p(Levels(48, singletons=8), Settings(top_p_share=0.5), "general", 0, 200,
-                   2) == 20
-
-
-def test_a_level_without_a_community_that_large_is_read_whole_and_said():
-    from neo4j_retag.query.retag import min_size
-    trace = Trace()
-    assert min_size(Levels(5, singletons=5), Settings(retag_min_community_size=2), "general", 0,
-                    trace) == 1
-    assert trace.notes == ["no community of 2 or more entities at level 0: every report "
-                           "retrieved (RETAG_MIN_COMMUNITY_SIZE)"]
-    assert min_size(Levels(5, singletons=4), Settings(retag_min_community_size=2), "general", 0,
-                    Trace()) == 2
 
 
 def classify(tmp_path, double, reply, **settings) -> tuple[list[str], Trace]:

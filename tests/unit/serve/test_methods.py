@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from neo4j_retag import query
+from neo4j_retag.config import Settings
 from neo4j_retag.query.ask import ask_model
 from tests.unit.query.test_ask import ECHO
 
@@ -21,7 +22,7 @@ def echo(monkeypatch):
 
 def test_a_registered_method_is_in_the_http_model_and_openapi(echo):
     from neo4j_retag.serve.http import create_app
-    schema = create_app(SimpleNamespace(allow_writes=False)).openapi()
+    schema = create_app(SimpleNamespace(allow_writes=False, settings=Settings())).openapi()
     body = schema["paths"]["/ask"]["post"]["requestBody"]["content"]["application/json"]
     model = schema["components"]["schemas"][body["schema"]["$ref"].rsplit("/", 1)[1]]
     props = model["properties"]
@@ -41,7 +42,8 @@ def test_a_registered_method_is_in_the_mcp_schema_and_the_page(echo):
     from neo4j_retag.serve.http import page_with_methods
     from neo4j_retag.serve.mcp import ask_tool
     server = MCPServer("t")
-    server.tool(structured_output=False)(ask_tool(SimpleNamespace(allow_writes=False)))
+    service = SimpleNamespace(allow_writes=False, settings=Settings())
+    server.tool(structured_output=False)(ask_tool(service))
     (tool,) = asyncio.run(server.list_tools())
     props = tool.input_schema["properties"]
     assert "echo" in props["method"]["enum"] and props["method"]["default"] == "auto"

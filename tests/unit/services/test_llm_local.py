@@ -74,14 +74,12 @@ def test_budgets_follow_the_context_up_to_the_remote_defaults():
         .query.map_context_tokens == 999  # a budget the user set is kept
     remote = Settings(openai_base_url="http://x/v1", llm_ctx=4096)
     assert remote.query.map_context_tokens == 8000
-    # ReTAG's one-call answer: the embedded model's, scaled with its window; map-reduce remote
+    # budgets only: what a method does is the same whatever the endpoint (its variants)
     local = Settings(openai_base_url=None, llm_ctx=8192)
-    assert (local.query.retag_direct_tokens, mid.query.retag_direct_tokens,
-            remote.query.retag_direct_tokens) == (6000, 12000, 0)
-    # ... and its answer quoted from the reports, a number of words that does not scale
-    assert (local.query.retag_extract_words, mid.query.retag_extract_words,
-            remote.query.retag_extract_words) == (160, 160, 0)
-    assert Settings(openai_base_url=None, retag_extract_words=0).query.retag_extract_words == 0
+    assert local.query.answer == remote.query.answer == "auto"
+    assert local.query.top_p_share == remote.query.top_p_share == 1
+    assert local.default_method == "auto"
+    assert remote.model_copy(update={"openai_model": "gpt-4o"}).default_method == "retag"
 
 
 def test_missing_or_non_gguf_model_path_is_a_config_error(tmp_path):

@@ -1,4 +1,4 @@
-"""ReTAG's one-call answer over the retrieved reports (RETAG_DIRECT_TOKENS), with the scripted
+"""The one-call answer over the retrieved reports (ONE_CALL_TOKENS), with the scripted
 double: what is read within the budget, what the call is shown, what the answer cites."""
 
 from neo4j_retag.llm import run_with_llm
@@ -29,7 +29,7 @@ def test_reports_are_read_best_ranked_first_until_the_budget_is_full():
 
 def run(tmp_path, double, reply, reports, **settings):
     double.script["answer"] = lambda body: reply
-    s = make_settings(tmp_path, {"retag_direct_tokens": 6000, **settings},
+    s = make_settings(tmp_path, {"one_call_tokens": 6000, **settings},
                       openai_base_url=double.base_url)
     trace = Trace(method="retag", level=0)
     answer = run_with_llm(s, lambda llm: answer_reports(
@@ -49,7 +49,7 @@ def test_one_call_reads_the_reports_and_keeps_only_the_ids_it_was_shown(tmp_path
     assert [(c.id, c.cited) for c in trace.context] == [(4, False), (9, True)]
     assert trace.reports_retrieved == 2 and trace.invalid_citations == ["Reports 77"]
     assert trace.notes == ["one answer call over 2 of the 2 reports retrieved "
-                           "(RETAG_DIRECT_TOKENS=6000): no map-reduce"]
+                           "(ONE_CALL_TOKENS=6000): no map-reduce"]
     assert double.headers == ["answer"]  # the stage the cost line and `stats` count it under
 
 
@@ -64,12 +64,12 @@ def test_an_answer_without_markers_is_attributed_by_shared_words_and_said(tmp_pa
 def test_reports_over_the_budget_are_left_out_and_said(tmp_path, double):
     budget = count(report_table([SPIRITS]))
     answer, trace = run(tmp_path, double, "The spirits. [Data: Reports (4)]",
-                        [SPIRITS, CRATCHITS, FEZZIWIG], retag_direct_tokens=budget)
+                        [SPIRITS, CRATCHITS, FEZZIWIG], one_call_tokens=budget)
     assert "Tiny Tim" not in double.calls[0][1]["messages"][-1]["content"]
     assert [c.id for c in answer.sources] == [4]
     assert trace.notes[-1] == (f"2 of 3 reports retrieved did not fit the answer call's "
-                               f"{budget} tokens (RETAG_DIRECT_TOKENS, less "
-                               "RETAG_TEXT_UNIT_TOKENS, or the endpoint's window): not read")
+                               f"{budget} tokens (ONE_CALL_TOKENS, or the endpoint's window): "
+                               "not read")
 
 
 NIECE = ReportRow(id=13, title="Fred's Christmas party", level=0, score=1.0,
@@ -85,25 +85,3 @@ def test_a_sentence_copied_about_another_subject_is_dropped_before_citing(tmp_pa
     assert answer.answer == "Fred hosts the Christmas dinner. [Data: Reports (13)]"
     assert len(trace.sentences_dropped) == 1 and "relative of fred" in trace.sentences_dropped[0]
     assert answer.answered and [c.id for c in answer.citations] == [13]
-
-
-def test_text_units_behind_the_reports_share_the_budget_and_are_cited(tmp_path, double):
-    units = [("u-fezziwig", "Old Fezziwig laid down his pen and called out for the ball."),
-             ("u-tim", "Tiny Tim said God bless Us, Every One!"),
-             ("u-other", "The fog came pouring in at every chink and keyhole.")]
-    double.script["answer"] = lambda body: "Tiny Tim blesses everyone [Data: Sources (0)]."
-    s = make_settings(tmp_path, {"retag_direct_tokens": 6000, "retag_text_unit_tokens": 40},
-                      openai_base_url=double.base_url)
-    trace = Trace(method="retag", level=0)
-    answer = run_with_llm(s, lambda llm: answer_reports(
-        llm, s, Query(question="What does Tiny Tim say?"), [CRATCHITS], trace, units))
-    messages = double.calls[0][1]["messages"]
-    prompt = messages[-1]["content"]
-    assert "Sources" in messages[0]["content"]  # the prompt that knows the Sources table
-    # ranked by the question: Tiny Tim's unit first; the 40 tokens hold two of the three
-    assert prompt.index("God bless Us") < prompt.index("Fezziwig")
-    assert "fog came pouring" not in prompt and trace.text_units_retrieved == 2
-    assert [(c.kind, c.id) for c in answer.citations] == [("text_unit", "u-tim")]
-    assert [(c.kind, c.id, c.cited_in_answer) for c in answer.sources] == [
-        ("report", 9, False), ("text_unit", "u-tim", True), ("text_unit", "u-fezziwig", False)]
-    assert "2 of the 3 text units behind the reports read" in trace.notes[-1]

@@ -1,10 +1,13 @@
-"""ReTAG's extract answer (RETAG_EXTRACT_WORDS): the retrieved reports' sentences that match the
-question best, quoted and cited, within the word budget; no LLM call."""
+"""The quoted answer (ANSWER=quote): the sources' sentences that match the question best,
+quoted and cited, within the word budget; no LLM call. (Candidates read from the graph:
+tests/integration/query/test_quoted.py.)"""
 
-from neo4j_retag.citations import parse
-from neo4j_retag.model import Query, ReportRow, Trace
-from neo4j_retag.query.answer.quote import extract_answer, pick, quotes, render_quotes, sentences
-from tests.conftest import make_settings
+from neo4j_retag.model import ReportRow
+from neo4j_retag.query.answer.quote import Quote, citations, pick, render, report_quotes, sentences
+
+
+def quotes(report, rank=0):
+    return report_quotes(report, rank)
 
 CRATCHITS = ReportRow(id=3, title="The Cratchit Family", level=0, full_content="""\
 # The Cratchit Family
@@ -31,7 +34,7 @@ Marley's Ghost warns Scrooge of the chains he is forging in life. Three spirits 
 
 
 def test_a_report_is_cut_into_its_sentences_under_their_finding_without_references():
-    got = [(q.finding, q.text) for q in quotes(CRATCHITS)]
+    got = [(q.heading, q.text) for q in quotes(CRATCHITS)]
     assert got == [
         ("", "This community centers on the Cratchit family and their modest home."),
         ("The Cratchit family as the core of the community",  # its full stop dropped
@@ -81,7 +84,7 @@ def test_the_best_matches_are_picked_within_the_words_headings_counted_once():
                                      "Tiny Tim, the youngest son of Bob Cratchit, is ill."}
     assert len(pick("What saves Tiny Tim?", [], cands, 21)) == 1
     # keywords reach what the question's words do not
-    assert pick("Who warns him?", ["chains"], cands, 1)[0].report == 7
+    assert pick("Who warns him?", ["chains"], cands, 1)[0].ref == 7
 
 
 def test_a_sentence_sharing_no_word_with_the_question_is_never_picked():
@@ -106,45 +109,40 @@ def test_words_naming_the_corpus_do_not_rank_a_quote():
 
 def test_quotes_are_grouped_by_finding_in_the_report_order_and_cited():
     cands = quotes(CRATCHITS)
-    text = render_quotes([cands[3], cands[0], cands[2]])
+    text = render([cands[3], cands[0], cands[2]])
     assert text.split("\n") == [
         "- **Tiny Tim's role**: Tiny Tim, the youngest son of Bob Cratchit, is ill. Mr. "
         "Scrooge's generosity saves Tiny Tim in the end. [Data: Reports (3)]",
         "- This community centers on the Cratchit family and their modest home. "
         "[Data: Reports (3)]"]
+    assert [(c.kind, c.id) for c in citations([cands[3], cands[0]])] == [("report", 3)]
 
 
-def test_the_answer_is_quoted_text_cited_with_no_llm_call(tmp_path):
-    s = make_settings(tmp_path, {"retag_extract_words": 40})
-    trace = Trace(method="retag", level=0, keywords=["chains", "warning"])
-    answer = extract_answer(s, Query(question="What does Marley's Ghost warn of?"),
-                            [CRATCHITS, MARLEY], trace)
-    assert answer is not None and answer.answered
-    assert answer.answer.startswith("- **The warning**: Marley's Ghost warns Scrooge of the "
-                                    "chains he is forging in life.")
-    # every sentence of the answer is a report's own
-    report_text = " ".join(q.text for r in (CRATCHITS, MARLEY) for q in quotes(r))
-    for line in answer.answer.split("\n"):
-        body = line.split("**: ")[-1].removeprefix("- ").rsplit(" [Data:", 1)[0]
-        for sent in sentences(body):
-            assert sent in report_text
-    cited = {i for _, i in parse(answer.answer)}
-    assert cited <= {3, 7} and 7 in cited
-    assert [c.id for c in answer.citations] == sorted(cited)
-    assert [(c.id, c.cited_in_answer) for c in answer.sources] == [(3, 3 in cited), (7, True)]
-    assert trace.llm.calls == 0 and "answer" in trace.seconds
-    assert any("community reports retrieved (RETAG_EXTRACT_WORDS=40; 0 = a model writes the "
-               "answer): no answer call" in n for n in trace.notes)
+def _source(text, heading, group, rank, order, unit, position):
+    return Quote(text, heading, group, rank, order, "Sources", unit, f"{unit}.txt", True,
+                 ("doc", position))
 
 
-def test_nothing_to_quote_is_none_said_and_no_reports_the_no_answer(tmp_path):
-    s = make_settings(tmp_path, {"retag_extract_words": 40})
-    trace = Trace(method="retag", level=0)
-    # nothing shares a word: the caller has a model write the answer, with the note
-    assert extract_answer(s, Query(question="Quantum chromodynamics?"), [CRATCHITS], trace) is None
-    assert trace.no_answer is None and trace.notes == [
-        "no sentence of the 1 community reports retrieved shares a word with the question or its "
-        "keywords: nothing to quote (RETAG_EXTRACT_WORDS), a model writes the answer"]
-    empty = extract_answer(s, Query(question="Who?"), [], Trace(method="retag", level=0))
-    assert empty is not None and not empty.answered
-    assert empty.trace.no_answer == "no community reports to answer from"
+def test_source_sentences_are_cited_by_their_text_units_and_a_theme_question_covers_reports():
+    a1 = _source("Skulls disables Nokia smartphones.", "Skulls", "report 1", 0, 0, "u1", 4)
+    a2 = _source("F-Secure found the program on file-sharing networks.", "Skulls", "report 1",
+                 0, 1, "u2", 9)
+    b1 = _source("Spam rose to 80% of all e-mail in the year.", "Spam", "report 2", 1, 0, "u3", 2)
+    # a question about the whole corpus shares no word: nothing without cover, and with it
+    # the reports in turns, each its first sentence first
+    assert pick("What are the main threats?", [], [a1, a2, b1], 200) == []
+    got = pick("What are the main threats?", [], [a1, a2, b1], 200, cover=True)
+    assert got == [a1, b1, a2]
+    # a word shared goes first, whatever the order
+    assert pick("Who found the program?", [], [a1, a2, b1], 200, cover=True)[0] == a2
+    text = render(got)
+    assert text.split("\n") == [
+        "- **Skulls**: Skulls disables Nokia smartphones. F-Secure found the program on "
+        "file-sharing networks. [Data: Sources (u1, u2)]",
+        "- **Spam**: Spam rose to 80% of all e-mail in the year. [Data: Sources (u3)]"]
+    cited = citations(got)
+    assert [(c.kind, c.id, c.location) for c in cited] == [  # in order of first quote
+        ("text_unit", "u1", "u1.txt"), ("text_unit", "u3", "u3.txt"),
+        ("text_unit", "u2", "u2.txt")]
+    # the budget holds in turns too: the first is always taken
+    assert pick("What are the main threats?", [], [a1, a2, b1], 1, cover=True) == [a1]
