@@ -13,8 +13,10 @@ MERGE (a)-[x:RELATED]->(b)
 ON CREATE SET x.chunk_ids = [], x.descriptions = [], x.strengths = [], x.evidence = []
 WITH x, r, u.chunk_id AS chunk_id
 WHERE NOT chunk_id IN x.chunk_ids
-// a relationship merged before evidence existed: '' for each of its earlier text units
-WITH x, r, chunk_id, coalesce(x.evidence, [i IN x.chunk_ids | '']) AS evidence
+// read as it is now (two text units of one batch may add to one pair): a relationship merged
+// before evidence existed gets '' for each of its earlier text units
+SET x.evidence = coalesce(x.evidence, [i IN x.chunk_ids | '']) +
+                 reduce(t = '', sid IN coalesce(r.evidence, []) | trim(t + ' ' + sid))
 SET x.chunk_ids = x.chunk_ids + chunk_id,
     x.descriptions = x.descriptions + CASE
       WHEN size([d IN x.descriptions WHERE d <> '']) < $max_descriptions THEN r.description
@@ -22,6 +24,5 @@ SET x.chunk_ids = x.chunk_ids + chunk_id,
     x.descriptions_left_out = coalesce(x.descriptions_left_out, 0) + CASE
       WHEN size([d IN x.descriptions WHERE d <> '']) < $max_descriptions THEN 0 ELSE 1 END,
     x.strengths = x.strengths + r.strength,
-    x.evidence = evidence + reduce(t = '', sid IN coalesce(r.evidence, []) | trim(t + ' ' + sid)),
     x.dirty = true
 SET x.weight = toFloat(size(x.chunk_ids))

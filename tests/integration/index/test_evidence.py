@@ -25,6 +25,10 @@ def _rows(graph, query, **params):
 
 def test_small_model_graph_rests_on_source_sentences(settings, graph, double, tmp_path):
     (tmp_path / "news.txt").write_text(ARTICLE)
+    # a second article names the same pair: its text unit adds to the same relationships in
+    # the same transaction, and their evidence stays parallel to their text units
+    (tmp_path / "more.txt").write_text("Skulls again\n\nSkulls hit more Nokia phones. Nokia "
+                                       "advised users to delete the program.\n")
     original = double.script["extract"]
 
     def with_invention(body):
@@ -33,29 +37,32 @@ def test_small_model_graph_rests_on_source_sentences(settings, graph, double, tm
         reply["entities"].append(["Nokia Corporation of Finland", "organization", [1]])
         reply["entities"].append(["Symantec", "organization", [2]])
         reply["relationships"].append(["Skulls", "Symantec", [2]])
+        reply["relationships"].append(["Skulls", "Nokia", [1]])
         return json.dumps(reply)
 
     double.script["extract"] = with_invention
     small = settings.model_copy(update={"llm_class": "small", "report_compose_max_entities": 1})
     usage = Usage()
-    res = ingest(small, graph, [tmp_path / "news.txt"], usage)
+    res = ingest(small, graph, [tmp_path / "news.txt", tmp_path / "more.txt"], usage)
     assert not res.text_units_failed
 
     # every sentence of the article is a node, in order, with its place
     sentences = _rows(graph, "MATCH (:Chunk)-[h:HAS_SENTENCE]->(s:Sentence) RETURN s.text AS "
                              "text, s.location AS location ORDER BY h.order")
-    assert sentences[1]["text"] == "A program called Skulls disables Nokia smartphones."
-    assert all(s["location"] == "news.txt" for s in sentences)
+    news = [s for s in sentences if s["location"] == "news.txt"]
+    assert news[1]["text"] == "A program called Skulls disables Nokia smartphones."
+    assert {s["location"] for s in sentences} == {"news.txt", "more.txt"}
 
     # an entity the text does not name is not in the graph, and a name is what the text
     # gives ("Nokia", not "Nokia Corporation of Finland"); each is counted
     names = {r["name"] for r in _rows(graph, "MATCH (e:Entity) RETURN e.name AS name")}
     assert "Skulls" in names and "Nokia" in names
     assert "Symantec" not in names and "Nokia Corporation of Finland" not in names
-    dropped = _rows(graph, "MATCH (c:Chunk) RETURN c.dropped AS d")[0]["d"]
-    assert dropped.count("entity no sentence of the text unit names") == 1
-    assert dropped.count("entity name cut to the words its text unit gives (kept)") == 1
-    assert dropped.count("relationship without a source or target") == 1
+    dropped = [d for r in _rows(graph, "MATCH (c:Chunk) RETURN c.dropped AS d") for d in r["d"]]
+    # (the double's invention is added to both articles' replies: each counted on its unit)
+    assert dropped.count("entity no sentence of the text unit names") == 2
+    assert dropped.count("entity name cut to the words its text unit gives (kept)") == 2
+    assert dropped.count("relationship without a source or target") == 2
 
     # every entity's description is its evidence sentences, word for word
     texts = {s["text"] for s in sentences}
@@ -65,8 +72,10 @@ def test_small_model_graph_rests_on_source_sentences(settings, graph, double, tm
         assert all(t in texts for t in r["evidence"])
         assert r["d"] and all(part in r["d"] for part in r["evidence"][:1]), r
     # relationships keep the ids of the sentences that state them, per text unit
-    for r in _rows(graph, "MATCH (a)-[r:RELATED]->(b) RETURN a.name AS a, b.name AS b, "
-                          "r.evidence AS ev, r.chunk_ids AS units"):
+    rels = _rows(graph, "MATCH (a)-[r:RELATED]->(b) RETURN a.name AS a, b.name AS b, "
+                        "r.evidence AS ev, r.chunk_ids AS units")
+    assert any(len(r["units"]) == 2 for r in rels)  # Skulls and Nokia, in both articles
+    for r in rels:
         assert len(r["ev"]) == len(r["units"]) and all(r["ev"]), r
 
     # no description summary and no written report: titles only
