@@ -100,3 +100,27 @@ def body_sentences(body: str, texts: set[str]) -> list[str]:
         out.append(hit)
         rest = rest[len(hit):].lstrip()
     return out
+
+
+def test_two_text_units_of_one_write_keep_a_pairs_evidence_parallel(graph):
+    from neo4j_retag.index.elements import write_extractions
+    from neo4j_retag.index.extract_records import TextUnitExtraction
+    from neo4j_retag.model import SourceSentence
+
+    graph.driver.execute_query("UNWIND ['u1', 'u2'] AS id CREATE (:Chunk {id: id})")
+
+    def unit(uid: str) -> TextUnitExtraction:
+        s = SourceSentence(id=f"{uid}-s000", text=f"Skulls hits Nokia ({uid}).")
+        ents = [{"key": k, "name": k.title(), "type": "organization", "description": s.text,
+                 "context": s.text, "evidence": [s.id]} for k in ("skulls", "nokia")]
+        rel = {"source_key": "nokia", "target_key": "skulls", "description": s.text,
+               "strength": 1.0, "evidence": [s.id]}
+        return TextUnitExtraction(text_unit_id=uid, entities=ents, relationships=[rel],
+                                  claims=[], sentences=[s])
+
+    assert write_extractions(graph, [unit("u1"), unit("u2")]) == {}  # one transaction
+    (row,) = _rows(graph, "MATCH ()-[r:RELATED]->() RETURN r.chunk_ids AS units, "
+                          "r.evidence AS ev")
+    assert row == {"units": ["u1", "u2"], "ev": ["u1-s000", "u2-s000"]}
+    assert _rows(graph, "MATCH (e:Entity {key: 'nokia'})-[:EVIDENCE]->(s) RETURN count(s) AS n"
+                 ) == [{"n": 2}]
