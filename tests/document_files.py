@@ -401,3 +401,135 @@ def pdf_ligatures(path: Path, *, names: bool = True) -> Path:
         _stream(cmap)]
     path.write_bytes(_pdf(objects))
     return path
+
+
+# ---- EPUB and ODT, written as their packages are (zipfile and XML): the mimetype member
+# first and stored, then the XML parts
+def _package(path: Path, mimetype: str, parts: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), mimetype, compress_type=zipfile.ZIP_STORED)
+        for name, xml in parts.items():
+            z.writestr(name, xml)
+    return path
+
+
+def _chapter(title: str, body: str) -> str:
+    return ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml" '
+            'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>' + title + "</title>"
+            '<style>.spoiler{display:none}</style></head><body>' + body + "</body></html>")
+
+
+EPUB_CHAPTERS = {  # file -> (its title in the table of contents, its XHTML body)
+    "text/ch1.xhtml": ("Chapter 1: The quay", '<section epub:type="chapter"><header><h1>'
+                       "Chapter 1: The quay</h1></header><p>Ingrid Holm kept the harbour "
+                       "light at Port Alder for thirty years.</p><h2>The storm</h2><p>In the "
+                       "storm of 1953 the light failed for one night.</p><aside epub:type="
+                       '"footnote"><p>The keeper\'s log for that night is lost.</p></aside>'
+                       "</section>"),
+    "text/ch2.xhtml": ("Chapter 2: The ferry", "<p>The ferry to Millbrook ran twice a day "
+                       'after the war.</p><p class="spoiler">The ferry sinks in chapter 9.</p>'),
+}
+
+
+def write_epub(path: Path, *, version: int = 3, encrypted: bool = False) -> Path:
+    """A two-chapter EPUB book: the spine lists chapter 1 then 2 (the manifest the other way
+    round), titles in an EPUB 3 navigation document (``version=2``: an NCX), a cover page of
+    an image alone, a footnote in an aside, a paragraph a stylesheet hides. ``encrypted``:
+    the chapters listed in META-INF/encryption.xml, as a DRM-protected book has them."""
+    opf_ns = 'xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    items = "".join(f'<item id="c{i}" href="{h}" media-type="application/xhtml+xml"/>'
+                    for i, h in reversed(list(enumerate(EPUB_CHAPTERS, 1))))
+    items += '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
+    if version == 3:
+        items += '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" ' \
+                 'properties="nav"/>'
+    else:
+        items += '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+    spine = '<itemref idref="cover"/>' + "".join(f'<itemref idref="c{i}"/>'
+                                                 for i in range(1, len(EPUB_CHAPTERS) + 1))
+    parts = {
+        "META-INF/container.xml": '<?xml version="1.0"?><container version="1.0" xmlns="urn:'
+        'oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/'
+        'content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+        "OEBPS/content.opf": f'<?xml version="1.0"?><package {opf_ns} version="{version}.0">'
+        "<metadata><dc:title>The Keepers of Port Alder</dc:title></metadata>"
+        f'<manifest>{items}</manifest><spine toc="ncx">{spine}</spine></package>',
+        "OEBPS/text/cover.xhtml": _chapter("Cover", '<img src="cover.jpg" alt=""/>'),
+    }
+    for href, (title, body) in EPUB_CHAPTERS.items():
+        parts[f"OEBPS/{href}"] = _chapter(title, body)
+    links = "".join(f'<li><a href="{h}">{t}</a></li>' for h, (t, _) in EPUB_CHAPTERS.items())
+    parts["OEBPS/nav.xhtml"] = _chapter("Contents", '<nav epub:type="toc"><ol>' + links
+                                        + "</ol></nav>")
+    parts["OEBPS/toc.ncx"] = ('<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/'
+                              '2005/ncx/" version="2005-1"><navMap>' + "".join(
+                                  f'<navPoint id="n{i}"><navLabel><text>{t}</text></navLabel>'
+                                  f'<content src="{h}"/></navPoint>'
+                                  for i, (h, (t, _)) in enumerate(EPUB_CHAPTERS.items()))
+                              + "</navMap></ncx>")
+    if encrypted:
+        parts["META-INF/encryption.xml"] = (
+            '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc='
+            '"http://www.w3.org/2001/04/xmlenc#">' + "".join(
+                '<enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/'
+                f'xmlenc#aes128-cbc"/><enc:CipherData><enc:CipherReference URI="OEBPS/{h}"/>'
+                "</enc:CipherData></enc:EncryptedData>" for h in EPUB_CHAPTERS)
+            + "</encryption>")
+    return _package(path, "application/epub+zip", parts)
+
+
+_ODF = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+        'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+        'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+        'xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3"')
+ODT_BODY = (
+    '<text:tracked-changes><text:changed-region text:id="c1"><text:deletion><text:p>Old '
+    "tariff 3.90 EUR per metre.</text:p></text:deletion></text:changed-region>"
+    "</text:tracked-changes>"
+    '<text:h text:outline-level="1">Harbour Trust minutes</text:h>'
+    "<text:p>The trust met in the Millbrook town hall.<office:annotation><text:p>Check the "
+    "date</text:p></office:annotation> Elena<text:s/>Varga chaired.</text:p>"
+    '<text:h text:outline-level="2">Budget</text:h>'
+    "<text:p>The trust approved 40,000 EUR for the mobile library van.<text:note "
+    'text:id="n1" text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+    "<text:note-body><text:p>The van is bought second hand.</text:p></text:note-body>"
+    '</text:note></text:p><text:p text:style-name="Hid">Draft figure 99,000 EUR.</text:p>'
+    '<table:table table:name="T1"><table:table-column table:number-columns-repeated="3"/>'
+    "<table:table-header-rows><table:table-row><table:table-cell><text:p>Item</text:p>"
+    "</table:table-cell><table:table-cell><text:p>Cost</text:p></table:table-cell>"
+    "<table:table-cell><text:p>Paid by</text:p></table:table-cell></table:table-row>"
+    "</table:table-header-rows><table:table-row><table:table-cell "
+    'table:number-columns-spanned="2"><text:p>Library van and fittings</text:p>'
+    "</table:table-cell><table:covered-table-cell/><table:table-cell><text:p>Harbour "
+    "Trust</text:p></table:table-cell></table:table-row></table:table>"
+    "<text:soft-page-break/>"
+    '<text:h text:outline-level="2">Staff</text:h>'
+    "<text:list><text:list-item><text:p>Nadia Osei manages the van.</text:p></text:list-item>"
+    "<text:list-item><text:p>Two volunteers drive it on Tuesdays.</text:p></text:list-item>"
+    "</text:list>"
+    '<text:p text:style-name="Break">The van starts service in March.</text:p>')
+
+
+def write_odt(path: Path, body: str = ODT_BODY) -> Path:
+    """An OpenDocument text: two heading levels, a tracked deletion, a comment, a footnote, a
+    paragraph styled hidden, a table with a merged cell, a list, a page LibreOffice laid out
+    (a soft page break) and a paragraph styled to start a new page."""
+    styles = ('<office:automatic-styles><style:style style:name="Hid" style:family="paragraph">'
+              '<style:text-properties text:display="none"/></style:style><style:style '
+              'style:name="Break" style:family="paragraph"><style:paragraph-properties '
+              'fo:break-before="page"/></style:style></office:automatic-styles>')
+    return _package(path, "application/vnd.oasis.opendocument.text", {
+        "META-INF/manifest.xml": '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:'
+        'oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-'
+        'path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        "</manifest:manifest>",
+        "content.xml": f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODF}>'
+        f"{styles}<office:body><office:text>{body}</office:text></office:body>"
+        "</office:document-content>",
+        "meta.xml": f'<?xml version="1.0"?><office:document-meta {_ODF}><office:meta>'
+        "<dc:title>Harbour Trust minutes, March</dc:title></office:meta></office:document-meta>",
+    })

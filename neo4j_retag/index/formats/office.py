@@ -13,14 +13,13 @@ import pptx
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 
 from ...model import Progress
-from .base import Part, Unreadable, check_type
+from .base import Part, Unreadable
 from .tables import markdown_table
 
 
-def open_package(fn, path: Path, kind: str):  # noqa: ANN001, ANN201 - Document / Presentation
-    """``fn(path)`` after checking the content is ``kind``; raises Unreadable (mismatched,
-    corrupt) for a file that is not, or whose package cannot be opened."""
-    check_type(path, kind)
+def open_package(fn, path: Path):  # noqa: ANN001, ANN201 - Document / Presentation
+    """``fn(path)`` (its content checked against its row of the reader table before);
+    raises Unreadable (corrupt) for a package that cannot be opened."""
     try:
         return fn(str(path))
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as err:
@@ -45,7 +44,7 @@ def read_pptx(path: Path, progress: Progress) -> Iterator[Part]:
     """One `Part` per shown slide (``slide`` from 1, hidden slides counted too): its
     shapes' text and tables, then ``Notes: ...``; a hidden slide gives an empty part counted
     in ``lost`` as ``hidden-slides``. Raises Unreadable: mismatched, corrupt."""
-    deck = open_package(pptx.Presentation, path, "pptx")
+    deck = open_package(pptx.Presentation, path)
     for i, slide in enumerate(deck.slides, 1):
         if slide._element.get("show") in ("0", "false"):  # hidden in the slide show
             yield Part("", slide=i, lost={"hidden-slides": 1})

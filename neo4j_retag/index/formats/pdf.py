@@ -15,7 +15,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from ...model import Progress
-from .base import Part, Unreadable, check_type
+from .base import Part, Unreadable
 from .pdf_glyphs import UNREADABLE, Glyphs, recover
 
 PROGRESS_PAGES = 50  # a PDF this long shows its pages read
@@ -104,7 +104,6 @@ def read_pdf(path: Path, progress: Progress) -> Iterator[Part]:
     one), read a page at a time, form values beside their labels, ligatures recovered
     (``lost["unmapped-glyphs"]``: characters that could not be). Raises Unreadable:
     mismatched, encrypted, corrupt."""
-    check_type(path, "pdf")
     try:
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as err:

@@ -163,7 +163,7 @@ def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
     """One `Part` per heading section (``heading`` is the path of Heading 1..9 / Title
     paragraphs above it), the page header first and footer last (once each); tables as
     Markdown. Raises Unreadable: mismatched, corrupt."""
-    document = open_package(docx.Document, path, "docx")
+    document = open_package(docx.Document, path)
     styles = {s.style_id: s.name for s in document.styles}
     notes = _Notes(document)
     headers, footers = _headers_footers(document)
