@@ -533,3 +533,50 @@ def write_odt(path: Path, body: str = ODT_BODY) -> Path:
         "meta.xml": f'<?xml version="1.0"?><office:document-meta {_ODF}><office:meta>'
         "<dc:title>Harbour Trust minutes, March</dc:title></office:meta></office:document-meta>",
     })
+
+
+def pptx_hidden_shape_and_chart(path: Path) -> Path:
+    """A slide with a text box hidden in the Selection Pane (``hidden="1"`` on its cNvPr)
+    beside a shown one, and a column chart with a title, axis titles, categories and two
+    series."""
+    import pptx
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Harbour visits"
+    slide.shapes.add_textbox(Inches(1), Inches(1.5), Inches(6), Inches(1)).text_frame.text = \
+        "Visits rose in every quarter."
+    hidden = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
+    hidden.text_frame.text = "Draft: visits fell by 80 percent."
+    hidden._element.nvSpPr.cNvPr.set("hidden", "1")
+    data = CategoryChartData()
+    data.categories = ["Spring", "Summer"]
+    data.add_series("Ferries", (120, 340))
+    data.add_series("Yachts", (45, 210.5))
+    chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3),
+                                   Inches(6), Inches(3), data).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Arrivals by season"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Vessels"
+    chart.category_axis.has_title = True
+    chart.category_axis.axis_title.text_frame.text = "Season"
+    deck.save(str(path))
+    return path
+
+
+def pptx_four_slides(path: Path) -> Path:
+    """Four short slides, the third hidden: one text unit spans slides 1, 2 and 4."""
+    import pptx
+    deck = pptx.Presentation()
+    for i, text in enumerate(["The quay opens at six.", "The ferry leaves at seven.",
+                              "Draft slide.", "The café closes at ten."], 1):
+        s = deck.slides.add_slide(deck.slide_layouts[1])
+        s.shapes.title.text = f"Part {i}"
+        s.placeholders[1].text = text
+        if i == 3:
+            s._element.set("show", "0")
+    deck.save(str(path))
+    return path

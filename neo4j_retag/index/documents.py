@@ -50,25 +50,24 @@ class Document:
     spans: list[tuple[int, dict[str, int | str]]] = field(default_factory=list)
 
     def locate(self, start: int, end: int) -> dict[str, object]:
-        """Where the text ``[start, end)`` is: ``page`` (its first), ``pages`` (all, PDF),
-        ``slide`` and ``heading`` (of most of its text; None when unknown) and ``location``,
-        the label citations show (``report.pdf p. 7``; the file name alone for a plain text
-        file)."""
+        """Where the text ``[start, end)`` is: ``page`` and ``slide`` (its first), ``pages``
+        and ``slides`` (all it covers), ``heading`` (of most of its text; None when unknown)
+        and ``location``, the label citations show (``report.pdf p. 7``, ``deck.pptx slides
+        1-2, 4``; the file name alone for a plain text file)."""
         ends = [at for at, _ in self.spans[1:]] + [max(end, len(self.text))] * bool(self.spans)
         # (characters of the text inside the span, its place), for every span it overlaps
         hit = [(min(end, stop) - max(start, at), loc)
                for (at, loc), stop in zip(self.spans, ends, strict=True)
                if at < max(end, start + 1) and stop > start]
         pages = sorted({int(h["page"]) for _, h in hit if "page" in h})
-        # a unit across slides or sections is where most of its text is
+        slides = sorted({int(h["slide"]) for _, h in hit if "slide" in h})
+        # a unit across sections is where most of its text is
         most = [loc for _, loc in sorted(hit, key=lambda h: -h[0])]
-        slide = next((int(h["slide"]) for h in most if "slide" in h), None)
         heading = next((str(h["heading"]) for h in most if "heading" in h), None)
-        out: dict[str, object] = {"page": pages[0] if pages else None,
-                                  "pages": pages or None, "slide": slide, "heading": heading}
-        out["location"] = location(Path(self.path).name, pages[0] if pages else None, pages,
-                                   slide, heading)
-        return out
+        page, slide = (pages or [None])[0], (slides or [None])[0]
+        return {"page": page, "pages": pages or None, "slide": slide, "slides": slides or None,
+                "heading": heading, "location": location(Path(self.path).name, page, pages,
+                                                         slide, heading, slides)}
 
 
 def skipped(path: str, reason: str, error: str) -> Failure:

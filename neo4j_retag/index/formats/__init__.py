@@ -146,16 +146,30 @@ def check(path: Path, fmt: Format) -> None:
                                    f"{got.name if isinstance(got, Format) else _NAMES[got]}")
 
 
+def _numbers(ns: list[int]) -> str:
+    """``[1, 2, 4]`` -> ``1-2, 4``."""
+    runs: list[list[int]] = []
+    for n in ns:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
 def location(name: str, page: int | None = None, pages: list[int] | None = None,
-             slide: int | None = None, heading: str | None = None) -> str:
+             slide: int | None = None, heading: str | None = None,
+             slides: list[int] | None = None) -> str:
     """A text unit's place for citations: ``report.pdf p. 7``, ``report.pdf pp. 7-8``,
-    ``deck.pptx slide 3``, ``notes.md § Budget > Staff``, ``minutes.odt p. 2 § Budget``, or
-    the file name alone."""
+    ``deck.pptx slide 3``, ``deck.pptx slides 1-2, 4``, ``notes.md § Budget > Staff``,
+    ``minutes.odt p. 2 § Budget``, or the file name alone."""
     where = ""
     if pages and len(pages) > 1:
-        where = f" pp. {pages[0]}-{pages[-1]}"
+        where = f" pp. {_numbers(pages)}"
     elif page is not None:
         where = f" p. {page}"
+    elif slides and len(slides) > 1:
+        where = f" slides {_numbers(slides)}"
     elif slide is not None:
         where = f" slide {slide}"
     if heading:

@@ -179,3 +179,21 @@ def test_docx_hidden_text_run_left_out(tmp_path):
     d.save(str(tmp_path / "h.docx"))
     doc = list(read_path(tmp_path / "h.docx"))[0]
     assert doc.text == "The fee is 4.50 EUR per metre. Paid monthly."
+
+
+def test_pptx_hidden_shape_skipped_and_counted_chart_read(tmp_path):
+    doc = _read(tmp_path, f.pptx_hidden_shape_and_chart, "v.pptx")
+    _once(doc, "Visits rose in every quarter.", "Chart: Arrivals by season (Vessels)")
+    assert "fell by 80" not in doc.text
+    assert doc.metadata["hidden_shapes"] == "1"
+    assert "| Season | Ferries | Yachts |\n|---|---|---|\n| Spring | 120 | 45 |\n" \
+        "| Summer | 340 | 210.5 |" in doc.text
+
+
+def test_pptx_text_unit_across_slides_cites_every_slide(tmp_path):
+    from neo4j_retag.config import Settings
+    from neo4j_retag.index.pipeline import text_units
+    doc = _read(tmp_path, f.pptx_four_slides, "d.pptx")
+    ((_, where),) = text_units(doc, Settings())
+    assert (where["slide"], where["slides"]) == (1, [1, 2, 4])
+    assert where["location"] == "d.pptx slides 1-2, 4"

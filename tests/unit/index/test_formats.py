@@ -35,7 +35,7 @@ def test_pdf_pages(tmp_path):
     doc = _one(write_pdf(tmp_path / "library-report.pdf"))
     assert "Harbour Trust" in doc.text and "Saturday story hour" in doc.text
     assert _where(doc, "Saturday story hour") == {
-        "page": 3, "pages": [3], "slide": None, "heading": None,
+        "page": 3, "pages": [3], "slide": None, "slides": None, "heading": None,
         "location": "library-report.pdf p. 3"}
     # text spanning two pages says both
     start = doc.text.index("in March")
@@ -135,7 +135,8 @@ def test_missing_extra_gives_the_pip_line(tmp_path, monkeypatch):
     ({"page": 7, "pages": [7]}, "r.pdf p. 7"), ({"page": 7, "pages": [7, 8]}, "r.pdf pp. 7-8"),
     ({"slide": 3}, "r.pdf slide 3"), ({"heading": "A > B"}, "r.pdf § A > B"), ({}, "r.pdf"),
     ({"page": 2, "pages": [2], "heading": "A"}, "r.pdf p. 2 § A"),
-])
+    ({"page": 3, "pages": [3, 5]}, "r.pdf pp. 3, 5"),
+    ({"slide": 1, "slides": [1, 2, 4]}, "r.pdf slides 1-2, 4")])
 def test_location_labels(args, label):
     assert location("r.pdf", **args) == label
 
