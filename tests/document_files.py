@@ -580,3 +580,56 @@ def pptx_four_slides(path: Path) -> Path:
             s._element.set("show", "0")
     deck.save(str(path))
     return path
+
+
+def _tc(text: str) -> str:
+    return f"<w:tc><w:tcPr><w:tcW w:w=\"2000\" w:type=\"dxa\"/></w:tcPr>{_p(_r(text))}</w:tc>" \
+        .replace(f' xmlns:w="{W_NS}"', "")
+
+
+def _sdt(inner: str, alias: str) -> str:
+    return f'<w:sdt><w:sdtPr><w:alias w:val="{alias}"/></w:sdtPr><w:sdtContent>{inner}' \
+        "</w:sdtContent></w:sdt>"
+
+
+def docx_table_content_controls(path: Path) -> Path:
+    """A table whose middle rows are a repeating section (a content control around the rows,
+    one around each row) and whose last row has a content control around one cell."""
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Berth fees by vessel:")
+    row = "<w:tr>{}</w:tr>".format
+    rows = (row(_tc("Vessel") + _tc("Fee") + _tc("Paid"))
+            + _sdt(_sdt(row(_tc("Trawler") + _tc("6.20 EUR") + _tc("yes")), "Item")
+                   + _sdt(row(_tc("Yacht") + _tc("4.50 EUR") + _tc("no")), "Item"), "Fees")
+            + row(_tc("Ferry") + _sdt(_tc("9.10 EUR"), "Fee") + _tc("yes")))
+    _body_append(d, f'<w:tbl xmlns:w="{W_NS}"><w:tblPr/><w:tblGrid><w:gridCol w:w="2000"/>'
+                    '<w:gridCol w:w="2000"/><w:gridCol w:w="2000"/></w:tblGrid>'
+                    f"{rows}</w:tbl>")
+    d.save(str(path))
+    return path
+
+
+def png(width: int = 2, height: int = 2) -> bytes:
+    """A small grey PNG (standard library): an image with no text."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0,
+                                                               0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def docx_image_only(path: Path) -> Path:
+    """A Word document holding a scanned page: one picture, no text."""
+    import io
+
+    import docx
+    d = docx.Document()
+    d.add_picture(io.BytesIO(png(20, 20)))
+    d.save(str(path))
+    return path

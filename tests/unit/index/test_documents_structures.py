@@ -197,3 +197,27 @@ def test_pptx_text_unit_across_slides_cites_every_slide(tmp_path):
     ((_, where),) = text_units(doc, Settings())
     assert (where["slide"], where["slides"]) == (1, [1, 2, 4])
     assert where["location"] == "d.pptx slides 1-2, 4"
+
+
+def test_docx_content_controls_around_rows_and_a_cell_read_in_place(tmp_path):
+    # the repeating section's rows were dropped, and the cell's row shifted a column
+    doc = _read(tmp_path, f.docx_table_content_controls, "r.docx")
+    assert "| Vessel | Fee | Paid |\n|---|---|---|\n| Trawler | 6.20 EUR | yes |\n" \
+        "| Yacht | 4.50 EUR | no |\n| Ferry | 9.10 EUR | yes |" in doc.text
+
+
+def test_docx_of_an_image_alone_is_no_text_as_a_scanned_pdf(tmp_path):
+    (item,) = read_path(f.docx_image_only(tmp_path / "scan.docx"))
+    assert isinstance(item, Failure)
+    assert (item.reason, item.error) == ("no-text", "no text: 1 image(s) only (OCR is not "
+                                                    "included)")
+    import docx
+    docx.Document().save(str(tmp_path / "blank.docx"))  # no image, no text: empty, as before
+    assert list(read_path(tmp_path / "blank.docx"))[0].reason == "empty"
+
+
+@pytest.mark.parametrize("name", ["e.docx", "e.pptx", "e.pdf", "e.epub", "e.odt"])
+def test_zero_byte_file_is_empty_not_mismatched(tmp_path, name):
+    (tmp_path / name).write_bytes(b"")
+    (item,) = read_path(tmp_path / name)
+    assert (item.reason, item.error) == ("empty", "empty file (0 bytes)")
