@@ -633,3 +633,20 @@ def docx_image_only(path: Path) -> Path:
     d.add_picture(io.BytesIO(png(20, 20)))
     d.save(str(path))
     return path
+
+
+HTML_EDGES = """<!doctype html><html><head><title>Rates</title><style>
+div.old-rates{display:none} p#draft { visibility: hidden } .note.stale{display:none}
+</style></head><body>
+<div id="cookieConsent"><p>This site uses cookies. Accept?</p></div>
+<div class="CybotCookiebotDialog">We value your privacy.</div>
+<h1>Rates</h1>
+<p>Berth fees are 0<span>.12</span> GBP per kilogram of CO<sub>2</sub> emitted.</p>
+<p>Fees were set by harbour master <a href="/okafor">Okafor</a>.</p>
+<div>The <b>east</b> pontoon<i>'s</i> water is free.</div>
+<div class="old-rates"><p>Old rate 0.09 GBP per kilogram.</p></div>
+<p id="draft">Draft rate 0.30 GBP per kilogram.</p>
+<p class="note stale">Stale note 0.05 GBP.</p>
+<p class="note">Rates are reviewed in June.</p>
+<div class="old">Old rates are archived at the office.</div>
+</body></html>"""

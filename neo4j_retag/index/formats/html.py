@@ -6,8 +6,11 @@ Left out: what a browser does not show (``hidden``, ``aria-hidden``, inline or s
 boilerplate (navigation, headers and footers outside the article, asides, cookie banners,
 breadcrumbs: by tag, ARIA role and id/class). When a page marks its main content (``<main>``,
 ``role=main``, or a single ``<article>``) only that is read. A body wrapped in one ``<form>``
-(ASP.NET WebForms) is read like any other. Own rules rather than trafilatura or
-readability-lxml: benchmarks/inputs/document_fidelity.py and docs/documents.md say why.
+(ASP.NET WebForms) is read like any other. Phrasing elements (``b``, ``a``, ``span``,
+``sub``...) run on with the text beside them, as a browser shows them. A book's chapter
+(EPUB: ``sections(..., web=False)``) keeps its asides, headers and footers. Own rules rather
+than trafilatura or readability-lxml: benchmarks/inputs/document_fidelity.py and
+docs/documents.md say why.
 """
 
 from __future__ import annotations
@@ -26,19 +29,23 @@ _SKIP = {"script", "style", "noscript", "template", "svg", "nav", "head", "ifram
 _BOOK_SKIP = _SKIP - {"aside", "footer"}
 _SKIP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog",
                "alertdialog"}
-# id/class words of boilerplate blocks (matched as whole words of the attribute)
-_BOILER = re.compile(r"(?:^|[\s_-])(cookies?|consent|gdpr|breadcrumbs?|sidebar|navbar|menu|"
-                     r"newsletter|share|social|related|advert|ads|promo|skip-link)(?:$|[\s_-])",
-                     re.I)
+# id/class words of boilerplate blocks (matched as whole words of the attribute, camelCase
+# split: "cookieConsent" is "cookie Consent"; "CybotCookiebotDialog" holds "Cookiebot")
+_BOILER = re.compile(r"(?:^|[\s_-])(cookie\w*|consent|gdpr|onetrust|breadcrumbs?|sidebar|navbar|"
+                     r"menu|newsletter|share|social|related|advert|ads|promo|skip-link)"
+                     r"(?:$|[\s_-])", re.I)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _HIDDEN_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
 # a compound selector: an optional tag, then classes and ids (div.old-rates, p#x, .a.b)
-_COMPOUND = re.compile(r"^\s*()([.#][\w-]+)\s*$")  # one class or id
+_COMPOUND = re.compile(r"^\s*([a-zA-Z][\w-]*)?((?:[.#][\w-]+)+)\s*$")
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 # blocks whose text is one paragraph (not walked into: their inline tags join their text)
 _BLOCKS = {"p", "li", "pre", "blockquote", "dt", "dd", "caption", "figcaption", "address",
            "summary", "td", "th"}
 # phrasing elements: their text runs on with their neighbours' (CO<sub>2</sub> is "CO2")
-_INLINE = {"-text"}
+_INLINE = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em",
+           "font", "i", "ins", "kbd", "mark", "nobr", "q", "s", "samp", "small", "span",
+           "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "-text"}
 
 
 # page containers: the boilerplate words of their id/class ("has-sidebar", "menu-open") say
@@ -65,7 +72,8 @@ def _top_rules(css: str) -> Iterator[tuple[str, str]]:
 
 
 def _hidden_rules(tree: LexborHTMLParser) -> list[Rule]:
-    """What the page's <style> blocks hide: simple selectors (one class or id) only."""
+    """What the page's <style> blocks hide: compound selectors of a tag, classes and an id
+    (descendant, child and attribute selectors, pseudo-classes are not read)."""
     rules: list[Rule] = []
     for style in tree.css("style"):
         for selectors, body in _top_rules(style.text() or ""):
@@ -110,8 +118,8 @@ class _Page:
             return True
         if not self.web:
             return False
-        if tag not in _CONTAINERS and (_BOILER.search(" ".join(classes))
-                                       or _BOILER.search(attrs.get("id") or "")):
+        words = _CAMEL.sub(" ", " ".join(classes)) + " " + _CAMEL.sub(" ", attrs.get("id") or "")
+        if tag not in _CONTAINERS and _BOILER.search(words):
             return True
         # a page header (site name, slogan); an article's own header is kept
         return tag == "header" and not any(
@@ -124,9 +132,13 @@ class _Page:
         for child in node.iter(include_text=True):
             if self.unseen(child):
                 continue
-            parts.append(child.text_content or "" if child.tag == "-text"
-                         else self.inline_text(child))
-        return " ".join(parts)
+            if child.tag == "-text":
+                parts.append(child.text_content or "")
+            elif child.tag in _INLINE:
+                parts.append(self.inline_text(child))
+            else:
+                parts.append(f" {self.inline_text(child)} ")
+        return "".join(parts)
 
     def visible_text(self, node: LexborNode) -> str:
         return " ".join(self.inline_text(node).split())

@@ -221,3 +221,12 @@ def test_zero_byte_file_is_empty_not_mismatched(tmp_path, name):
     (tmp_path / name).write_bytes(b"")
     (item,) = read_path(tmp_path / name)
     assert (item.reason, item.error) == ("empty", "empty file (0 bytes)")
+
+
+def test_html_cookie_banner_compound_selectors_and_inline_tags(tmp_path):
+    doc = _read(tmp_path, f.HTML_EDGES, "rates.html")
+    _once(doc, "Berth fees are 0.12 GBP per kilogram of CO2 emitted.",
+          "Fees were set by harbour master Okafor.", "The east pontoon's water is free.",
+          "Rates are reviewed in June.", "Old rates are archived at the office.")
+    for hidden in ("cookies", "privacy", "0.09", "0.30", "0.05"):
+        assert hidden not in doc.text, hidden
