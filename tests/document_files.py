@@ -650,3 +650,57 @@ div.old-rates{display:none} p#draft { visibility: hidden } .note.stale{display:n
 <p class="note">Rates are reviewed in June.</p>
 <div class="old">Old rates are archived at the office.</div>
 </body></html>"""
+
+
+def pdf_lone_ligatures(path: Path) -> Path:
+    """Ligature glyphs named /fi, /fl, /ff in the font's /Differences and mapped to U+0000,
+    each alone in its string (a TJ array's kerned piece, a Tj of its own) or at a line's
+    start or a word's end, as typesetters that kern around ligatures write them."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /L def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"3 beginbfchar <01> <0000> <02> <0000> <03> <0000> endbfchar\n"
+            b"1 beginbfrange <20> <7E> <0020> endbfrange\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    content = (b"BT /F1 12 Tf 72 760 Td [(The)-333(\\001)(shery)-333(board)] TJ\n"
+               b"0 -16 Td (\\002) Tj (oated the) Tj\n"
+               b"0 -16 Td (sta\\003 and pro\\001ts.) Tj ET")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+        b"/BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl /ff] >> /ToUnicode 6 0 R >>",
+        _stream(content),
+        _stream(cmap)]
+    path.write_bytes(_pdf(objects))
+    return path
+
+
+COLUMN_LEFT = ["The harbour board met on Monday", "to discuss the new quay. Members",
+               "agreed a budget of 40,000 EUR", "for the dredging of berth four.",
+               "Work starts in the first week", "of May and ends by the summer."]
+COLUMN_RIGHT = ["Meanwhile the ferry company said", "its winter timetable starts in",
+                "November with two crossings a", "day. Tickets go on sale at the",
+                "quay office from the first of", "October, priced as last year."]
+
+
+def pdf_two_columns(path: Path) -> Path:
+    """A newsletter page: a title across the page, two columns drawn line by line (a line of
+    the left column, then the line beside it in the right one, as some layout programs
+    write them), and a footer across the page."""
+    ops = [b"BT /F1 16 Tf 72 790 Td (Port of Millbrook newsletter, spring issue) Tj ET"]
+    for i, (left, right) in enumerate(zip(COLUMN_LEFT, COLUMN_RIGHT, strict=True)):
+        y = 750 - 14 * i
+        ops.append(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET" % (y, left.encode()))
+        ops.append(b"BT /F1 11 Tf 310 %d Td (%s) Tj ET" % (y, right.encode()))
+    ops.append(b"BT /F1 9 Tf 72 600 Td (Printed by the harbour office for all berth holders "
+               b"and their families.) Tj ET")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        _stream(b"\n".join(ops))]
+    path.write_bytes(_pdf(objects))
+    return path

@@ -230,3 +230,37 @@ def test_html_cookie_banner_compound_selectors_and_inline_tags(tmp_path):
           "Rates are reviewed in June.", "Old rates are archived at the office.")
     for hidden in ("cookies", "privacy", "0.09", "0.30", "0.05"):
         assert hidden not in doc.text, hidden
+
+
+def test_pdf_ligatures_alone_in_their_strings_recovered(tmp_path):
+    # "The shery board": a ligature mapped to U+0000 alone in its string was dropped
+    doc = _read(tmp_path, f.pdf_lone_ligatures, "l.pdf")
+    assert " ".join(doc.text.split()) == "The fishery board floated the staff and profits."
+    assert "unmapped_glyphs" not in doc.metadata
+
+
+def test_pdf_two_columns_drawn_line_by_line_read_column_after_column(tmp_path):
+    # each line read across both columns: "The harbour board met on Monday Meanwhile the..."
+    doc = _read(tmp_path, f.pdf_two_columns, "news.pdf")
+    assert doc.text.split("\n") == ["Port of Millbrook newsletter, spring issue",
+                                    *f.COLUMN_LEFT, *f.COLUMN_RIGHT,
+                                    "Printed by the harbour office for all berth holders and "
+                                    "their families."]
+
+
+def test_pdf_table_and_single_column_keep_their_order(tmp_path):
+    # lines side by side that are a table's short cells, not columns: read row by row
+    rows = [(f"Berth {i}", f"{4 + i}.50 EUR") for i in range(8)]
+    doc = _read(tmp_path, f.write_pdf, "one.pdf")
+    assert doc.text.startswith(f.PAGES[0].split(" room")[0])
+    ops = b"\n".join(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET BT /F1 11 Tf 310 %d Td (%s) Tj ET"
+                     % (750 - 14 * i, a.encode(), 750 - 14 * i, b.encode())
+                     for i, (a, b) in enumerate(rows))
+    (tmp_path / "t.pdf").write_bytes(f._pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        f._stream(ops)]))
+    (doc,) = read_path(tmp_path / "t.pdf")
+    assert doc.text.split("\n") == [f"{a} {b}" for a, b in rows]
