@@ -515,9 +515,10 @@ ODT_BODY = (
 
 
 def write_odt(path: Path, body: str = ODT_BODY) -> Path:
-    """An OpenDocument text: two heading levels, a tracked deletion, a comment, a footnote, a
-    paragraph styled hidden, a table with a merged cell, a list, a page LibreOffice laid out
-    (a soft page break) and a paragraph styled to start a new page."""
+    """An OpenDocument text: a page header and footer, two heading levels, a tracked
+    deletion, a comment, a footnote, a paragraph styled hidden, a table with a merged cell, a
+    list, a page LibreOffice laid out (a soft page break) and a paragraph styled to start a
+    new page."""
     styles = ('<office:automatic-styles><style:style style:name="Hid" style:family="paragraph">'
               '<style:text-properties text:display="none"/></style:style><style:style '
               'style:name="Break" style:family="paragraph"><style:paragraph-properties '
@@ -532,6 +533,10 @@ def write_odt(path: Path, body: str = ODT_BODY) -> Path:
         "</office:document-content>",
         "meta.xml": f'<?xml version="1.0"?><office:document-meta {_ODF}><office:meta>'
         "<dc:title>Harbour Trust minutes, March</dc:title></office:meta></office:document-meta>",
+        "styles.xml": f'<?xml version="1.0"?><office:document-styles {_ODF}><office:master-styles>'
+        '<style:master-page style:name="Standard"><style:header><text:p>Port of Millbrook'
+        "</text:p></style:header><style:footer><text:p>Minutes of the Harbour Trust</text:p>"
+        "</style:footer></style:master-page></office:master-styles></office:document-styles>",
     })
 
 

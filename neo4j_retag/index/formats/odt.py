@@ -1,7 +1,8 @@
 """OpenDocument text (.odt: LibreOffice, OpenOffice, Google Docs' export), read from its XML
 with the standard library: headings (``text:h``) as the heading path, paragraphs, lists,
 tables as Markdown (a merged cell once; nested tables after their parent), text boxes after
-their paragraph, footnotes and endnotes as in Word files (``[^1]``, ``[^e1]``), the accepted
+their paragraph, footnotes and endnotes as in Word files (``[^1]``, ``[^e1]``), the page
+header and footer once (``Page header: ...`` first, ``Page footer: ...`` last), the accepted
 view of tracked changes (deletions are kept apart in ``text:tracked-changes``: not read),
 and neither comments nor text formatted hidden. Pages are known where the file records its
 page breaks (``text:soft-page-break``, written by LibreOffice at each page of its last
@@ -231,6 +232,14 @@ def read_odt(path: Path, progress: Progress) -> Iterator[Part]:
              or any(p.get(_STYLE) in styles.before | styles.after for p in body.iter()))
     reader = _Reader(styles, paged)
     parts = list(_parts(reader, body, title or None))
+    if parts and extra[0] is not None:  # the page header and footer once, first and last
+        for kind in ("header", "footer"):
+            texts = list(dict.fromkeys(
+                " ".join(t for _, t, _ in _Reader(styles, False).blocks(part) if t)
+                for master in extra[0].iter(_t("style:master-page"))
+                for part in master if part.tag.startswith(_t(f"style:{kind}"))))
+            found = [Part("\n\n".join(f"Page {kind}: {t}" for t in texts if t))]
+            parts = found + parts if kind == "header" else parts + found
     if not parts and reader.images:
         raise Unreadable("no-text", f"no text: {reader.images} image(s) only (OCR is not "
                                     "included)")

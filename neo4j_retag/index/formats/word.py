@@ -185,7 +185,7 @@ def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
     stack: list[tuple[int, str]] = []
     lines: list[str] = []
     heading: str | None = None
-    said = bool(headers or footers)
+    said = False  # body text: a scan under a letterhead header is still a scan
     for style, text in _blocks(document.element.body, notes, styles):
         said = said or bool(text)
         m = _HEADING.match(style) if style != "table" else None

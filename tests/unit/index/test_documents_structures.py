@@ -212,6 +212,10 @@ def test_docx_of_an_image_alone_is_no_text_as_a_scanned_pdf(tmp_path):
     assert (item.reason, item.error) == ("no-text", "no text: 1 image(s) only (OCR is not "
                                                     "included)")
     import docx
+    d = docx.Document(str(tmp_path / "scan.docx"))
+    d.sections[0].header.paragraphs[0].text = "Port of Millbrook"  # a letterhead over a scan
+    d.save(str(tmp_path / "letter.docx"))
+    assert list(read_path(tmp_path / "letter.docx"))[0].reason == "no-text"
     docx.Document().save(str(tmp_path / "blank.docx"))  # no image, no text: empty, as before
     assert list(read_path(tmp_path / "blank.docx"))[0].reason == "empty"
 

@@ -209,6 +209,8 @@ def test_odt_headings_pages_and_what_is_not_shown(tmp_path):
     assert _where(doc, "starts service")["page"] == 3  # a paragraph styled to break the page
     assert "Elena Varga chaired." in doc.text and "[^1]: The van is bought second hand." in \
         doc.text
+    assert doc.text.startswith("Page header: Port of Millbrook\n\n# Harbour Trust minutes")
+    assert doc.text.endswith("\n\nPage footer: Minutes of the Harbour Trust")
     assert "| Library van and fittings |  | Harbour Trust |" in doc.text
     for unseen in ("3.90", "Check the date", "99,000"):  # deleted, a comment, hidden
         assert unseen not in doc.text
