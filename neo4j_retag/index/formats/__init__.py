@@ -39,7 +39,8 @@ class Format:
       ``records`` - ``read(text)`` gives dicts, one document each;
     - ``name``: what such content is called in a mismatch line (``a Word document``);
     - ``magic``: bytes within its first KB (PDF); ``member``: the zip member that
-      identifies it, and ``mimetype`` what that member holds (OpenDocument, EPUB).
+      identifies it, and ``mimetype`` what that member holds (OpenDocument: its types share
+      their members).
     """
 
     reader: str
