@@ -106,37 +106,68 @@ def split(text: str, size: int = 600, overlap: int = 100, enc: str = "cl100k_bas
 
 
 Span = tuple[str, int, int]  # a text unit and the [start, end) characters of text it covers
+Line = tuple[str, int, int]  # a line, where it starts, its tokens
 # a Markdown table: a header row, a separator row (|---|:--:|), then its rows
 _ROW = r"[ \t]*\|.*\|[ \t]*"
 _TABLE = re.compile(rf"^{_ROW}\n[ \t]*\|[ \t:|-]*-[ \t:|-]*\|[ \t]*(?:\n{_ROW})*$", re.M)
+# a Markdown code fence: its opener (``` or ~~~, three or more, an info string after)
+_FENCE = re.compile(r"^( {0,3})(`{3,}(?=[^`\n]*$)|~{3,})", re.M)
+
+
+def _closer(mark: str) -> re.Pattern[str]:
+    """The line that closes a fence opened by ``mark``: the same character, as many or more."""
+    return re.compile(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$", re.M)
+
+
+def _fences(text: str) -> list[tuple[int, int]]:
+    """The [start, end) of each fenced code block, its opener to its closer (an unclosed
+    fence runs to the end of the text)."""
+    out: list[tuple[int, int]] = []
+    at = 0
+    while m := _FENCE.search(text, at):
+        line_end = text.find("\n", m.end())
+        close = _closer(m.group(2)).search(text, line_end + 1) if line_end >= 0 else None
+        end = close.end() if close else len(text)
+        out.append((m.start(), end))
+        at = end
+    return out
+
+
+def _blocks(text: str) -> list[tuple[int, int, str]]:
+    """Fenced code blocks and Markdown tables outside them, in order: (start, end, kind)."""
+    fences = _fences(text)
+    tables = [(m.start(), m.end(), "table") for m in _TABLE.finditer(text)
+              if not any(a <= m.start() < b for a, b in fences)]
+    return sorted([(a, b, "fence") for a, b in fences] + tables)
 
 
 def split_spans(text: str, size: int = 600, overlap: int = 100, enc: str = "cl100k_base",
                 ) -> list[Span]:
     """:func:`split` with each unit's character span in ``text`` (what page or heading it
     covers). Prose is cut into token windows; a Markdown table is cut between rows only, each
-    part starting with the table's header rows (a row longer than ``size`` stays whole); a
-    table part and the prose next to it share a unit when both fit in ``size`` tokens.
+    part starting with the table's header rows, and a fenced code block between lines only,
+    each part opening and closing the fence (a row or line longer than ``size`` stays
+    whole); a block and the prose next to it share a unit when both fit in ``size`` tokens.
 
     Raises ConfigError when overlap >= size.
     """
     if overlap >= size:
         raise ConfigError(f"CHUNK_OVERLAP ({overlap}) must be smaller than CHUNK_SIZE ({size})")
-    tables = list(_TABLE.finditer(text))
-    if not tables:
+    blocks = _blocks(text)
+    if not blocks:
         return _windows(text, 0, size, overlap, enc)
     units: list[Span] = []
     at = 0
-    for m in [*tables, None]:
-        prose_end = m.start() if m else len(text)
-        blocks = [_windows(text[at:prose_end], at, size, overlap, enc)] if text[
+    for m in [*blocks, None]:
+        prose_end = m[0] if m else len(text)
+        parts = [_windows(text[at:prose_end], at, size, overlap, enc)] if text[
             at:prose_end].strip() else []
         if m:
-            blocks.append(_table_parts(text, m.start(), m.end(), size, enc))
-            at = m.end()
-        for block in blocks:
+            parts.append(_line_parts(text, m[0], m[1], size, enc, m[2]))
+            at = m[1]
+        for block in parts:
             if units and block and count(units[-1][0], enc) + count(block[0][0], enc) < size:
-                prev = units.pop()  # a short table and its neighbouring prose stay together
+                prev = units.pop()  # a short block and its neighbouring prose stay together
                 block[0] = (f"{prev[0]}\n\n{block[0][0]}", prev[1], block[0][2])
             units += block
     return units
@@ -156,28 +187,40 @@ def _windows(text: str, base: int, size: int, overlap: int, enc: str) -> list[Sp
     return units
 
 
-def _table_parts(text: str, start: int, end: int, size: int, enc: str) -> list[Span]:
-    lines, at = [], start
+def _line_parts(text: str, start: int, end: int, size: int, enc: str, kind: str,
+                ) -> list[Span]:
+    """A table (its two header rows repeated in every part) or a fenced code block (its
+    opener repeated, each part closed: by the fence's own closer in the last) cut between
+    lines into parts of at most ``size`` tokens."""
+    lines: list[Line] = []
+    at = start
     for line in text[start:end].split("\n"):
         lines.append((line, at, count(line + "\n", enc)))
         at += len(line) + 1
-    header, rows = lines[:2], lines[2:]
-    head_tokens = sum(n for _, _, n in header)
+    if kind == "table":
+        header, rows, close, last = lines[:2], lines[2:], None, None
+    else:
+        header, rows = lines[:1], lines[1:]
+        fence = _FENCE.match(header[0][0])
+        mark = fence.group(2) if fence else "```"
+        close = mark  # what closes each part but the last
+        last = rows.pop() if rows and _closer(mark).fullmatch(rows[-1][0]) else None
+    reserve = sum(n for _, _, n in header) + (count(close, enc) if close else 0)
     parts: list[Span] = []
-    cur: list[tuple[str, int, int]] = []
+    cur: list[Line] = []
     for row in rows:
-        if cur and head_tokens + sum(n for _, _, n in cur) + row[2] > size:
-            parts.append(_table_part(header, cur, bool(parts)))
+        if cur and reserve + sum(n for _, _, n in cur) + row[2] > size:
+            parts.append(_part(header, cur, bool(parts), close))
             cur = []
         cur.append(row)
-    parts.append(_table_part(header, cur, bool(parts)))
+    # the last part ends as the block does: a fence at its own closer, if it has one
+    parts.append(_part(header, cur + ([last] if last else []), bool(parts), None))
     return parts
 
 
-def _table_part(header: list[tuple[str, int, int]], rows: list[tuple[str, int, int]],
-                repeated: bool) -> Span:
+def _part(header: list[Line], rows: list[Line], repeated: bool, close: str | None) -> Span:
     # a continuation starts at its first row (the header it repeats was covered before)
     first = (rows or header)[0] if repeated else header[0]
     last = (rows or header)[-1]
-    return ("\n".join(line for line, _, _ in header + rows).strip(), first[1],
-            last[1] + len(last[0]))
+    text = "\n".join(line for line, _, _ in header + rows) + (f"\n{close}" if close else "")
+    return text.strip(), first[1], last[1] + len(last[0])

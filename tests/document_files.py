@@ -401,3 +401,311 @@ def pdf_ligatures(path: Path, *, names: bool = True) -> Path:
         _stream(cmap)]
     path.write_bytes(_pdf(objects))
     return path
+
+
+# ---- EPUB and ODT, written as their packages are (zipfile and XML): the mimetype member
+# first and stored, then the XML parts
+def _package(path: Path, mimetype: str, parts: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), mimetype, compress_type=zipfile.ZIP_STORED)
+        for name, xml in parts.items():
+            z.writestr(name, xml)
+    return path
+
+
+def _chapter(title: str, body: str) -> str:
+    return ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml" '
+            'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>' + title + "</title>"
+            '<style>.spoiler{display:none}</style></head><body>' + body + "</body></html>")
+
+
+EPUB_CHAPTERS = {  # file -> (its title in the table of contents, its XHTML body)
+    "text/ch1.xhtml": ("Chapter 1: The quay", '<section epub:type="chapter"><header><h1>'
+                       "Chapter 1: The quay</h1></header><p>Ingrid Holm kept the harbour "
+                       "light at Port Alder for thirty years.</p><h2>The storm</h2><p>In the "
+                       "storm of 1953 the light failed for one night.</p><aside epub:type="
+                       '"footnote"><p>The keeper\'s log for that night is lost.</p></aside>'
+                       "</section>"),
+    "text/ch2.xhtml": ("Chapter 2: The ferry", "<p>The ferry to Millbrook ran twice a day "
+                       'after the war.</p><p class="spoiler">The ferry sinks in chapter 9.</p>'),
+}
+
+
+def write_epub(path: Path, *, version: int = 3, encrypted: bool = False) -> Path:
+    """A two-chapter EPUB book: the spine lists chapter 1 then 2 (the manifest the other way
+    round), titles in an EPUB 3 navigation document (``version=2``: an NCX), a cover page of
+    an image alone, a footnote in an aside, a paragraph a stylesheet hides. ``encrypted``:
+    the chapters listed in META-INF/encryption.xml, as a DRM-protected book has them."""
+    opf_ns = 'xmlns="http://www.idpf.org/2007/opf" xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    items = "".join(f'<item id="c{i}" href="{h}" media-type="application/xhtml+xml"/>'
+                    for i, h in reversed(list(enumerate(EPUB_CHAPTERS, 1))))
+    items += '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
+    if version == 3:
+        items += '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" ' \
+                 'properties="nav"/>'
+    else:
+        items += '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+    spine = '<itemref idref="cover"/>' + "".join(f'<itemref idref="c{i}"/>'
+                                                 for i in range(1, len(EPUB_CHAPTERS) + 1))
+    parts = {
+        "META-INF/container.xml": '<?xml version="1.0"?><container version="1.0" xmlns="urn:'
+        'oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/'
+        'content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+        "OEBPS/content.opf": f'<?xml version="1.0"?><package {opf_ns} version="{version}.0">'
+        "<metadata><dc:title>The Keepers of Port Alder</dc:title></metadata>"
+        f'<manifest>{items}</manifest><spine toc="ncx">{spine}</spine></package>',
+        "OEBPS/text/cover.xhtml": _chapter("Cover", '<img src="cover.jpg" alt=""/>'),
+    }
+    for href, (title, body) in EPUB_CHAPTERS.items():
+        parts[f"OEBPS/{href}"] = _chapter(title, body)
+    links = "".join(f'<li><a href="{h}">{t}</a></li>' for h, (t, _) in EPUB_CHAPTERS.items())
+    parts["OEBPS/nav.xhtml"] = _chapter("Contents", '<nav epub:type="toc"><ol>' + links
+                                        + "</ol></nav>")
+    parts["OEBPS/toc.ncx"] = ('<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/'
+                              '2005/ncx/" version="2005-1"><navMap>' + "".join(
+                                  f'<navPoint id="n{i}"><navLabel><text>{t}</text></navLabel>'
+                                  f'<content src="{h}"/></navPoint>'
+                                  for i, (h, (t, _)) in enumerate(EPUB_CHAPTERS.items()))
+                              + "</navMap></ncx>")
+    if encrypted:
+        parts["META-INF/encryption.xml"] = (
+            '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc='
+            '"http://www.w3.org/2001/04/xmlenc#">' + "".join(
+                '<enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/'
+                f'xmlenc#aes128-cbc"/><enc:CipherData><enc:CipherReference URI="OEBPS/{h}"/>'
+                "</enc:CipherData></enc:EncryptedData>" for h in EPUB_CHAPTERS)
+            + "</encryption>")
+    return _package(path, "application/epub+zip", parts)
+
+
+_ODF = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+        'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+        'xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" '
+        'xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3"')
+ODT_BODY = (
+    '<text:tracked-changes><text:changed-region text:id="c1"><text:deletion><text:p>Old '
+    "tariff 3.90 EUR per metre.</text:p></text:deletion></text:changed-region>"
+    "</text:tracked-changes>"
+    '<text:h text:outline-level="1">Harbour Trust minutes</text:h>'
+    "<text:p>The trust met in the Millbrook town hall.<office:annotation><text:p>Check the "
+    "date</text:p></office:annotation> Elena<text:s/>Varga chaired.</text:p>"
+    '<text:h text:outline-level="2">Budget</text:h>'
+    "<text:p>The trust approved 40,000 EUR for the mobile library van.<text:note "
+    'text:id="n1" text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+    "<text:note-body><text:p>The van is bought second hand.</text:p></text:note-body>"
+    '</text:note></text:p><text:p text:style-name="Hid">Draft figure 99,000 EUR.</text:p>'
+    '<table:table table:name="T1"><table:table-column table:number-columns-repeated="3"/>'
+    "<table:table-header-rows><table:table-row><table:table-cell><text:p>Item</text:p>"
+    "</table:table-cell><table:table-cell><text:p>Cost</text:p></table:table-cell>"
+    "<table:table-cell><text:p>Paid by</text:p></table:table-cell></table:table-row>"
+    "</table:table-header-rows><table:table-row><table:table-cell "
+    'table:number-columns-spanned="2"><text:p>Library van and fittings</text:p>'
+    "</table:table-cell><table:covered-table-cell/><table:table-cell><text:p>Harbour "
+    "Trust</text:p></table:table-cell></table:table-row></table:table>"
+    "<text:soft-page-break/>"
+    '<text:h text:outline-level="2">Staff</text:h>'
+    "<text:list><text:list-item><text:p>Nadia Osei manages the van.</text:p></text:list-item>"
+    "<text:list-item><text:p>Two volunteers drive it on Tuesdays.</text:p></text:list-item>"
+    "</text:list>"
+    '<text:p text:style-name="Break">The van starts service in March.</text:p>')
+
+
+def write_odt(path: Path, body: str = ODT_BODY) -> Path:
+    """An OpenDocument text: a page header and footer, two heading levels, a tracked
+    deletion, a comment, a footnote, a paragraph styled hidden, a table with a merged cell, a
+    list, a page LibreOffice laid out (a soft page break) and a paragraph styled to start a
+    new page."""
+    styles = ('<office:automatic-styles><style:style style:name="Hid" style:family="paragraph">'
+              '<style:text-properties text:display="none"/></style:style><style:style '
+              'style:name="Break" style:family="paragraph"><style:paragraph-properties '
+              'fo:break-before="page"/></style:style></office:automatic-styles>')
+    return _package(path, "application/vnd.oasis.opendocument.text", {
+        "META-INF/manifest.xml": '<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:'
+        'oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-'
+        'path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        "</manifest:manifest>",
+        "content.xml": f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODF}>'
+        f"{styles}<office:body><office:text>{body}</office:text></office:body>"
+        "</office:document-content>",
+        "meta.xml": f'<?xml version="1.0"?><office:document-meta {_ODF}><office:meta>'
+        "<dc:title>Harbour Trust minutes, March</dc:title></office:meta></office:document-meta>",
+        "styles.xml": f'<?xml version="1.0"?><office:document-styles {_ODF}><office:master-styles>'
+        '<style:master-page style:name="Standard"><style:header><text:p>Port of Millbrook'
+        "</text:p></style:header><style:footer><text:p>Minutes of the Harbour Trust</text:p>"
+        "</style:footer></style:master-page></office:master-styles></office:document-styles>",
+    })
+
+
+def pptx_hidden_shape_and_chart(path: Path) -> Path:
+    """A slide with a text box hidden in the Selection Pane (``hidden="1"`` on its cNvPr)
+    beside a shown one, and a column chart with a title, axis titles, categories and two
+    series."""
+    import pptx
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Harbour visits"
+    slide.shapes.add_textbox(Inches(1), Inches(1.5), Inches(6), Inches(1)).text_frame.text = \
+        "Visits rose in every quarter."
+    hidden = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
+    hidden.text_frame.text = "Draft: visits fell by 80 percent."
+    hidden._element.nvSpPr.cNvPr.set("hidden", "1")
+    data = CategoryChartData()
+    data.categories = ["Spring", "Summer"]
+    data.add_series("Ferries", (120, 340))
+    data.add_series("Yachts", (45, 210.5))
+    chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3),
+                                   Inches(6), Inches(3), data).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Arrivals by season"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Vessels"
+    chart.category_axis.has_title = True
+    chart.category_axis.axis_title.text_frame.text = "Season"
+    deck.save(str(path))
+    return path
+
+
+def pptx_four_slides(path: Path) -> Path:
+    """Four short slides, the third hidden: one text unit spans slides 1, 2 and 4."""
+    import pptx
+    deck = pptx.Presentation()
+    for i, text in enumerate(["The quay opens at six.", "The ferry leaves at seven.",
+                              "Draft slide.", "The café closes at ten."], 1):
+        s = deck.slides.add_slide(deck.slide_layouts[1])
+        s.shapes.title.text = f"Part {i}"
+        s.placeholders[1].text = text
+        if i == 3:
+            s._element.set("show", "0")
+    deck.save(str(path))
+    return path
+
+
+def _tc(text: str) -> str:
+    return f"<w:tc><w:tcPr><w:tcW w:w=\"2000\" w:type=\"dxa\"/></w:tcPr>{_p(_r(text))}</w:tc>" \
+        .replace(f' xmlns:w="{W_NS}"', "")
+
+
+def _sdt(inner: str, alias: str) -> str:
+    return f'<w:sdt><w:sdtPr><w:alias w:val="{alias}"/></w:sdtPr><w:sdtContent>{inner}' \
+        "</w:sdtContent></w:sdt>"
+
+
+def docx_table_content_controls(path: Path) -> Path:
+    """A table whose middle rows are a repeating section (a content control around the rows,
+    one around each row) and whose last row has a content control around one cell."""
+    import docx
+    d = docx.Document()
+    d.add_paragraph("Berth fees by vessel:")
+    row = "<w:tr>{}</w:tr>".format
+    rows = (row(_tc("Vessel") + _tc("Fee") + _tc("Paid"))
+            + _sdt(_sdt(row(_tc("Trawler") + _tc("6.20 EUR") + _tc("yes")), "Item")
+                   + _sdt(row(_tc("Yacht") + _tc("4.50 EUR") + _tc("no")), "Item"), "Fees")
+            + row(_tc("Ferry") + _sdt(_tc("9.10 EUR"), "Fee") + _tc("yes")))
+    _body_append(d, f'<w:tbl xmlns:w="{W_NS}"><w:tblPr/><w:tblGrid><w:gridCol w:w="2000"/>'
+                    '<w:gridCol w:w="2000"/><w:gridCol w:w="2000"/></w:tblGrid>'
+                    f"{rows}</w:tbl>")
+    d.save(str(path))
+    return path
+
+
+def png(width: int = 2, height: int = 2) -> bytes:
+    """A small grey PNG (standard library): an image with no text."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0,
+                                                               0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def docx_image_only(path: Path) -> Path:
+    """A Word document holding a scanned page: one picture, no text."""
+    import io
+
+    import docx
+    d = docx.Document()
+    d.add_picture(io.BytesIO(png(20, 20)))
+    d.save(str(path))
+    return path
+
+
+HTML_EDGES = """<!doctype html><html><head><title>Rates</title><style>
+div.old-rates{display:none} p#draft { visibility: hidden } .note.stale{display:none}
+</style></head><body>
+<div id="cookieConsent"><p>This site uses cookies. Accept?</p></div>
+<div class="CybotCookiebotDialog">We value your privacy.</div>
+<h1>Rates</h1>
+<p>Berth fees are 0<span>.12</span> GBP per kilogram of CO<sub>2</sub> emitted.</p>
+<p>Fees were set by harbour master <a href="/okafor">Okafor</a>.</p>
+<div>The <b>east</b> pontoon<i>'s</i> water is free.</div>
+<div class="old-rates"><p>Old rate 0.09 GBP per kilogram.</p></div>
+<p id="draft">Draft rate 0.30 GBP per kilogram.</p>
+<p class="note stale">Stale note 0.05 GBP.</p>
+<p class="note">Rates are reviewed in June.</p>
+<div class="old">Old rates are archived at the office.</div>
+</body></html>"""
+
+
+def pdf_lone_ligatures(path: Path) -> Path:
+    """Ligature glyphs named /fi, /fl, /ff in the font's /Differences and mapped to U+0000,
+    each alone in its string (a TJ array's kerned piece, a Tj of its own) or at a line's
+    start or a word's end, as typesetters that kern around ligatures write them."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /L def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"3 beginbfchar <01> <0000> <02> <0000> <03> <0000> endbfchar\n"
+            b"1 beginbfrange <20> <7E> <0020> endbfrange\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    content = (b"BT /F1 12 Tf 72 760 Td [(The)-333(\\001)(shery)-333(board)] TJ\n"
+               b"0 -16 Td (\\002) Tj (oated the) Tj\n"
+               b"0 -16 Td (sta\\003 and pro\\001ts.) Tj ET")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
+        b"/BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl /ff] >> /ToUnicode 6 0 R >>",
+        _stream(content),
+        _stream(cmap)]
+    path.write_bytes(_pdf(objects))
+    return path
+
+
+COLUMN_LEFT = ["The harbour board met on Monday", "to discuss the new quay. Members",
+               "agreed a budget of 40,000 EUR", "for the dredging of berth four.",
+               "Work starts in the first week", "of May and ends by the summer."]
+COLUMN_RIGHT = ["Meanwhile the ferry company said", "its winter timetable starts in",
+                "November with two crossings a", "day. Tickets go on sale at the",
+                "quay office from the first of", "October, priced as last year."]
+
+
+def pdf_two_columns(path: Path) -> Path:
+    """A newsletter page: a title across the page, two columns drawn line by line (a line of
+    the left column, then the line beside it in the right one, as some layout programs
+    write them), and a footer across the page."""
+    ops = [b"BT /F1 16 Tf 72 790 Td (Port of Millbrook newsletter, spring issue) Tj ET"]
+    for i, (left, right) in enumerate(zip(COLUMN_LEFT, COLUMN_RIGHT, strict=True)):
+        y = 750 - 14 * i
+        ops.append(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET" % (y, left.encode()))
+        ops.append(b"BT /F1 11 Tf 310 %d Td (%s) Tj ET" % (y, right.encode()))
+    ops.append(b"BT /F1 9 Tf 72 600 Td (Printed by the harbour office for all berth holders "
+               b"and their families.) Tj ET")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        _stream(b"\n".join(ops))]
+    path.write_bytes(_pdf(objects))
+    return path

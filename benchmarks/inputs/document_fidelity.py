@@ -1,5 +1,5 @@
 """Fidelity on the structures real office files are full of (issue 47): one small file per
-structure, made at run time (python-docx, python-pptx, hand-written PDF and HTML:
+structure, made at run time (python-docx, python-pptx, hand-written PDF, HTML, EPUB and ODT:
 tests/document_files.py), read by our readers and by the maintained libraries installed
 (markitdown, mammoth, trafilatura, readability-lxml, pypdf, pypdfium2's plain text layer).
 
@@ -63,6 +63,32 @@ STRUCTURES: dict[str, tuple[str, object, list[str], list[str]]] = {
     "pdf filled form": ("form.pdf", f.pdf_form,
                         [f"{label}: {value}" for label, value in f.FORM_FIELDS], []),
     "pdf ligatures": ("ligatures.pdf", f.pdf_ligatures, [f.LIGATURE_SENTENCE], []),
+    "pdf ligatures alone in their strings": ("lone.pdf", f.pdf_lone_ligatures,
+                                             ["The fishery board floated the staff"], []),
+    "pdf two columns drawn line by line": (
+        "columns.pdf", f.pdf_two_columns,
+        [" ".join(f.COLUMN_LEFT[:2]), " ".join(f.COLUMN_RIGHT[:3])], []),
+    "pptx hidden shape and chart": ("chart.pptx", f.pptx_hidden_shape_and_chart,
+                                    ["Visits rose in every quarter.", "Arrivals by season",
+                                     "Summer 340 210.5"], ["fell by 80"]),
+    "docx content controls around rows and a cell": (
+        "rows.docx", f.docx_table_content_controls,
+        ["Trawler 6.20 EUR yes", "Yacht 4.50 EUR no", "Ferry 9.10 EUR yes"], []),
+    "html cookie banner, compound selectors, inline tags": (
+        "rates.html", f.HTML_EDGES,
+        ["Berth fees are 0.12 GBP per kilogram of CO2 emitted.",
+         "Fees were set by harbour master Okafor."], ["cookies", "0.09", "0.30", "0.05"]),
+    "epub chapters (spine, footnote aside, hidden)": (
+        "book.epub", f.write_epub,
+        ["Ingrid Holm kept the harbour light at Port Alder for thirty years.",
+         "In the storm of 1953 the light failed for one night.",
+         "The keeper's log for that night is lost.",
+         "The ferry to Millbrook ran twice a day after the war."], ["sinks"]),
+    "odt minutes (tracked change, comment, note, hidden, table)": (
+        "minutes.odt", f.write_odt,
+        ["The trust met in the Millbrook town hall. Elena Varga chaired.",
+         "The van is bought second hand.", "Library van and fittings",
+         "Two volunteers drive it on Tuesdays."], ["3.90", "Check the date", "99,000"]),
 }
 
 
@@ -75,7 +101,7 @@ def ours(path: Path) -> str:
 def readers() -> dict[str, dict[str, Callable[[Path], str]]]:
     """The installed readers by suffix (ours first)."""
     out: dict[str, dict[str, Callable[[Path], str]]] = {
-        s: {"neo4j-retag": ours} for s in (".docx", ".pptx", ".html", ".pdf")}
+        s: {"neo4j-retag": ours} for s in (".docx", ".pptx", ".html", ".pdf", ".epub", ".odt")}
     try:
         from markitdown import MarkItDown
         md = MarkItDown()

@@ -18,5 +18,5 @@ CALL (d) {
 RETURN d.id AS id, d.title AS title, d.path AS path, text_units, entities, entities_only_here,
        toString(d.created_at) AS ingested_at, text_units_lossy,
        {pages_without_text: d.pages_without_text, hidden_slides: d.hidden_slides,
-        unmapped_glyphs: d.unmapped_glyphs} AS lost
+        hidden_shapes: d.hidden_shapes, unmapped_glyphs: d.unmapped_glyphs} AS lost
 ORDER BY d.created_at, d.path, d.id

@@ -16,7 +16,8 @@ CALL (d, doc) {
   MERGE (ch:Chunk {id: c.id})
   ON CREATE SET ch.text = c.text, ch.n_tokens = c.n_tokens, ch.index = c.index,
                 ch.document_id = d.id, ch.location = c.location, ch.page = c.page,
-                ch.pages = c.pages, ch.slide = c.slide, ch.heading = c.heading
+                ch.pages = c.pages, ch.slide = c.slide, ch.slides = c.slides,
+                ch.heading = c.heading
   MERGE (ch)-[:PART_OF]->(d)
   WITH ch, c
   UNWIND range(0, size(c.sentence_ids) - 1) AS k

@@ -21,6 +21,7 @@ class Lost(BaseModel):
 
     pages_without_text: str | None = None
     hidden_slides: str | None = None
+    hidden_shapes: str | None = None
     unmapped_glyphs: str | None = None
 
 

@@ -37,7 +37,7 @@ def documents() -> None:
 def documents_list(obj: Ctx, as_json: bool) -> None:
     """Each document: id, title, path, text units (and how many hold an unreadable character),
     entities its text units mention (and how many only it mentions), what its reader could not
-    read (pages without text, hidden slides, unmapped glyphs), when it was ingested."""
+    read (pages without text, hidden slides and shapes, unmapped glyphs), when it was ingested."""
     from ..api.documents import list_documents
     from ..db import Graph
     with Graph(obj.settings) as graph:

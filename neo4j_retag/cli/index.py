@@ -148,7 +148,8 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage,
         ("skipped inputs (by reason)", f"{len(s['skipped'])}" + (" ({})".format(", ".join(
             f"{k} {v}" for k, v in sorted(Counter(x["reason"] for x in s["skipped"]).items())))
             if s["skipped"] else "")),
-        ("lost in reading (pages without text, hidden slides, unmapped glyphs, text units)",
+        ("lost in reading (pages without text, hidden slides and shapes, unmapped glyphs, "
+         "text units)",
          ", ".join(f"{k} {v}" for k, v in sorted(s["lossy"].items())) or "0"),
         ("text units (new / extracted now / failed)",
          f"{g['text_units']} ({s['text_units_new']} / {s['text_units_extracted']} / "

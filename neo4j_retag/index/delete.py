@@ -34,7 +34,7 @@ def list_documents(graph: Graph) -> list[Record]:
     entities its text units mention), ``entities_only_here`` (of those, the ones no other
     document mentions), ``ingested_at`` (ISO timestamp string or None), ``text_units_lossy``
     (text units holding U+FFFD) and ``lost`` ({pages_without_text, hidden_slides,
-    unmapped_glyphs}: counts as strings, None when none)."""
+    hidden_shapes, unmapped_glyphs}: counts as strings, None when none)."""
     return graph.run("index/list_documents")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
 import logging
 from collections import Counter
@@ -25,28 +24,15 @@ from charset_normalizer import from_bytes
 from ..errors import Failure, InputError
 from ..model import Progress, no_progress
 from ..text import clean
-from .formats import (
-    BINARY_SUFFIXES,
-    EXTRA_HINT,
-    HTML_SUFFIXES,
-    Part,
-    Unreadable,
-    location,
-    reader,
-    sniff,
-)
-from .formats.markdown import heading_spans
+from .formats import READERS, Format, Part, Unreadable, check, location, sniff
 
 log = logging.getLogger(__name__)
-TEXT_SUFFIXES = {".txt", ".md", ".markdown"}
-RECORD_SUFFIXES = {".jsonl", ".json", ".csv"}
-# what `ingest` reads
-SUFFIXES = TEXT_SUFFIXES | RECORD_SUFFIXES | BINARY_SUFFIXES | HTML_SUFFIXES
 TEXT_FIELDS = ("body", "text", "content")
 META_FIELDS = ("title", "source", "published_at", "category")
 # what a document's reader could not read, counted on the document (metadata, Document node
-# properties): pages without a text layer, hidden slides skipped, glyphs left as U+FFFD
-LOST_KEYS = ("pages_without_text", "hidden_slides", "unmapped_glyphs")
+# properties): pages without a text layer, hidden slides and shapes skipped, glyphs left as
+# U+FFFD
+LOST_KEYS = ("pages_without_text", "hidden_slides", "hidden_shapes", "unmapped_glyphs")
 LOST_CHAR = "\ufffd"  # an unreadable character in a text unit: the unit is counted lossy
 WESTERN = "cp1252"  # the tie-break among code pages the detector cannot tell apart
 CHAOS_TIE = 0.2  # chaos ratios this close are a tie (charset-normalizer gave French in
@@ -64,25 +50,24 @@ class Document:
     spans: list[tuple[int, dict[str, int | str]]] = field(default_factory=list)
 
     def locate(self, start: int, end: int) -> dict[str, object]:
-        """Where the text ``[start, end)`` is: ``page`` (its first), ``pages`` (all, PDF),
-        ``slide`` and ``heading`` (of most of its text; None when unknown) and ``location``,
-        the label citations show (``report.pdf p. 7``; the file name alone for a plain text
-        file)."""
+        """Where the text ``[start, end)`` is: ``page`` and ``slide`` (its first), ``pages``
+        and ``slides`` (all it covers), ``heading`` (of most of its text; None when unknown)
+        and ``location``, the label citations show (``report.pdf p. 7``, ``deck.pptx slides
+        1-2, 4``; the file name alone for a plain text file)."""
         ends = [at for at, _ in self.spans[1:]] + [max(end, len(self.text))] * bool(self.spans)
         # (characters of the text inside the span, its place), for every span it overlaps
         hit = [(min(end, stop) - max(start, at), loc)
                for (at, loc), stop in zip(self.spans, ends, strict=True)
                if at < max(end, start + 1) and stop > start]
         pages = sorted({int(h["page"]) for _, h in hit if "page" in h})
-        # a unit across slides or sections is where most of its text is
+        slides = sorted({int(h["slide"]) for _, h in hit if "slide" in h})
+        # a unit across sections is where most of its text is
         most = [loc for _, loc in sorted(hit, key=lambda h: -h[0])]
-        slide = next((int(h["slide"]) for h in most if "slide" in h), None)
         heading = next((str(h["heading"]) for h in most if "heading" in h), None)
-        out: dict[str, object] = {"page": pages[0] if pages else None,
-                                  "pages": pages or None, "slide": slide, "heading": heading}
-        out["location"] = location(Path(self.path).name, pages[0] if pages else None, pages,
-                                   slide, heading)
-        return out
+        page, slide = (pages or [None])[0], (slides or [None])[0]
+        return {"page": page, "pages": pages or None, "slide": slide, "slides": slides or None,
+                "heading": heading, "location": location(Path(self.path).name, page, pages,
+                                                         slide, heading, slides)}
 
 
 def skipped(path: str, reason: str, error: str) -> Failure:
@@ -127,21 +112,26 @@ def _doc(text: str, path: str, title: str, metadata: dict[str, str]) -> Document
                     {k: clean(str(v)) for k, v in metadata.items() if v not in (None, "")})
 
 
-def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
-    """One document of a reader's parts, each part's place kept in ``spans``. Raises
-    Unreadable (``no-text``) when no page has a text layer."""
+def _from_parts(parts: Iterator[Part], path: Path, title: str, *,
+                kept: bool = False) -> Document:
+    """One document of a reader's parts, each part's place kept in ``spans`` (``kept``:
+    the parts are consecutive pieces of a cleaned text, joined as they are). Raises
+    Unreadable (``no-text``) when no page has a text layer, or nothing was shown."""
     texts: list[str] = []
     spans: list[tuple[int, dict[str, int | str]]] = []
     lost: Counter[str] = Counter()
     at = blank_pages = pages = 0
+    titled = False
     for part in parts:
         lost.update(part.lost)
+        if part.title and not titled:
+            title, titled = part.title, True
         pages += part.page is not None
-        text = clean(part.text).strip()
+        text = part.text if kept else clean(part.text).strip()
         if not text:
             blank_pages += part.page is not None
             continue
-        at += 2 if texts else 0  # the blank line joining parts
+        at += 2 if texts and not kept else 0  # the blank line joining parts
         spans.append((at, {k: v for k, v in (("page", part.page), ("slide", part.slide),
                                              ("heading", part.heading)) if v is not None}))
         texts.append(text)
@@ -151,7 +141,7 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
     if not texts and lost:
         raise Unreadable("no-text", "nothing shown: " + ", ".join(
             f"{n} {reason}" for reason, n in sorted(lost.items())))
-    doc = _doc("\n\n".join(texts), str(path), title, {})
+    doc = _doc(("" if kept else "\n\n").join(texts), str(path), title, {})
     doc.spans = spans
     for reason, n in sorted(lost.items()):  # said and counted on the document (LOST_KEYS)
         doc.metadata[reason.replace("-", "_")] = str(n)
@@ -163,58 +153,70 @@ def _from_parts(parts: Iterator[Part], path: Path, title: str) -> Document:
     return doc
 
 
-def _read_binary(f: Path, progress: Progress) -> Document | Failure:
-    suffix = f.suffix.lower()
+def read_file(f: Path, text_field: str | None = None,
+              progress: Progress = no_progress) -> Iterator[Document | Failure]:
+    """The documents of one file (one, or one per record), or a `skipped` Failure: its
+    reader is its suffix's row of `READERS`."""
+    fmt = READERS.get(f.suffix.lower())
+    if fmt is None:
+        yield skipped(str(f), "unsupported", f"unsupported file type {f.suffix or '(none)'}")
+        return
     try:
-        read = reader(suffix)
-        assert read is not None
-        doc = _from_parts(read(f, progress), f, f.stem)
+        read = fmt.load()
+        if fmt.kind == "binary":
+            check(f, fmt)
+            doc = _from_parts(read(f, progress), f, f.stem)
+        elif (text := _text_of(f)) is None or isinstance(text, Failure):
+            yield text or skipped(str(f), "binary", "binary file")
+            return
+        elif fmt.kind == "records":
+            yield from _records(f, read(text), text_field)
+            return
+        else:
+            doc = _from_parts(read(clean(text).strip() if fmt.kind == "text" else text), f,
+                              f.stem, kept=fmt.kind == "text")
     except Unreadable as err:
-        return skipped(str(f), err.reason, str(err))
+        yield skipped(str(f), err.reason, str(err))
+        return
+    except InputError:
+        raise
     except Exception as err:  # noqa: BLE001 - one bad file is skipped, the others are read
         log.warning("%s unreadable", f, exc_info=True)
-        return skipped(str(f), "corrupt", f"unreadable {suffix} file: {type(err).__name__}: "
-                                          f"{' '.join(str(err).split())[:200]}")
-    return doc if doc.text else skipped(str(f), "empty", "empty document")
+        reason = "corrupt" if fmt.kind == "binary" else "malformed"
+        yield skipped(str(f), reason, f"unreadable {f.suffix} file: {type(err).__name__}: "
+                                      f"{' '.join(str(err).split())[:200]}")
+        return
+    yield doc if doc.text else skipped(str(f), "empty", "empty document")
 
 
-def _read_text(f: Path, text: str) -> Document | Failure:
-    suffix = f.suffix.lower()
-    if suffix in HTML_SUFFIXES:
-        try:
-            from .formats.html import html_title, read_html
-        except ImportError as err:
-            return _needs_extra(f, err)
-        return _read_html(f, text, html_title, read_html)
-    doc = _doc(text, str(f), f.stem, {})
-    if suffix != ".txt":  # Markdown: the heading path of each text unit
-        doc.spans = [(at, {"heading": h}) for at, h in heading_spans(doc.text)]
-    return doc if doc.text else skipped(str(f), "empty", "empty document")
+def _text_of(f: Path) -> str | Failure | None:
+    """The decoded text of a text file; a Failure when it holds a PDF or an archive; None
+    when it is binary."""
+    raw = f.read_bytes()
+    if (kind := sniff(raw[:2048])) != "other":  # a PDF or an archive named as text
+        what = kind.name if isinstance(kind, Format) else f"a binary archive ({kind})"
+        return skipped(str(f), "mismatched", f"claims {f.suffix} but is {what}")
+    return decode(raw)
 
 
-def _read_html(f: Path, text: str, html_title, read_html) -> Document | Failure:  # noqa: ANN001
+def _records(f: Path, records: Iterator[object], text_field: str | None,
+             ) -> Iterator[Document | Failure]:
     try:
-        doc = _from_parts(read_html(text), f, html_title(text) or f.stem)
-    except Exception as err:  # noqa: BLE001 - one bad page is skipped, the others are read
-        return skipped(str(f), "malformed", f"unreadable HTML: {type(err).__name__}: {err}")
-    return doc if doc.text else skipped(str(f), "empty", "empty document")
-
-
-def _needs_extra(f: Path, err: ImportError) -> Failure:
-    return skipped(str(f), "needs-extra", f"reading {f.suffix} needs the documents extra "
-                                          f"({err.name} missing): {EXTRA_HINT}")
-
-
-def _records(path: Path, text: str, text_field: str | None) -> Iterator[dict[str, object]]:
-    if path.suffix == ".csv":
-        yield from csv.DictReader(io.StringIO(text))
-    elif path.suffix == ".jsonl":
-        for line in text.splitlines():
-            if line.strip():
-                yield json.loads(line)
-    else:
-        data = json.loads(text)
-        yield from (data if isinstance(data, list) else [data])
+        rows = [r if isinstance(r, dict) else {} for r in records]
+    except (json.JSONDecodeError, csv.Error, AttributeError) as err:
+        yield skipped(str(f), "malformed", f"malformed records: {err}")
+        return
+    found = sorted({str(k) for r in rows for k in r})
+    if text_field and rows and not any(text_field in r for r in rows):
+        raise InputError(f"{f}: no field {text_field!r} in its records; fields found: "
+                         f"{', '.join(found) or 'none'} (choose one with --text-field)")
+    for i, rec in enumerate(rows):
+        fields = (text_field,) if text_field else TEXT_FIELDS
+        body = next((str(rec[k]) for k in fields if rec.get(k)), "")
+        meta = {k: str(rec[k]) for k in META_FIELDS if rec.get(k)}
+        doc = _doc(body, f"{f}#{i}", meta.get("title", f"{f.stem} #{i}"), meta)
+        yield doc if doc.text else skipped(
+            f"{f}#{i}", "empty", f"empty record or no text field (fields: {', '.join(found)})")
 
 
 def check_inputs(paths: Sequence[Path]) -> None:
@@ -224,9 +226,9 @@ def check_inputs(paths: Sequence[Path]) -> None:
         if not path.exists():
             raise InputError(f"no such file or folder: {path}")
     # the first readable file ends the walk: a large folder is not listed twice
-    if paths and not any(f.suffix.lower() in SUFFIXES for p in paths for f in _files(p)):
+    if paths and not any(f.suffix.lower() in READERS for p in paths for f in _files(p)):
         raise InputError(f"nothing to ingest in {', '.join(map(str, paths))}: no "
-                         f"{', '.join(sorted(SUFFIXES))} file")
+                         f"{', '.join(sorted(READERS))} file")
 
 
 def _files(path: Path) -> Iterator[Path]:
@@ -236,42 +238,8 @@ def _files(path: Path) -> Iterator[Path]:
 
 def read_path(path: Path, text_field: str | None = None,
               progress: Progress = no_progress) -> Iterator[Document | Failure]:
-    """Documents (or a `skipped` Failure) from one file or a folder, recursively, sorted; a
-    long PDF reports its pages read to ``progress``."""
+    """Documents (or a `skipped` Failure) from one file or a folder, recursively, sorted: a
+    file of a type no reader reads is listed as skipped (``unsupported``); a long PDF
+    reports its pages read to ``progress``."""
     for f in sorted(_files(path)):
-        suffix = f.suffix.lower()
-        if suffix not in SUFFIXES:
-            if not path.is_dir():
-                yield skipped(str(f), "unsupported", f"unsupported file type {suffix or '(none)'}")
-            continue
-        if suffix in BINARY_SUFFIXES:
-            yield _read_binary(f, progress)
-            continue
-        raw = f.read_bytes()
-        if (kind := sniff(raw[:2048])) != "other":  # a PDF or an archive named as text
-            yield skipped(str(f), "mismatched", f"claims {suffix} but is "
-                          f"{'a PDF' if kind == 'pdf' else 'a binary archive (' + kind + ')'}")
-            continue
-        text = decode(raw)
-        if text is None:
-            yield skipped(str(f), "binary", "binary file")
-            continue
-        if suffix in TEXT_SUFFIXES | HTML_SUFFIXES:
-            yield _read_text(f, text)
-            continue
-        try:
-            records = [r if isinstance(r, dict) else {} for r in _records(f, text, text_field)]
-            found = sorted({str(k) for r in records for k in r})
-            if text_field and records and not any(text_field in r for r in records):
-                raise InputError(f"{f}: no field {text_field!r} in its records; fields found: "
-                                 f"{', '.join(found) or 'none'} (choose one with --text-field)")
-            for i, rec in enumerate(records):
-                fields = (text_field,) if text_field else TEXT_FIELDS
-                body = next((str(rec[k]) for k in fields if rec.get(k)), "")
-                meta = {k: str(rec[k]) for k in META_FIELDS if rec.get(k)}
-                doc = _doc(body, f"{f}#{i}", meta.get("title", f"{f.stem} #{i}"), meta)
-                yield doc if doc.text else skipped(
-                    f"{f}#{i}", "empty", f"empty record or no text field (fields: "
-                    f"{', '.join(found)})")
-        except (json.JSONDecodeError, csv.Error, AttributeError) as err:
-            yield skipped(str(f), "malformed", f"malformed records: {err}")
+        yield from read_file(f, text_field, progress)

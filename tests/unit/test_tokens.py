@@ -117,3 +117,30 @@ def test_a_recurring_text_is_counted_once():
     assert tokens.count_recurring(text) == tokens.count(text)
     assert tokens.count_recurring(text) == tokens.count(text)
     assert tokens.count_recurring.cache_info().hits == 1
+
+
+def test_split_cuts_a_code_fence_between_lines_and_reopens_it():
+    # a fence was cut mid-line, the next text unit starting inside the code without its
+    # opener
+    code = "\n".join(f"    berth_{i} = compute_fee(length={i}, season='winter')"
+                     for i in range(60))
+    text = f"The fee script.\n\n```python\n{code}\n```\n\nThe script runs nightly."
+    spans = tokens.split_spans(text, 80, 10)
+    fenced = [u for u, _, _ in spans if "berth_" in u]
+    assert len(fenced) > 2
+    lines: list[str] = []
+    for unit in fenced:
+        body = unit[unit.index("```python"):].split("\n")
+        assert body[0] == "```python" and body[-1] == "```", unit  # opened and closed
+        assert all(line in code.split("\n") for line in body[1:-1]), unit  # no line cut
+        lines += body[1:-1]
+    assert lines == code.split("\n")  # every line once, in order
+    for unit, start, end in spans:  # each unit's span holds its text's last code line
+        assert unit.split("\n")[-2 if unit.endswith("```") else -1].strip() in text[start:end]
+    assert spans[0][0].startswith("The fee script.")
+    assert spans[-1][0].endswith("The script runs nightly.")
+
+
+def test_a_table_inside_a_fence_is_code():
+    text = "```\n| a | b |\n|---|---|\n| 1 | 2 |\n```"
+    assert tokens.split(text, 600, 100) == [text]

@@ -1,8 +1,12 @@
-"""Markdown's heading path at each point of its text (ATX headings, outside code fences)."""
+"""Markdown's heading path at each point of its text (ATX headings, outside code fences),
+and plain text."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from .base import Part
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -22,3 +26,19 @@ def heading_spans(text: str) -> list[tuple[int, str]]:
             spans.append((at, " > ".join(t for _, t in stack)))
         at += len(line) + 1
     return spans
+
+
+def read_markdown(text: str) -> Iterator[Part]:
+    """The text in consecutive pieces, one per heading section, each with its heading path
+    (the text before the first heading has none)."""
+    at, heading = 0, None
+    for start, path in heading_spans(text):
+        if start > at:
+            yield Part(text[at:start], heading=heading)
+        at, heading = start, path
+    yield Part(text[at:], heading=heading)
+
+
+def read_plain(text: str) -> Iterator[Part]:
+    """A plain text file: one piece, no place inside it (a ``#`` line is not a heading)."""
+    yield Part(text)

@@ -2,7 +2,7 @@
 benchmarks/inputs/document_formats.py), with what the text layer leaves out: the values of a filled
 form (each beside its label) and ligature glyphs mapped to no text (index/formats/
 pdf_glyphs.py). Tables come out as their text layer: PDFs have no table structure to read
-without layout analysis."""
+without layout analysis. Columns drawn line by line are read one after another."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from ...model import Progress
-from .base import Part, Unreadable, check_type
+from .base import Part, Unreadable
+from .pdf_columns import reading_boxes
 from .pdf_glyphs import UNREADABLE, Glyphs, recover
 
 PROGRESS_PAGES = 50  # a PDF this long shows its pages read
@@ -87,6 +88,23 @@ def _fill(text: str, fields: list[tuple[str, str]]) -> str:
     return "\n".join(lines + extra)
 
 
+def _page_text(textpage: pdfium.PdfTextPage) -> str:
+    """The page's text in reading order: columns side by side one after another
+    (index/formats/pdf_columns.py), else PDFium's own order."""
+    rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
+    if not rects:
+        return _text(textpage.get_text_bounded())
+    margin = 1000.0  # the outer edges cut no text, wherever the page's box starts
+    boxes = reading_boxes(rects, (min(r[0] for r in rects) - margin,
+                                  min(r[1] for r in rects) - margin,
+                                  max(r[2] for r in rects) + margin,
+                                  max(r[3] for r in rects) + margin))
+    if len(boxes) == 1:
+        return _text(textpage.get_text_bounded())
+    texts = [_text(textpage.get_text_bounded(*b)).strip() for b in boxes]
+    return "\n".join(line.rstrip() for t in texts if t for line in t.split("\n"))
+
+
 def _suspect(textpage: pdfium.PdfTextPage) -> bool:
     """A page with a glyph mapped to the private-use area or to U+0000: PDFium's bounded
     text drops the latter, its char list keeps them (U+FFFE in the range text, which also
@@ -104,7 +122,6 @@ def read_pdf(path: Path, progress: Progress) -> Iterator[Part]:
     one), read a page at a time, form values beside their labels, ligatures recovered
     (``lost["unmapped-glyphs"]``: characters that could not be). Raises Unreadable:
     mismatched, encrypted, corrupt."""
-    check_type(path, "pdf")
     try:
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as err:
@@ -123,7 +140,7 @@ def read_pdf(path: Path, progress: Progress) -> Iterator[Part]:
             page = doc[i]
             try:
                 textpage = page.get_textpage()
-                text = _text(textpage.get_text_bounded())
+                text = _page_text(textpage)
                 suspect = _suspect(textpage)
                 if fields := _fields(doc, page, textpage):
                     text = _fill(text, fields)

@@ -26,6 +26,11 @@ _HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
 
 
 UNREADABLE = re.compile("[\x00\ue000-\uf8ff]")  # U+0000 and the private-use area
+CONTEXT = 8  # glyphs either side that place a bad glyph in PDFium's text
+Run = list[tuple[str, str]]  # glyphs shown one after another: (as PDFium shows it, as read)
+_GAP = (" ", " ")  # a line move or a wide kerning: a ligature after it starts a word
+_MOVES = {b"Td", b"TD", b"Tm", b"T*"}
+WORD_GAP = -200  # a TJ adjustment (thousandths of an em) this negative reads as a space
 
 
 def unreadable(ch: str) -> bool:
@@ -124,9 +129,10 @@ class Glyphs:
                 out[name] = f
         return out
 
-    def fixes(self, index: int) -> list[tuple[str, str, int]]:
-        """(text as PDFium shows it, text as read, bad glyphs) for each shown string of page
-        ``index`` (from 0) with a bad glyph, in content order; [] when its fonts have none."""
+    def fixes(self, index: int) -> list[Run]:
+        """The runs of glyphs of page ``index`` (from 0) shown in fonts with a bad glyph, in
+        content order, each glyph as (text as PDFium shows it, text as read); [] when its
+        fonts have none."""
         if self.failed:
             return []
         try:
@@ -137,41 +143,95 @@ class Glyphs:
                         type(err).__name__, err)
             return []
 
-    def _fixes(self, index: int) -> list[tuple[str, str, int]]:
+    def _fixes(self, index: int) -> list[Run]:
         if self.reader is None:
             self.reader = PdfReader(str(self.path))
         page = self.reader.pages[index]
         fonts = self._page_fonts(page)
         if not fonts:
             return []
-        out: list[tuple[str, str, int]] = []
+        runs: list[Run] = [[]]
         font: _Font | None = None
         for operands, op in ContentStream(page.get_contents(), self.reader).operations:
             if op == b"Tf":
                 font = fonts.get(operands[0])
+                if font is None and runs[-1]:  # text in another font: not known here
+                    runs.append([])
+            elif op in _MOVES:  # a new line: a space between the glyphs around it
+                runs[-1].append(_GAP)
             elif font is not None and op in (b"Tj", b"TJ", b"'", b'"'):
+                # a glyph alone in its string (a TJ array's kerned piece) is read with the
+                # strings around it: its neighbours place it in PDFium's text
                 items = operands[0] if op == b"TJ" else operands[-1:]
+                runs[-1] += [_GAP] if op in (b"'", b'"') else []
                 for item in items:
                     if isinstance(item, str | bytes):
                         raw = item.original_bytes if hasattr(item, "original_bytes") else item
-                        pairs = [font.seen_fixed(c) for c in bytes(raw)]
-                        seen, fixed = "".join(s for s, _ in pairs), "".join(f for _, f in pairs)
-                        if seen != fixed:
-                            out.append((seen, fixed, sum(s != f for s, f in pairs)))
-        return out
+                        runs[-1] += [font.seen_fixed(c) for c in bytes(raw)]
+                    elif float(item) <= WORD_GAP:  # kerning as wide as a word space
+                        runs[-1].append(_GAP)
+        return [run for run in runs if any(seen != fixed for seen, fixed in run)]
 
 
-def recover(text: str, fixes: list[tuple[str, str, int]]) -> tuple[str, int]:
-    """``text`` with each fix applied where its PDFium form is found (in order), and every
-    character still unreadable as U+FFFD; returns (text, characters lost)."""
-    at, lost = 0, 0
-    for seen, fixed, bad in fixes:
-        found = text.find(seen, at) if seen else -1
-        if found < 0:  # not where PDFium put it: its glyphs are lost
-            lost += bad
+def _solid(text: str) -> str:
+    return "".join(c for c in text if not c.isspace())
+
+
+def _place(flat: str, keys: list[tuple[str, str, str]], cursor: int,
+           taken: set[int]) -> int | None:
+    """Where in ``flat`` (the page text without white space) the glyph between ``left`` and
+    ``right`` is: after ``cursor`` first, then anywhere, at a place no other run took; the
+    widest context that is found wins."""
+    for left, me, right in keys:
+        if not (left or right):
             continue
-        text = text[:found] + fixed + text[found + len(seen):]
-        lost += fixed.count(LOST)
-        at = found + len(fixed)
+        key = left + me + right
+        for start in (cursor, 0):
+            found = flat.find(key, start)
+            while found >= 0 and found + len(left) in taken:
+                found = flat.find(key, found + 1)
+            if found >= 0:
+                return found + len(left)
+    return None
+
+
+def recover(text: str, runs: list[Run]) -> tuple[str, int]:
+    """``text`` with each bad glyph of ``runs`` read by its name, placed by the glyphs
+    around it (white space aside: PDFium adds spaces and line breaks a content stream does
+    not have), and every character still unreadable as U+FFFD; returns (text, characters
+    lost)."""
+    at = [i for i, c in enumerate(text) if not c.isspace()]  # flat index -> text index
+    flat = "".join(text[i] for i in at)
+    edits: dict[int, tuple[int, str]] = {}  # text index -> (characters replaced, text)
+    taken: set[int] = set()  # flat places of the runs placed before
+    cursor, lost = 0, 0
+    for run in runs:
+        mine: set[int] = set()
+        for g, (seen, fixed) in enumerate(run):
+            if seen == fixed:
+                continue
+            before = _solid("".join(s for s, _ in run[:g]))
+            after = _solid("".join(s for s, _ in run[g + 1:]))
+            me = _solid(seen)
+            keys = [(before[-k:], me, after[:k]) for k in (CONTEXT, CONTEXT // 2, 2)]
+            spot = _place(flat, keys, cursor, taken)
+            if spot is None:  # nowhere PDFium put it: its glyph is lost
+                lost += 1
+                continue
+            cursor = spot
+            mine.add(spot)
+            lost += fixed.count(LOST)
+            if me:  # PDFium shows a private-use character: it is replaced
+                i, n = at[spot], len(me)
+            elif before and (not after or _solid(run[g - 1][0])):  # glued to the letter before
+                i, n = at[spot - 1] + 1, 0
+            else:  # after a space, or first: before the letter after it
+                i, n = at[spot], 0
+            old = edits.get(i, (0, ""))
+            edits[i] = (max(n, old[0]), old[1] + fixed)  # dropped glyphs side by side: in order
+        taken |= mine
+    for i in sorted(edits, reverse=True):
+        n, fixed = edits[i]
+        text = text[:i] + fixed + text[i + n:]
     text, rest = UNREADABLE.subn(LOST, text)
     return text, lost + rest

@@ -17,7 +17,7 @@ from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from lxml import etree
 
 from ...model import Progress
-from .base import Part
+from .base import Part, Unreadable
 from .office import open_package
 from .tables import markdown_table
 
@@ -112,16 +112,28 @@ def _blocks(container, notes: _Notes | None,  # noqa: ANN001
             yield from _blocks(child, notes, styles)
 
 
+def _in_place(node, tag: str) -> Iterator:  # noqa: ANN001 - lxml elements
+    """The ``tag`` children of ``node``, and those a content control (a repeating section
+    around rows, a control around one cell) or custom XML holds, where they stand."""
+    for child in node:
+        if child.tag == tag:
+            yield child
+        elif child.tag == f"{W}sdt":
+            for content in child.iterchildren(f"{W}sdtContent"):
+                yield from _in_place(content, tag)
+        elif child.tag == f"{W}customXml":
+            yield from _in_place(child, tag)
+
+
 def _table(tbl, notes: _Notes | None) -> Iterator[tuple[str, str]]:  # noqa: ANN001
-    """The table as Markdown (a merged cell once, its other grid columns empty), then each
-    table nested in its cells, as a table of its own."""
+    """The table as Markdown (a merged cell once, its other grid columns empty; rows and
+    cells inside content controls in place), then each table nested in its cells, as a
+    table of its own."""
     rows: list[list[str]] = []
     nested: list = []
-    for tr in tbl.iter(f"{W}tr"):
-        if tr.getparent() is not tbl:
-            continue
+    for tr in _in_place(tbl, f"{W}tr"):
         row: list[str] = []
-        for tc in tr.iterchildren(f"{W}tc"):
+        for tc in _in_place(tr, f"{W}tc"):
             span = tc.find(f"{W}tcPr/{W}gridSpan")
             vmerge = tc.find(f"{W}tcPr/{W}vMerge")
             texts = []
@@ -162,8 +174,9 @@ def _headers_footers(document) -> tuple[list[str], list[str]]:  # noqa: ANN001
 def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
     """One `Part` per heading section (``heading`` is the path of Heading 1..9 / Title
     paragraphs above it), the page header first and footer last (once each); tables as
-    Markdown. Raises Unreadable: mismatched, corrupt."""
-    document = open_package(docx.Document, path, "docx")
+    Markdown. Raises Unreadable: corrupt; no-text for a document of images alone (a scan
+    saved as Word), as for a PDF without a text layer."""
+    document = open_package(docx.Document, path)
     styles = {s.style_id: s.name for s in document.styles}
     notes = _Notes(document)
     headers, footers = _headers_footers(document)
@@ -172,7 +185,9 @@ def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
     stack: list[tuple[int, str]] = []
     lines: list[str] = []
     heading: str | None = None
+    said = False  # body text: a scan under a letterhead header is still a scan
     for style, text in _blocks(document.element.body, notes, styles):
+        said = said or bool(text)
         m = _HEADING.match(style) if style != "table" else None
         if m and text:
             lines += notes.flush()
@@ -189,3 +204,7 @@ def read_docx(path: Path, progress: Progress) -> Iterator[Part]:
         yield Part("\n\n".join(lines), heading=heading)
     if footers:
         yield Part("\n\n".join(f"Page footer: {f}" for f in footers))
+    body = document.element.body
+    if not said and (images := sum(1 for tag in (f"{W}drawing", f"{W}pict", f"{W}object")
+                                   for _ in body.iter(tag))):
+        raise Unreadable("no-text", f"no text: {images} image(s) only (OCR is not included)")

@@ -60,3 +60,35 @@ def test_encrypted_pdf_skipped_named_counted_exit_3(settings, graph, double, tmp
     assert rows["fees.html"]["text_units_lossy"] == 0
     r = CliRunner().invoke(main, ["documents", "list"], env=env)
     assert "unmapped glyphs 4" in r.output and "hidden slides 1" in r.output, r.output
+
+
+def test_slides_books_and_unsupported_files_in_the_graph(settings, graph, double, tmp_path):
+    # a text unit across slides 1, 2 and 4 kept slide 1 only; an .epub or .odt in a folder
+    # was left out without a word, and a hidden shape was indexed
+    folder = tmp_path / "port"
+    folder.mkdir()
+    f.pptx_four_slides(folder / "day.pptx")
+    f.pptx_hidden_shape_and_chart(folder / "visits.pptx")
+    f.write_epub(folder / "keepers.epub")
+    f.write_odt(folder / "minutes.odt")
+    (folder / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    env = {**neo4j_vars(settings), **double_vars(settings), "COLUMNS": "200"}
+    r = CliRunner().invoke(main, ["ingest", str(folder), "--lazy", "--json", "--quiet"],
+                           env=env)
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert s["documents_new"] == 4
+    assert s["lossy"] == {"hidden_slides": 1, "hidden_shapes": 1}
+    assert [(k["item"].rsplit("/", 1)[-1], k["reason"]) for k in s["skipped"]] == \
+        [("photo.png", "unsupported")]
+    rows = {r["loc"]: r for r in graph.driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.location AS loc, c.slide AS slide, c.slides AS slides, "
+        "c.page AS page, c.heading AS heading").records}
+    assert rows["day.pptx slides 1-2, 4"]["slides"] == [1, 2, 4]
+    assert rows["day.pptx slides 1-2, 4"]["slide"] == 1
+    assert any(loc.startswith("keepers.epub § Chapter 1: The quay") for loc in rows)
+    assert any(loc.startswith("minutes.odt pp. 1-3 § Harbour Trust minutes") for loc in rows)
+    r = CliRunner().invoke(main, ["documents", "list", "--json"], env=env)
+    docs = {d["path"].rsplit("/", 1)[-1]: d for d in json.loads(r.stdout)["documents"]}
+    assert docs["visits.pptx"]["lost"]["hidden_shapes"] == "1"
+    assert docs["keepers.epub"]["title"] == "The Keepers of Port Alder"

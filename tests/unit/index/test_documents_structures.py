@@ -179,3 +179,92 @@ def test_docx_hidden_text_run_left_out(tmp_path):
     d.save(str(tmp_path / "h.docx"))
     doc = list(read_path(tmp_path / "h.docx"))[0]
     assert doc.text == "The fee is 4.50 EUR per metre. Paid monthly."
+
+
+def test_pptx_hidden_shape_skipped_and_counted_chart_read(tmp_path):
+    doc = _read(tmp_path, f.pptx_hidden_shape_and_chart, "v.pptx")
+    _once(doc, "Visits rose in every quarter.", "Chart: Arrivals by season (Vessels)")
+    assert "fell by 80" not in doc.text
+    assert doc.metadata["hidden_shapes"] == "1"
+    assert "| Season | Ferries | Yachts |\n|---|---|---|\n| Spring | 120 | 45 |\n" \
+        "| Summer | 340 | 210.5 |" in doc.text
+
+
+def test_pptx_text_unit_across_slides_cites_every_slide(tmp_path):
+    from neo4j_retag.config import Settings
+    from neo4j_retag.index.pipeline import text_units
+    doc = _read(tmp_path, f.pptx_four_slides, "d.pptx")
+    ((_, where),) = text_units(doc, Settings())
+    assert (where["slide"], where["slides"]) == (1, [1, 2, 4])
+    assert where["location"] == "d.pptx slides 1-2, 4"
+
+
+def test_docx_content_controls_around_rows_and_a_cell_read_in_place(tmp_path):
+    # the repeating section's rows were dropped, and the cell's row shifted a column
+    doc = _read(tmp_path, f.docx_table_content_controls, "r.docx")
+    assert "| Vessel | Fee | Paid |\n|---|---|---|\n| Trawler | 6.20 EUR | yes |\n" \
+        "| Yacht | 4.50 EUR | no |\n| Ferry | 9.10 EUR | yes |" in doc.text
+
+
+def test_docx_of_an_image_alone_is_no_text_as_a_scanned_pdf(tmp_path):
+    (item,) = read_path(f.docx_image_only(tmp_path / "scan.docx"))
+    assert isinstance(item, Failure)
+    assert (item.reason, item.error) == ("no-text", "no text: 1 image(s) only (OCR is not "
+                                                    "included)")
+    import docx
+    d = docx.Document(str(tmp_path / "scan.docx"))
+    d.sections[0].header.paragraphs[0].text = "Port of Millbrook"  # a letterhead over a scan
+    d.save(str(tmp_path / "letter.docx"))
+    assert list(read_path(tmp_path / "letter.docx"))[0].reason == "no-text"
+    docx.Document().save(str(tmp_path / "blank.docx"))  # no image, no text: empty, as before
+    assert list(read_path(tmp_path / "blank.docx"))[0].reason == "empty"
+
+
+@pytest.mark.parametrize("name", ["e.docx", "e.pptx", "e.pdf", "e.epub", "e.odt"])
+def test_zero_byte_file_is_empty_not_mismatched(tmp_path, name):
+    (tmp_path / name).write_bytes(b"")
+    (item,) = read_path(tmp_path / name)
+    assert (item.reason, item.error) == ("empty", "empty file (0 bytes)")
+
+
+def test_html_cookie_banner_compound_selectors_and_inline_tags(tmp_path):
+    doc = _read(tmp_path, f.HTML_EDGES, "rates.html")
+    _once(doc, "Berth fees are 0.12 GBP per kilogram of CO2 emitted.",
+          "Fees were set by harbour master Okafor.", "The east pontoon's water is free.",
+          "Rates are reviewed in June.", "Old rates are archived at the office.")
+    for hidden in ("cookies", "privacy", "0.09", "0.30", "0.05"):
+        assert hidden not in doc.text, hidden
+
+
+def test_pdf_ligatures_alone_in_their_strings_recovered(tmp_path):
+    # "The shery board": a ligature mapped to U+0000 alone in its string was dropped
+    doc = _read(tmp_path, f.pdf_lone_ligatures, "l.pdf")
+    assert " ".join(doc.text.split()) == "The fishery board floated the staff and profits."
+    assert "unmapped_glyphs" not in doc.metadata
+
+
+def test_pdf_two_columns_drawn_line_by_line_read_column_after_column(tmp_path):
+    # each line read across both columns: "The harbour board met on Monday Meanwhile the..."
+    doc = _read(tmp_path, f.pdf_two_columns, "news.pdf")
+    assert doc.text.split("\n") == ["Port of Millbrook newsletter, spring issue",
+                                    *f.COLUMN_LEFT, *f.COLUMN_RIGHT,
+                                    "Printed by the harbour office for all berth holders and "
+                                    "their families."]
+
+
+def test_pdf_table_and_single_column_keep_their_order(tmp_path):
+    # lines side by side that are a table's short cells, not columns: read row by row
+    rows = [(f"Berth {i}", f"{4 + i}.50 EUR") for i in range(8)]
+    doc = _read(tmp_path, f.write_pdf, "one.pdf")
+    assert doc.text.startswith(f.PAGES[0].split(" room")[0])
+    ops = b"\n".join(b"BT /F1 11 Tf 72 %d Td (%s) Tj ET BT /F1 11 Tf 310 %d Td (%s) Tj ET"
+                     % (750 - 14 * i, a.encode(), 750 - 14 * i, b.encode())
+                     for i, (a, b) in enumerate(rows))
+    (tmp_path / "t.pdf").write_bytes(f._pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font "
+        b"<< /F1 4 0 R >> >> /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        f._stream(ops)]))
+    (doc,) = read_path(tmp_path / "t.pdf")
+    assert doc.text.split("\n") == [f"{a} {b}" for a, b in rows]
