@@ -312,6 +312,10 @@ class ServeSettings(Group):
                          "split among them); 0: the server's own (slows /health)", ge=0, le=64)
     cors: bool = env("SERVE_CORS", False, "CORS headers for SERVE_ALLOWED_ORIGINS (browser "
                      "apps on another origin); off: same-origin only")
+    connections_per_client: int = env(
+        "SERVE_CONNECTIONS_PER_CLIENT", 64, "connections one client address may hold open at "
+        "once (of the 256 in all; 429 beyond); behind a proxy every client has its address",
+        ge=1)
 
     def key(self) -> str | None:
         """The API key, or None when unset or empty."""
