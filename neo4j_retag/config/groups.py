@@ -316,6 +316,11 @@ class ServeSettings(Group):
         "SERVE_CONNECTIONS_PER_CLIENT", 64, "connections one client address may hold open at "
         "once (of the 256 in all; 429 beyond); behind a proxy every client has its address",
         ge=1)
+    mcp_sessions: int = env("SERVE_MCP_SESSIONS", 100, "MCP sessions open at once (HTTP; the "
+                            "next one gets a 503)", ge=1)
+    mcp_idle: float = env("SERVE_MCP_IDLE", 1800.0, "seconds an MCP session may go without a "
+                          "request in flight before it is closed (its id then a 404)", gt=0,
+                          allow_inf_nan=False)
 
     def key(self) -> str | None:
         """The API key, or None when unset or empty."""

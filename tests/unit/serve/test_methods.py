@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from neo4j_retag import query
+from neo4j_retag.config import ServeSettings
 from neo4j_retag.query.ask import ask_model
 from tests.unit.query.test_ask import ECHO
 
@@ -21,7 +22,9 @@ def echo(monkeypatch):
 
 def test_a_registered_method_is_in_the_http_model_and_openapi(echo):
     from neo4j_retag.serve.http import create_app
-    schema = create_app(SimpleNamespace(allow_writes=False)).openapi()
+    service = SimpleNamespace(allow_writes=False, settings=SimpleNamespace(
+        serve=ServeSettings()))
+    schema = create_app(service).openapi()
     body = schema["paths"]["/ask"]["post"]["requestBody"]["content"]["application/json"]
     model = schema["components"]["schemas"][body["schema"]["$ref"].rsplit("/", 1)[1]]
     props = model["properties"]
