@@ -67,3 +67,62 @@ async def test_sessions_are_capped_and_idle_ones_expire(indexed):
             content=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
     assert "ask" in tools
     assert gone.status_code == 404  # an expired session's id: the client starts a new one
+
+
+# a tool's arguments and the route's body or query: (tool, arguments)
+REFUSED = [
+    ("ask", {"question": "Who?", "method": "retag", "topp": 5}),  # misspelt: not dropped
+    ("ask", {"question": "Who?", "levels": 0, "colour": "red"}),  # two: "(and 1 more)"
+    ("ask", {"question": "Who?", "method": "retag", "top_p": 0}),
+    ("search_reports", {"query": "Scrooge", "kk": 3}),
+    ("list_documents", {"limit": 5}),
+]
+
+
+def _route(c: httpx.Client, tool: str, args: dict, raw: str | None = None) -> str:
+    """The route's one line for ``args`` (``raw``: a body as written, NaN and all)."""
+    if tool == "ask":
+        r = c.post("/ask", json=args) if raw is None else c.post(
+            "/ask", content=raw, headers={"content-type": "application/json"})
+    elif tool == "search_reports":
+        r = c.get("/reports/search", params=args)
+    else:
+        r = c.get("/documents", params=args)
+    assert r.status_code == 422, r.text
+    return r.json()["error"]
+
+
+def _call_raw(c: httpx.Client, session: str, arguments: str) -> dict:
+    """tools/call of ``ask`` with ``arguments`` written as given: the SDK's client cannot
+    send NaN or Infinity (it writes them as null, which means "not given", as in a body)."""
+    r = c.post("/mcp", headers={**HEADERS, "mcp-session-id": session,
+                                "mcp-protocol-version": VERSION},
+               content='{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": '
+                       '{"name": "ask", "arguments": ' + arguments + "}}")
+    data = next(line[5:] for line in r.text.splitlines() if line.startswith("data:"))
+    return json.loads(data)["result"]
+
+
+async def test_a_tool_refuses_what_its_route_refuses_in_the_same_line(indexed, double):
+    with Running(indexed, PORT) as srv, httpx.Client(base_url=srv.url, timeout=60) as c:
+        calls = double.count()
+        async with Client(f"{srv.url}/mcp") as client:
+            got = [(await client.call_tool(tool, args), _route(c, tool, args))
+                   for tool, args in REFUSED]
+        session = _open_and_leave(f"{srv.url}/mcp")
+        numbers = []
+        for value in ("NaN", "Infinity", "-Infinity", "1e400"):
+            text = '{"question": "Who?", "method": "retag", "top_p": ' + value + "}"
+            numbers.append((_call_raw(c, session, text), _route(c, "ask", {}, text)))
+        assert double.count() == calls  # nothing refused reached the LLM
+    lines = [(r.is_error, r.content[0].text, h) for r, h in got]
+    assert all(error and mcp == http for error, mcp, http in lines), lines
+    assert [h for _, _, h in lines] == [
+        "topp: Extra inputs are not permitted",
+        "levels: Extra inputs are not permitted (and 1 more)",
+        "top_p: Input should be greater than or equal to 1",
+        "kk: Extra inputs are not permitted",
+        "limit: Extra inputs are not permitted"]
+    for result, http in numbers:
+        assert result["isError"] and result["content"][0]["text"] == http, (result, http)
+        assert http == "top_p: Input should be a finite number"
