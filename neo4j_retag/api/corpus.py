@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ..db import Graph
 from ..errors import NotFoundError
@@ -20,7 +20,14 @@ INT64 = (-(2**63), 2**63 - 1)  # Neo4j's integer: a larger id would fail inside 
 Text = Annotated[str, StringConstraints(max_length=1000)]
 
 
-class NoRequest(BaseModel):
+class Request(BaseModel):
+    """An operation's request: a field it does not know is refused, naming it (an argument
+    dropped silently would be a misspelt option the client believes was used)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoRequest(Request):
     """An operation that takes nothing."""
 
 
@@ -36,7 +43,7 @@ class Topics(BaseModel):
     topics: list[Topic]
 
 
-class SearchReports(BaseModel):
+class SearchReports(Request):
     query: Text = Field(description="words to look for (BM25 over every community report)")
     k: int = Field(10, ge=1, le=MAX_K, description=f"how many reports, 1 to {MAX_K}")
 
@@ -55,7 +62,7 @@ class ReportHits(BaseModel):
     reports: list[ReportHit]
 
 
-class ReportRef(BaseModel):
+class ReportRef(Request):
     report_id: int = Field(ge=INT64[0], le=INT64[1], description="a community report's id")
 
 
@@ -84,7 +91,7 @@ class Report(BaseModel):
     entities: list[ReportEntity]
 
 
-class TextUnitRef(BaseModel):
+class TextUnitRef(Request):
     unit_id: Text = Field(description="a text unit's id (a citation of kind text_unit)")
 
 

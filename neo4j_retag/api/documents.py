@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from ..db import Graph
 from ..index.delete import delete_documents as delete_by_refs
 from ..index.delete import list_documents as document_rows
+from .corpus import Request
 
 MAX_ITEMS = 100  # paths or ids in one request
 Ref = Annotated[str, StringConstraints(min_length=1)]  # its length: the body cap
@@ -45,7 +46,7 @@ class Documents(BaseModel):
     documents: list[Document]
 
 
-class DeleteDocuments(BaseModel):
+class DeleteDocuments(Request):
     ids: list[Ref] = Field(min_length=1, max_length=MAX_ITEMS, description="document ids, "
                            "8+ character id prefixes or paths as ingested")
 
@@ -67,13 +68,13 @@ class Deleted(BaseModel):
     relationships_deleted: int
 
 
-class IngestRequest(BaseModel):
+class IngestRequest(Request):
     paths: list[Ref] = Field(min_length=1, max_length=MAX_ITEMS,
                              description="files or folders under SERVE_INGEST_ROOT")
     topics: bool = Field(True, description="build ReTAG topics after the graph")
 
 
-class JobRef(BaseModel):
+class JobRef(Request):
     job_id: Annotated[str, StringConstraints(max_length=64)] = Field(
         description="the id `ingest` gave")
 

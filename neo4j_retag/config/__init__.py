@@ -28,11 +28,11 @@ from .groups import (
     IndexSettings,
     LLMSettings,
     Neo4jSettings,
-    ServeSettings,
     ServicesSettings,
     Top,
 )
 from .querying import QuerySettings
+from .serving import ServeSettings
 
 # attribute name on Settings -> group class, in display order
 GROUPS: dict[str, type[Group]] = {

@@ -8,7 +8,7 @@ import functools
 import logging
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
 from ..config import Settings
 from ..db import Graph
@@ -26,8 +26,10 @@ MAX_QUESTION_CHARS = 4000
 class AskRequest(BaseModel):
     """The fields every method takes; :func:`ask_model` adds each method's own options and
     names the methods. Bounds are the model's: a value out of them is a validation error
-    (CLI exit 2, HTTP 422, MCP tool error), the same on every surface."""
+    (CLI exit 2, HTTP 422, MCP tool error), the same on every surface, and so is a field it
+    does not know (a misspelt option is never dropped silently)."""
 
+    model_config = ConfigDict(extra="forbid")
     # stripped first: a blank question would spend LLM calls answering nothing
     question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
                                                max_length=MAX_QUESTION_CHARS)]

@@ -49,10 +49,15 @@ def create_app(service: Service, host: str = "127.0.0.1") -> FastAPI:
     serve_ask = ask_model(default_method=service.settings.default_method)
     page_html = page_with_methods()
     mcp = build_mcp(service)
+    api = service.settings.serve
     # the SDK's own Host/Origin check is off: the Guard checks every route, /mcp included,
-    # against one list (the SDK's would refuse the names SERVE_ALLOWED_HOSTS adds)
+    # against one list (the SDK's would refuse the names SERVE_ALLOWED_HOSTS adds). Sessions
+    # are bounded (each holds a task and its streams): SERVE_MCP_SESSIONS at once, each
+    # closed after SERVE_MCP_IDLE seconds without a request in flight (an open GET stream is
+    # one: a connected client keeps its session)
     mcp_http = mcp.streamable_http_app(
-        streamable_http_path="/mcp", host=host,
+        streamable_http_path="/mcp", host=host, max_sessions=api.mcp_sessions,
+        session_idle_timeout=api.mcp_idle,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
 
     @asynccontextmanager

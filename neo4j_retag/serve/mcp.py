@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 from mcp_types import Resource as MCPResource
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ..api.corpus import corpus_description, topic_rows
 from ..api.operations import OPERATIONS, Operation, invalid
@@ -102,15 +102,24 @@ class RetagMCP(MCPServer):
     def __init__(self, service: Service) -> None:
         super().__init__("neo4j-retag", instructions=INSTRUCTIONS)
         self.service = service
+        # each tool's request model, the route's: the one place for its fields and bounds
+        self.requests: dict[str, type[BaseModel]] = {}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """The SDK's call, its errors made one line, the same as the HTTP route's: arguments
         of the wrong type or shape (the SDK sends pydantic's several lines and a URL),
-        control characters in any argument (see serve.clean), an unknown tool."""
+        control characters in any argument (see serve.clean), an unknown tool. The arguments
+        are read by the tool's request model first: the SDK's own reading drops an argument
+        the tool does not take, which the route refuses."""
         try:
             check_json(arguments)
         except InputError as err:
             raise ToolError(str(err)) from None
+        if (model := self.requests.get(name)) is not None:
+            try:
+                model.model_validate(arguments)
+            except ValidationError as err:
+                raise ToolError(invalid(err)) from None
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -140,11 +149,13 @@ def build_mcp(service: Service) -> RetagMCP:
     mcp = RetagMCP(service)
 
     mcp.tool(**ONCE)(ask_tool(service))
+    mcp.requests["ask"] = ask_model(default_method="auto")
 
     for op in OPERATIONS.values():
         if service.allow_writes or not op.writes:
             mcp.add_tool(_operation_tool(service, op), name=op.name, description=op.summary,
                          **ONCE)
+            mcp.requests[op.name] = op.request
 
     @mcp.resource("retag://corpus", name="corpus", mime_type="text/plain",
                   description="what the corpus is about (written when topics are built)")

@@ -85,9 +85,11 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"] if x != "body") or "body"
-        return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=422)
+        # the words of api.operations.invalid, which MCP's tools give
+        errors = err.errors()
+        where = ".".join(str(x) for x in errors[0]["loc"] if x != "body") or "body"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return JSONResponse({"error": f"{where}: {errors[0]['msg']}{more}"}, status_code=422)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, err: HTTPException) -> JSONResponse:

@@ -28,7 +28,7 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
         import uvicorn
         from uvicorn.main import STARTUP_FAILURE
 
-        from .conn import server_config
+        from .conn import Limits, server_config
         from .http import create_app, with_guard
     except ImportError as err:
         raise ConfigError(f"`serve` needs the serve extra: pip install 'neo4j-retag[serve]' "
@@ -45,7 +45,8 @@ def serve(settings: Settings, *, host: str = "127.0.0.1", port: int = 8765,
                     "the name clients use (else 421)")
     tls = {"ssl_certfile": ssl[0], "ssl_keyfile": ssl[1]} if ssl else {}
     # the connection bounds (read timeouts, the cap) are serve.conn's
-    server = uvicorn.Server(server_config(app, host, port, timeout_graceful_shutdown=5, **tls))
+    server = uvicorn.Server(server_config(app, host, port, Limits.of(settings.serve),
+                                          timeout_graceful_shutdown=5, **tls))
     server.run()
     if not server.started:  # as uvicorn.run: the port taken, or the service did not start
         sys.exit(STARTUP_FAILURE)

@@ -45,7 +45,8 @@ class Running:
                                allow_writes=allow_writes)
         app = with_guard(create_app(self.service), self.service, "127.0.0.1", port)
         ssl = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}
-        self.server = uvicorn.Server(server_config(app, "127.0.0.1", port, limits, **ssl))
+        self.server = uvicorn.Server(server_config(app, "127.0.0.1", port,
+                                                   limits or Limits.of(group), **ssl))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
 

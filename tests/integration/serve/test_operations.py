@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration
 # (operation, good arguments, bad arguments and the one line each must give on both);
 # "{doc}", "{report}", "{unit}", "{job}" are filled in from the indexed graph
 CASES: list[tuple[str, dict[str, Any], list[tuple[dict[str, Any], str]]]] = [
-    ("list_documents", {}, []),
+    ("list_documents", {}, [({"limit": 5}, "limit: Extra inputs are not permitted")]),
     ("stats", {}, []),
     ("list_topics", {}, []),
     ("search_reports", {"query": "Scrooge", "k": 2}, [
@@ -32,7 +32,8 @@ CASES: list[tuple[str, dict[str, Any], list[tuple[dict[str, Any], str]]]] = [
         ({"query": "Scrooge", "k": 0}, "k: Input should be greater than or equal to 1"),
         ({"query": "Scrooge", "k": "ten"}, "k: Input should be a valid integer, unable to "
                                           "parse string as an integer"),
-        ({"k": 3}, "query: Field required")]),
+        ({"k": 3}, "query: Field required"),
+        ({"query": "Scrooge", "top_k": 3}, "top_k: Extra inputs are not permitted")]),
     ("get_report", {"report_id": "{report}"}, [
         ({"report_id": 987654}, "no community report 987654"),
         ({"report_id": "x"}, "report_id: Input should be a valid integer, unable to parse "
@@ -40,7 +41,8 @@ CASES: list[tuple[str, dict[str, Any], list[tuple[dict[str, Any], str]]]] = [
     ("get_text_unit", {"unit_id": "{unit}"}, [({"unit_id": "nope"}, "no text unit nope")]),
     ("ingest", {"paths": ["new.txt"], "topics": False}, [
         ({"paths": []}, "paths: List should have at least 1 item after validation, not 0"),
-        ({"paths": ["../x.txt"]}, "'..'")]),
+        ({"paths": ["../x.txt"]}, "'..'"),
+        ({"paths": ["new.txt"], "topic": False}, "topic: Extra inputs are not permitted")]),
     ("get_job", {"job_id": "{job}"}, [({"job_id": "nope"}, "no job nope")]),
     ("delete_documents", {"ids": ["{doc}"]}, [
         ({"ids": ["nosuchdocument"]}, "no such document: nosuchdocument"),

@@ -34,6 +34,19 @@ def test_a_request_outside_its_bounds_is_one_line_naming_the_field(raw, line):
     assert str(err.value) == line and isinstance(err.value, InputError)
 
 
+@pytest.mark.parametrize("name,raw,line", [
+    ("search_reports", {"query": "Scrooge", "kk": 3}, "kk: Extra inputs are not permitted"),
+    ("list_documents", {"limit": 5}, "limit: Extra inputs are not permitted"),
+    ("get_report", {"report_id": 1, "id": 1}, "id: Extra inputs are not permitted"),
+])
+def test_an_unknown_field_is_refused_by_name(name, raw, line):
+    with pytest.raises(InvalidRequest) as err:
+        parse(OPERATIONS[name], raw)
+    assert str(err.value) == line
+    # every request model refuses one: a new operation's too
+    assert all(op.request.model_config.get("extra") == "forbid" for op in OPERATIONS.values())
+
+
 def test_query_strings_are_read_as_their_fields_types():
     req = parse(OPERATIONS["search_reports"], {"query": "Marley", "k": "7"})
     assert req == corpus.SearchReports(query="Marley", k=7)

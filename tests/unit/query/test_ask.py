@@ -67,6 +67,11 @@ def test_the_option_reaches_the_method_and_its_part_prints_and_dumps_flat(echo):
     assert "the budget option applies to lazy only: echo ignored it" in other.trace.notes
 
 
+def test_an_unknown_field_is_refused_not_dropped():
+    with pytest.raises(InputError, match=r"^topp: Extra inputs are not permitted$"):
+        ask_request(question="q", method="retag", topp=5)
+
+
 def test_a_variant_runs_its_base_with_settings_under_its_own_name(echo):
     seen = {}
 

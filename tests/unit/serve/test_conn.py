@@ -1,11 +1,14 @@
 """The connection layer under a plain ASGI app, with real sockets (uvicorn in a thread on a
 free loopback port, limits shortened): a head or a body trickled past its timeout gets a 408
-and the connection is closed; past the connection cap a new one gets a 503; an unparseable
-request a JSON 400; each with the security headers. A prompt client is untouched, keep-alive
-included."""
+and the connection is closed; past the connection cap a new one gets a 503, past the cap per
+client address a 429 while other addresses are served; a head over 16 KB a 431, a request
+framed twice (Content-Length and Transfer-Encoding) a 400, each closing the connection
+before a request sent behind it is read; an unparseable request a JSON 400; each with the
+security headers. A prompt client is untouched, keep-alive included."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -16,11 +19,13 @@ from neo4j_retag.serve.conn import Limits, server_config
 from neo4j_retag.serve.headers import SecurityHeaders
 
 LIMITS = Limits(header_timeout=1.0, body_timeout=1.0, keep_alive=5, max_connections=3)
+SEEN: list[str] = []  # the paths the app was called for
 
 
 async def echo(scope, receive, send):
     if scope["type"] != "http":
         return
+    SEEN.append(scope["path"])
     body = b""
     while True:
         m = await receive()
@@ -49,8 +54,8 @@ def port():
     thread.join(10)
 
 
-def connect(port: int) -> socket.socket:
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
     return s
 
 
@@ -137,3 +142,113 @@ def test_an_unparseable_request_is_a_json_400(port):
     status, headers = head_of(got)
     assert status == 400 and headers["content-type"] == "application/json"
     assert b'{"error": "invalid HTTP request' in got and "x-content-type-options" in headers
+
+
+def _refused_with(port: int, data: bytes) -> bytes:
+    """What the server answers ``data`` sent on a fresh connection, until it closes it."""
+    with connect(port) as s:
+        s.sendall(data)
+        return read_all(s)
+
+
+def _head(size: int, path: str = "/big") -> bytes:
+    """A whole GET head of ``size`` bytes (a long header fills it)."""
+    start = f"GET {path} HTTP/1.1\r\nHost: a\r\nX-Fill: ".encode()
+    return start + b"y" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+@pytest.mark.parametrize("size", [16_896, 71_680])  # 16.5 KB, 70 KB
+def test_a_head_over_16_kb_is_a_431_and_closes_the_connection(port, size):
+    SEEN.clear()
+    # sent whole, with a request behind it on the same connection
+    got = _refused_with(port, _head(size) + b"GET /after HTTP/1.1\r\nHost: a\r\n\r\n")
+    status, headers = head_of(got)
+    assert status == 431 and headers["content-type"] == "application/json", got[:200]
+    assert b"request head (its line and headers) is over 16 KB (16384 bytes)" in got
+    assert headers["connection"] == "close" and headers["x-frame-options"] == "DENY"
+    assert got.count(b"HTTP/1.1") == 1 and SEEN == []  # neither request reached the app
+
+
+def test_a_head_over_16_kb_in_pieces_or_behind_another_request_is_a_431(port):
+    SEEN.clear()
+    with connect(port) as s:  # in pieces: h11's own bound, the same answer
+        s.sendall(b"GET /piecemeal HTTP/1.1\r\nHost: a\r\nX-Fill: ")
+        with contextlib.suppress(OSError):  # refused midway: the rest is dropped unread
+            for _ in range(40):
+                s.sendall(b"y" * 1024)
+                time.sleep(0.01)
+        got = read_all(s)
+    assert head_of(got)[0] == 431 and b"over 16 KB" in got
+    with connect(port) as s:  # pipelined behind a good request: read from h11's buffer
+        s.sendall(b"GET /first HTTP/1.1\r\nHost: a\r\n\r\n" + _head(17_000, "/second"))
+        got = read_all(s)
+    assert got.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 431" in got
+    assert SEEN == ["/first"]
+
+
+def test_a_head_of_16_kb_or_less_is_served(port):
+    with connect(port) as s:
+        s.sendall(_head(16_384))
+        got = b""
+        while b"ok:" not in got:
+            got += s.recv(65536)
+    assert head_of(got)[0] == 200
+
+
+def test_content_length_with_transfer_encoding_is_a_400_and_closes_the_connection(port):
+    SEEN.clear()
+    smuggled = (b"POST /outer HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                b"GET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+    got = _refused_with(port, smuggled)
+    status, headers = head_of(got)
+    assert status == 400 and headers["connection"] == "close", got[:300]
+    assert b"both Content-Length and Transfer-Encoding" in got
+    assert got.count(b"HTTP/1.1") == 1 and SEEN == []  # nothing behind it was processed
+
+
+@pytest.fixture
+def small_per_client():
+    import uvicorn
+    limits = Limits(header_timeout=3.0, max_connections=10, per_client=4)
+    server = uvicorn.Server(server_config(SecurityHeaders(echo), "127.0.0.1", 0, limits))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        assert time.time() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    yield server.servers[0].sockets[0].getsockname()[1]
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_one_address_holding_its_share_leaves_the_others_served(small_per_client):
+    port = small_per_client
+    held = [connect(port, "127.0.0.2") for _ in range(4)]
+    try:
+        for s in held:
+            s.sendall(b"GET / HTTP/1.1\r\n")  # idle: a head begun, never finished
+        time.sleep(0.2)
+        refused = []
+        for _ in range(8):  # it keeps trying: each one refused, none counted against others
+            with connect(port, "127.0.0.2") as extra:
+                refused.append(read_all(extra))
+        status, headers = head_of(refused[0])
+        assert status == 429 and headers["retry-after"] == "1", refused[0]
+        assert b"too many connections from your address (4 open)" in refused[0]
+        assert all(head_of(r)[0] == 429 for r in refused)
+        # another address: served, up to the total
+        others = [connect(port, "127.0.0.3") for _ in range(2)]
+        for s in others:
+            assert head_of(request(s, b"other"))[0] == 200
+        with connect(port) as s:
+            assert head_of(request(s, b"still"))[0] == 200
+        for s in others:
+            s.close()
+    finally:
+        for s in held:
+            s.close()
+    time.sleep(0.3)  # closed: that address has its share again
+    with connect(port, "127.0.0.2") as s:
+        assert head_of(request(s, b"back"))[0] == 200
