@@ -50,7 +50,8 @@ def _blocks(text: str) -> list[Span]:
                 blocks.append((start, prev_end))
             start, first = None, True
             continue
-        if start is not None and (_STARTS.match(line) or _heading(text[start:prev_end], first)):
+        if start is not None and (_STARTS.match(line)
+                                  or _heading(text[start:prev_end], first, line)):
             blocks.append((start, prev_end))
             start = None
         if start is None:
@@ -63,11 +64,12 @@ def _blocks(text: str) -> list[Span]:
     return blocks
 
 
-def _heading(block: str, only_line: bool) -> bool:
-    """A block of one short line without a closing mark is a heading or a title: the line
-    after it starts a sentence."""
-    line = block.strip()
-    return only_line and 0 < len(line) <= 60 and line[-1] not in ".!?:;,…"
+def _heading(block: str, only_line: bool, nxt: str) -> bool:
+    """A block of one short line without a closing mark, followed by a line that does not go
+    on in lower case, is a heading or a title: the line after it starts a sentence."""
+    line, after = block.strip(), nxt.strip()
+    return (only_line and 0 < len(line) <= 60 and line[-1] not in ".!?:;,…"
+            and not after[:1].islower())
 
 
 def _abbreviation(text: str, start: int, dot: int) -> bool:

@@ -270,9 +270,9 @@ class IndexSettings(Group):
     topic_assign_batch: int = Field(
         1, ge=1, validation_alias="TOPIC_ASSIGN_BATCH", description="text units labelled with "
         "their topics per LLM call (docs/indexing.md)")
-    estimate_profile: Literal["auto", "remote", "local-small"] = env(
-        "ESTIMATE_PROFILE", "auto", "the model profile of `ingest --estimate`; auto = "
-        "local-small for the embedded SmolLM2, else remote (docs/indexing.md)")
+    estimate_profile: Literal["auto", "remote", "local-small", "select"] = env(
+        "ESTIMATE_PROFILE", "auto", "the model profile of `ingest --estimate`; auto = select "
+        "for LLM_CLASS=small, else remote (docs/indexing.md)")
     topic_split: bool = env(
         "TOPIC_SPLIT", True, "a topic whose subgraph holds more than RETAG_TOPIC_MAX_SHARE of "
         "the entities is mined again into narrower topics at build time (one call and its text "

@@ -31,7 +31,9 @@ from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
+from .extract_evidence import messages as select_messages
 from .lazy_index import planned_method
+from .sentences import unit_sentences
 
 # OpenAI's reasoning families (a provider prefix allowed: "openai/o3-mini")
 REASONING = re.compile(r"^(?:[\w.-]+/)?(?:o1|o3|o4|gpt-5)(?:\b|[-_.])", re.I)
@@ -119,8 +121,11 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             texts.append(text)
             est.text_units += 1
             est.text_unit_tokens += n
+            msgs = (select_messages(settings.index.entity_types, unit_sentences("u", text),
+                                    settings.index.extract_claims)
+                    if p.selects else messages(settings, text, claims))
             prompt = p.prompt_token_factor * sum(tokens.count(m["content"], enc) + 4
-                                                 for m in messages(settings, text, claims))
+                                                 for m in msgs)
             completion = min(cap, p.extract_completion_per_token * n)
             ext_prompt += prompt
             ext_completion += completion
@@ -141,13 +146,17 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
                                       ext_completion * p.glean_completion_share * rounds)
     if settings.index.extract_claims and settings.index.claims_call == "separate":
         est.raw[Stage.CLAIMS] = _stage(u, ext_prompt, ext_completion / 2)
-    est.raw[Stage.SUMMARIZE] = _stage(u * p.summaries_per_unit,
-                                      u * p.summaries_per_unit * p.summary_prompt,
-                                      u * p.summaries_per_unit * p.summary_completion)
     reports = u * p.reports_per_unit
-    est.raw[Stage.REPORT] = _stage(
-        reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
-        reports * min(p.report_completion, settings.index.report_max_tokens))
+    if p.selects:  # descriptions are the evidence; a composed report's title is one call
+        est.raw[Stage.REPORT] = _stage(reports, reports * p.title_prompt,
+                                       reports * p.title_completion)
+    else:
+        est.raw[Stage.SUMMARIZE] = _stage(u * p.summaries_per_unit,
+                                          u * p.summaries_per_unit * p.summary_prompt,
+                                          u * p.summaries_per_unit * p.summary_completion)
+        est.raw[Stage.REPORT] = _stage(
+            reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
+            reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
         est.raw[Stage.TOPICS] = _topics(settings, p, u, p.prompt_token_factor *
                                         est.text_unit_tokens / u, indexed_units)

@@ -4,8 +4,8 @@ from the last ingest's estimate and actual figures stored in the graph.
 A profile holds the ratios the input cannot tell: how much the model writes per call, how
 often its replies fail validation and are asked again, how many descriptions need a summary
 and how many communities a report, how long the reports topic mining reads are. Which profile:
-``ESTIMATE_PROFILE`` (``auto``: ``local-small`` for the embedded SmolLM2 - `LLM_MODEL=smollm2`
-without ``LLM_MODEL_PATH``, or a model named smollm* - else ``remote``).
+``ESTIMATE_PROFILE`` (``auto``: ``select`` for a model that selects, ``LLM_CLASS=small``;
+else ``remote``; ``local-small`` is the written extraction of the embedded SmolLM2).
 
 Calibration: `ingest` stores its estimate (the profile's figures, ``raw_*``) and, when the run
 ends, what it spent (``actual_*``, per stage). The next estimate with the same profile and
@@ -60,6 +60,13 @@ class Profile:
     # community report texts embedded per text unit (composed and reused ones too, each
     # distinct text once); None: reports_per_unit
     embedded_reports_per_unit: float | None = None
+    # a model that selects (LLM_CLASS=small): extraction answers names and sentence numbers
+    # (its completion per text-unit token is extract_completion_per_token), descriptions
+    # are its evidence (no summary), a report is composed with one title call
+    # (reports_per_unit: titles; these sizes per call)
+    selects: bool = False
+    title_prompt: int = 0
+    title_completion: int = 0
 
 
 PROFILES = {
@@ -98,12 +105,25 @@ PROFILES = {
         mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=500,
         list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.2,
         prompt_token_factor=1.10),
+    # a model that selects (LLM_CLASS=small): Qwen2.5-Coder-1.5B on the BBC tech slice and
+    # the sample corpus, the project's own index (bench-results/suite-g1-*-ingest.json)
+    "select": Profile(
+        "select", extract_completion_per_token=0.35, completion_cap=1.0, extract_retry=0.05,
+        glean_completion_share=0.5, glean_prompt_factor=1.0, glean_continue=0.0,
+        summaries_per_unit=0.0, summary_prompt=0, summary_completion=0,
+        reports_per_unit=0.5, report_prompt_share=0.0, report_completion=0,
+        mined_tokens_per_unit=150.0, map_completion=300, reduce_completion=500,
+        list_completion=120, listing_tokens=60, assign_completion=60.0, topic_retry=0.2,
+        prompt_token_factor=1.10, selects=True, title_prompt=260, title_completion=8,
+        entities_per_unit=5.0, embedded_reports_per_unit=3.0),
 }
 
 
 def profile_for(settings: Settings) -> Profile:
     """The profile ``ESTIMATE_PROFILE`` names, or for ``auto`` the one the model suggests."""
     name = settings.index.estimate_profile
+    if name == "auto" and settings.llm.small:
+        name = "select"  # LLM_CLASS=small: the extraction selects, reports are composed
     if name == "auto":
         # the profile was measured on SmolLM2; a 1.5B+ model writes as the remote ones do
         small = settings.llm.local and settings.services.llm_model_path is None and (

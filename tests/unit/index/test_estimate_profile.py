@@ -27,19 +27,22 @@ class Graph:
 
 
 def test_profile_by_model(tmp_path):
-    assert profile_for(make_settings(tmp_path, {})).name == "local-small"  # embedded SmolLM2
+    # a model that selects (the local server, a small model by name): the select profile
+    assert profile_for(make_settings(tmp_path, {})).name == "select"
     remote = make_settings(tmp_path, {}, openai_base_url="http://x/v1", openai_model="gpt-4o")
     assert profile_for(remote).name == "remote"
     smol = make_settings(tmp_path, {}, openai_base_url="http://x/v1",
                          openai_model="SmolLM2-135M")
-    assert profile_for(smol).name == "local-small"
+    assert profile_for(smol).name == "select"
+    writing = make_settings(tmp_path, {"llm_class": "capable"})  # the embedded SmolLM2 writing
+    assert profile_for(writing).name == "local-small"
     forced = remote.model_copy(update={"index": remote.index.model_copy(
         update={"estimate_profile": "local-small"})})
     assert profile_for(forced).name == "local-small"
 
 
 def test_local_small_profile_expects_replies_at_the_cap_and_retries(tmp_path):
-    local = make_settings(tmp_path, {})
+    local = make_settings(tmp_path, {"llm_class": "capable"})
     remote = make_settings(tmp_path, {}, openai_base_url="http://x/v1", openai_model="gpt-4o",
                            llm_max_tokens=800)
     lo, re_ = estimate_ingest(local, STORIES), estimate_ingest(remote, STORIES)
@@ -93,3 +96,14 @@ def test_topics_mined_again_only_when_the_new_text_units_exceed_the_share(tmp_pa
     # a small indexed graph: mining again (map, 2 reduces, list) and every text unit labelled
     small = estimate_ingest(s, [SAMPLE], Graph(units=u))  # type: ignore[arg-type]
     assert small.stages["topics"].calls == 1 + 3 + 2 * u
+
+
+def test_a_model_that_selects_pays_short_extractions_no_summary_and_report_titles(tmp_path):
+    small = make_settings(tmp_path, {})
+    capable = make_settings(tmp_path, {"llm_class": "capable"})
+    sel, wrote = estimate_ingest(small, STORIES), estimate_ingest(capable, STORIES)
+    assert sel.profile == "select" and "summarize" not in sel.stages
+    assert sel.stages["extract"].completion_tokens < wrote.stages["extract"].completion_tokens
+    # a composed report's title: a short prompt, a few tokens
+    r = sel.stages["report"]
+    assert r.calls == 0 or r.completion_tokens <= 10 * r.calls
