@@ -179,7 +179,7 @@ def _print_ingest(s: dict[str, Any], result: IngestResult, usage: Usage,
          f"{s['embeddings']['reports']} ({len(s['embeddings']['failures'])})"),
         ("LLM faults met (retried or repaired)", ", ".join(
             f"{k} {v}" for k, v in s["llm_faults"].items()) or "0"),
-        ("outputs with chatter stripped", ", ".join(
+        ("outputs cleaned (chatter stripped; summary sentences unsupported, removed)", ", ".join(
             f"{k} {v}" for k, v in sorted(s["chatter_stripped"].items())) or "0"),
         ("seconds per stage", ", ".join(f"{k} {v:.1f}" for k, v in s["seconds"].items())),
     ]:

@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 
 from .. import tokens
+from ..checks.support import supported
 from ..config import Settings
 from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
 from ..errors import Failure, LLMError, error_text
@@ -30,6 +31,8 @@ LISTING_TOKENS_PER_SUMMARY_TOKEN = 4  # descriptions read per summary token writ
 WORDS_PER_TOKEN = 0.75  # English prose: the summary's word limit from its token limit
 
 
+# the chatter counter's key for summary sentences removed (not supported by their descriptions)
+UNSUPPORTED_SUMMARY = "summary sentences unsupported (removed)"
 MAX_UNITS_PER_WRITE = 256  # text units merged in one transaction (bounds its size)
 # description texts kept on one relationship (a hub pair's evidence reached 400): past it a
 # text unit adds its id and strength only, counted in descriptions_left_out
@@ -211,6 +214,10 @@ async def summarize_texts(llm: LLM, settings: Settings, name: str,
     text, changed = strip_chatter(str(text))
     if changed and chatter is not None:
         chatter["summarize"] += 1
+    # a sentence the descriptions it summarises do not support is the model's own: removed
+    text, removed = supported(text, f"{name}\n{listing}")
+    if removed and chatter is not None:
+        chatter[UNSUPPORTED_SUMMARY] += removed
     # an empty or failed summary falls back to the joined descriptions: nothing is lost
     return text or truncate(_join(unique), settings.index.summary_max_tokens, settings.encoding)
 

@@ -21,7 +21,7 @@ import hashlib
 
 from ..checks.grounding import FindingCheck
 from ..checks.mentions import Mentions, grounded_name, lower_words, words
-from ..checks.sentences import split
+from ..checks.support import supported
 from ..keys import entity_key, name_capped
 from ..model import SourceSentence
 from .extract_evidence import EvidenceExtraction, Selected
@@ -217,10 +217,9 @@ def with_evidence(ex: TextUnitExtraction, grounder: Grounder, text: str) -> Text
     removed: list[str] = []
 
     def checked(description: str) -> str:
-        parts = split(description)
-        kept = [p for p in parts if check("", p) is None]
-        removed.extend([UNSUPPORTED] * (len(parts) - len(kept)))
-        return description if len(kept) == len(parts) else " ".join(kept)
+        kept, n = supported(description, check)
+        removed.extend([UNSUPPORTED] * n)
+        return kept
 
     entities = [{**e, "description": checked(e.get("description") or ""),
                  "evidence": grounder.ids(grounder.naming(e["name"]))} for e in ex.entities]

@@ -91,7 +91,8 @@ class IngestResult(BaseModel):
     communities_rebuilt: bool = False
     reports: ReportCounts = Field(default_factory=ReportCounts)
     topics: TopicsResult | None = None  # when topics were rebuilt
-    # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage
+    # free-text outputs (summaries, reports) that needed the model's chatter stripped, by stage;
+    # and summary sentences their descriptions do not support, removed (index/elements)
     chatter_stripped: Counter[str] = Field(default_factory=Counter)
     topics_failed: list[Failure] = Field(default_factory=list)
     embeddings: EmbedCounts = Field(default_factory=EmbedCounts)

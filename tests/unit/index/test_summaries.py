@@ -16,7 +16,7 @@ def test_chatter_prefixed_summary_is_stored_clean_and_counted(tmp_path, double):
         '"Elena Varga is the mayor of Millbrook and backs the harbour plan."')
     chatter: Counter[str] = Counter()
     text = run_with_llm(settings, lambda llm: summarize_texts(
-        llm, settings, "Elena Varga", ["The mayor.", "Backs the harbour plan."],
+        llm, settings, "Elena Varga", ["The mayor of Millbrook.", "Backs the harbour plan."],
         chatter=chatter))
     assert text == "Elena Varga is the mayor of Millbrook and backs the harbour plan."
     assert chatter == {"summarize": 1}
@@ -26,6 +26,13 @@ def test_chatter_prefixed_summary_is_stored_clean_and_counted(tmp_path, double):
     text = run_with_llm(settings, lambda llm: summarize_texts(
         llm, settings, "Varga", ["The mayor.", "A mayor."], chatter=chatter))
     assert text == "Elena Varga is the mayor." and chatter == {"summarize": 1}
+    # a sentence the descriptions do not support is the model's own: removed and counted
+    double.script["summarize"] = lambda b: ("Elena Varga is the mayor. She was born in Vienna "
+                                            "to a family of Austrian bankers.")
+    text = run_with_llm(settings, lambda llm: summarize_texts(
+        llm, settings, "Elena Varga", ["The mayor.", "Mayor of the town."], chatter=chatter))
+    assert text == "Elena Varga is the mayor."
+    assert chatter["summary sentences unsupported (removed)"] == 1
 
 
 def test_few_short_descriptions_are_joined_without_a_call(tmp_path):
