@@ -166,7 +166,8 @@ async def extract_claims(llm: LLM, settings: Settings, text: str,
     gone = len(out.claims) - len(kept)
     dropped = {**out.dropped, **({UNGROUNDED: out.dropped.get(UNGROUNDED, 0) + gone}
                                  if gone else {})}
-    return GraphClaimsExtraction(claims=[c.model_dump() for c in kept], dropped=dropped)
+    return GraphClaimsExtraction(entities=[], relationships=[],
+                                 claims=[c.model_dump() for c in kept], dropped=dropped)
 
 
 def assemble(unit_id: str, text: str, results: list[GraphExtraction],

@@ -55,8 +55,18 @@ def _coerce_item(v: Any, field: str) -> Any:
     return {field: v} if isinstance(v, str) else v
 
 
-# a string field that a model may leave null or give as a number
-Text = Annotated[str, BeforeValidator(lambda v: "" if v is None else str(v))]
+def _text(v: Any) -> str:
+    """A string field a model may leave null or give as a number; an object or a list in
+    its place is a wrong field (the record is dropped and counted, never stored as its
+    Python repr)."""
+    if v is None:
+        return ""
+    if isinstance(v, dict | list):
+        raise ValueError("an object or a list where text belongs")
+    return str(v)
+
+
+Text = Annotated[str, BeforeValidator(_text)]
 
 
 class ExtractedEntity(BaseModel):
@@ -112,6 +122,8 @@ TUPLE_SALVAGED = "record salvaged from GraphRAG's tuple format (kept)"
 NAME_CAPPED = f"entity name over {MAX_KEY_CHARS} characters capped with a hash (kept)"
 OVER_ITEMS = "record past the bound of records per list (LLM_SCHEMA_MAX_ITEMS)"
 OVER_CHARS = "text field over LLM_SCHEMA_MAX_CHARS characters cut (kept)"
+NO_LIST = "reply without one of its lists, none of that kind extracted"
+STRENGTH_SET = "relationship strength not a number from 1 to 10, clamped or set to 5 (kept)"
 # the fields that name an entity: never cut (an overlong name is capped with a hash instead)
 NAMES = frozenset({"name", "source", "target", "subject", "object"})
 
@@ -138,6 +150,16 @@ def _check(item: Any, kind: str) -> str | None:
     if kind == "claims" and not entity_key(str(item.get("subject") or "")):
         return NO_SUBJECT
     return None
+
+
+def _strength_ok(item: Any) -> bool:
+    """Whether a relationship's strength is a number from 1 to 10 as given (or not given)."""
+    if not isinstance(item, dict) or item.get("strength") is None:
+        return True
+    try:
+        return 1 <= float(item["strength"]) <= 10
+    except (TypeError, ValueError):
+        return False
 
 
 def _count(dropped: dict[str, int], reason: str, n: int = 1) -> None:
@@ -198,7 +220,11 @@ class Records(BaseModel):
                 data[kind] = [*(data.get(kind) or []), *recs]
                 _count(dropped, TUPLE_SALVAGED, sum(DROP not in r for r in recs))
         for kind, model in MODELS.items():
-            if kind not in cls.model_fields or kind not in data:
+            if kind not in cls.model_fields:
+                continue
+            if kind not in data:  # the model left a list out: nothing of it, said
+                if kind != "claims" or cls.model_fields[kind].json_schema_extra:
+                    _count(dropped, NO_LIST)
                 continue
             items = data[kind]
             if not isinstance(items, list):  # prose or an object where a list belongs
@@ -219,6 +245,8 @@ class Records(BaseModel):
                         model.model_validate(item)
                     except ValidationError:
                         reason = WRONG_FIELDS
+                if reason is None and kind == "relationships" and not _strength_ok(item):
+                    _count(dropped, STRENGTH_SET)
                 if reason is None:
                     keep.append(item)
                 else:
@@ -237,7 +265,10 @@ class Records(BaseModel):
         """A reply written wholly in GraphRAG's tuple format, as the JSON it stands for (the
         LLM layer asks before parsing JSON); None for anything else."""
         found = from_text(text)
-        return {k: v for k, v in found.items() if k in cls.model_fields} if found else None
+        if not found:
+            return None
+        # a kind with no tuple is none of it, not a list the model left out
+        return {k: found.get(k, []) for k in MODELS if k in cls.model_fields}
 
 
 class GraphExtraction(Records):

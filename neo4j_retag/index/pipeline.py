@@ -230,8 +230,10 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
             chatter=result.chatter_stripped)
     if not graph.run("index/graph_counts", label="Entity")[0]["nodes"]:
         if not graph.run("index/graph_counts", label="Community")[0]["nodes"]:
-            result.outcomes.append("no entities extracted: communities, reports and topics "
-                                   "skipped")
+            why = ", ".join(f"{n} {reason}" for reason, n in sorted(
+                result.dropped_records.items())) or "the replies named none"
+            result.outcomes.append(f"no entities extracted ({why}): communities, reports and "
+                                   "topics skipped")
             return result
         # an empty graph has no communities, reports or topics (every document deleted: the
         # old ones would answer from content that is gone), nor archived reports of that content

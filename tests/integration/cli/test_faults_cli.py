@@ -57,7 +57,8 @@ def test_nothing_extracted_is_a_plain_outcome_not_run_ingest_first(settings, gra
     (tmp_path / "empty" / "blank.txt").write_text("  \n")  # read, skipped as empty
     out = cli(["ingest", str(tmp_path / "empty")], env)
     assert out.exit_code == 0, out.output
-    assert "no entities extracted: communities, reports and topics skipped" in out.output
+    assert "no entities extracted (the replies named none): communities, reports and topics " \
+        "skipped" in " ".join(out.output.split())
     assert "run `neo4j-retag ingest` first" not in out.output
 
 

@@ -67,7 +67,9 @@ def test_bad_records_dropped_counted_and_the_good_ones_kept(settings, graph, dou
                           {"source": "Scrooge", "target": "Marley", "description": "partners"}]})
     res = ingest(settings, graph, [tmp_path / "a.txt"])
     assert not res.text_units_failed
+    # the reply leaves the claims it was asked for out: counted too
     dropped = {"entity without a name": 1, "not a record": 1,
+               "reply without one of its lists, none of that kind extracted": 1,
                "relationship without a source or target": 1}
     assert res.dropped_records == dropped
     stats = collect(graph)
@@ -99,8 +101,24 @@ def test_no_entities_is_a_plain_outcome(settings, graph, double, tmp_path):
     double.script["extract"] = lambda b: '{"entities": [], "relationships": []}'
     res = run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings,
                                                         [tmp_path / "a.txt"]))
-    assert res.outcomes == ["no entities extracted: communities, reports and topics skipped"]
+    # (the settings ask for claims: a reply without its claims list is counted)
+    assert res.outcomes == ["no entities extracted (1 reply without one of its lists, none of "
+                            "that kind extracted): communities, reports and topics skipped"]
     assert res.failed_items == 0 and res.reports == ReportCounts()
+
+
+def test_a_reply_with_nothing_usable_says_why_nothing_was_extracted(settings, graph, double,
+                                                                    tmp_path):
+    # issue 60: "no entities extracted" alone, where every record of the reply was dropped
+    (tmp_path / "a.txt").write_text("The Vale Trust funds the pier.")
+    double.script["extract"] = lambda b: json.dumps({
+        "entities": ["The text mentions a trust and a pier. Nothing else.", 42],
+        "relationships": "none"})
+    res = run_with_llm(settings, lambda llm: run_ingest(graph, llm, settings,
+                                                        [tmp_path / "a.txt"]))
+    assert res.outcomes == ["no entities extracted (3 not a record, 1 reply without one of "
+                            "its lists, none of that kind extracted): communities, reports "
+                            "and topics skipped"]
 
 
 def test_failed_topic_item_keeps_topics_stale_and_the_next_run_retries(settings, graph, double,

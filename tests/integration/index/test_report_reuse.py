@@ -66,7 +66,7 @@ def test_reports_paid_once_across_levels_scopes_and_runs(settings, graph, double
     assert calls == 3
     assert done.model_dump(exclude={"failures", "invalid_citations", "left_out"}) == {
         "ok": 3, "failed": 0, "reused": 2, "composed": 6, "waiting": 0,
-        "unsupported_findings": 0}
+        "unsupported_findings": 0, "titled": 0, "titles_refused": 0}
     rows = graph.driver.execute_query(
         "MATCH (c:Community {scope: 'general'}) RETURN c.level AS level, c.size AS size, "
         "c.report_source AS source, c.reused_from AS reused_from, c.report_status AS status, "

@@ -133,3 +133,23 @@ def test_the_claims_call_drops_a_bad_claim_not_the_reply(tmp_path, double):
     assert [c["props"]["description"] for c in ex.claims] == ["signed the lease"]
     assert sorted(ex.dropped) == ["claim without a subject", "not a record"]
     assert "dropped" not in json.dumps(ClaimsExtraction.model_json_schema()["properties"])
+
+
+def test_wrong_field_types_a_missing_list_and_a_strength_out_of_range_are_each_counted():
+    # issue 60: an object where a description belongs was stored as its repr; a reply without
+    # its relationships list, and a strength clamped, passed silently
+    from neo4j_retag.index.extract_records import NO_LIST, STRENGTH_SET, WRONG_FIELDS
+    got = GraphExtraction.model_validate({"entities": [
+        {"name": "Vale Trust", "description": {"summary": "a trust"}},
+        {"name": "Pier", "type": ["geo"]}, {"name": "Harbour", "type": "geo"}]})
+    assert [e.name for e in got.entities] == ["Harbour"]
+    assert got.dropped == {WRONG_FIELDS: 2, NO_LIST: 1}
+    rels = GraphExtraction.model_validate({"entities": [], "relationships": [
+        {"source": "A", "target": "B", "strength": 15},
+        {"source": "A", "target": "C", "strength": "high"},
+        {"source": "B", "target": "C", "strength": 7}]})
+    assert [r.strength for r in rels.relationships] == [10.0, 5.0, 7.0]
+    assert rels.dropped == {STRENGTH_SET: 2}
+    # a reply in GraphRAG's tuples with no relationship tuple has none: no list left out
+    tuples = GraphExtraction.from_text('("entity"|"Vale Trust"|"organization"|"a trust")')
+    assert GraphExtraction.model_validate(tuples).dropped.get(NO_LIST) is None
