@@ -38,11 +38,14 @@ ADAPTABLE = ("max_tokens", *DROPPABLE)
 class Capabilities:
     """Per endpoint + model: ``max_tokens_param`` ("max_tokens" | "max_completion_tokens"),
     ``temperature`` / ``frequency_penalty`` (False when refused), ``json_mode`` (the
-    response_format form that works), in ``<cache dir>/endpoint-capabilities.json``."""
+    response_format form that works), the window learnt; for an embeddings endpoint (its own
+    key) the input window and batch learnt. In ``<cache dir>/endpoint-capabilities.json``,
+    apart from the response cache: kept with LLM_CACHE=false too."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, key: str | None = None) -> None:
         self.path: Path = settings.cache_dir / CAPS_FILE
-        self.key = f"{settings.llm.endpoint}|{settings.llm.model}"
+        # the chat endpoint + model, or another endpoint's own key (the embeddings')
+        self.key = key or f"{settings.llm.endpoint}|{settings.llm.model}"
         self.values: JSON = self._load().get(self.key, {})
 
     def _load(self) -> JSON:
@@ -146,7 +149,7 @@ def batch_refused(message: str) -> bool:
     return not context_refused(message) and bool(BATCH_REFUSAL.search(message))
 
 
-def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
+def error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
     body = err.body if isinstance(err.body, dict) else {}
     e = body.get("error") if isinstance(body.get("error"), dict) else body
     return (str(e.get("param") or ""), str(e.get("code") or ""),
@@ -158,7 +161,7 @@ def refused_param(err: BaseException | None) -> str | None:
     "frequency_penalty", "response_format", or None (the request was refused for another reason)."""
     if not isinstance(err, openai.APIStatusError):
         return None
-    param, code, message = _error_fields(err)
+    param, code, message = error_fields(err)
     if not isinstance(err, openai.BadRequestError | openai.UnprocessableEntityError):
         # some servers answer an unsupported response_format with a 500
         if isinstance(err, openai.InternalServerError) and "response_format" in message:
@@ -186,8 +189,10 @@ def transport_reason(err: BaseException | None) -> str:
     return "connection"
 
 
-def retry_after(err: BaseException | None) -> float | None:
-    """Seconds from a Retry-After header (seconds or an HTTP date), capped; None if absent."""
+def retry_after(err: BaseException | None, cap: float | None = MAX_RETRY_AFTER
+                ) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), at most ``cap`` (None:
+    as sent); None if absent."""
     response = getattr(err, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
     if not value:
@@ -199,7 +204,8 @@ def retry_after(err: BaseException | None) -> float | None:
             seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
         except (TypeError, ValueError):
             return None
-    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+    seconds = max(0.0, seconds)
+    return seconds if cap is None else min(cap, seconds)
 
 
 def wait(state: RetryCallState) -> float:

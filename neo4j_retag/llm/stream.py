@@ -54,6 +54,9 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)
+    if llm.health.down() is not None:  # known down: the client's call fails at once, saying so
+        return str(await llm.complete(messages, stage=stage, prose=prose, subject=subject,
+                                      on_refusal=on_refusal))
     st = llm.usage.stage(stage)
     parts: list[str] = []
     opened = False  # the endpoint answered with a stream: the attempt is a call from here
@@ -102,6 +105,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         # the stream as a first attempt only: the client's own retries take it from here
         log.warning("%s: the streamed reply is unusable (%s): asked again without streaming",
                     stage, err)
+        if isinstance(err, openai.APIStatusError):
+            llm.health.failed(err)  # a 503 here counts towards "down" as the client's do
         reason = getattr(err, "reason", None)
         if reason:
             llm.usage.fault(reason)

@@ -157,9 +157,10 @@ async def _embeddings(settings: Settings) -> Check:
         async with Embedder(settings.model_copy(update={"llm_cache": False,
                                                         "llm_max_retries": 0})) as emb:
             dims = await emb.probe(stage=Stage.DOCTOR)
+            learnt = emb.endpoint.limits()
     except (ConfigError, LLMError) as err:
         return Check("embeddings", False, str(err), start)
-    detail = f"{where}: {dims} dimensions"
+    detail = f"{where}: {dims} dimensions" + (f"; {learnt}" if learnt else "")
     if e.dimensions and dims != e.dimensions:
         return Check("embeddings", False, detail, f"EMBEDDING_DIMENSIONS is {e.dimensions}: "
                      "the endpoint ignores it; unset it or use a model that shortens vectors")
