@@ -280,7 +280,6 @@ class LLM(Accounted):
                             "in %s)", self.json_mode, nxt, self.caps.path)
                 self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
                 # remembered with its reason: `doctor` says why JSON mode is what it is
-                self.caps.set("json_mode_why", f"{self.json_mode} refused: {err}"[:300])
+                self.caps.refuse_json(self.json_mode, str(err), nxt)
                 self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
-                self.caps.set("json_mode", nxt)
 

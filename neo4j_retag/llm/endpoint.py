@@ -79,15 +79,45 @@ class Capabilities:
             return True
         return False
 
-    def describe(self) -> str:
-        """One line for `doctor`: what this endpoint was found to accept."""
+    def refuse_json(self, mode: str, message: str, fallback: str) -> None:
+        """Remember that the endpoint refused response_format ``mode`` (its ``message``) and
+        that ``fallback`` is used instead; every refusal of the chain is kept."""
+        refused = {**self.refused_json(), mode: " ".join(message.split())[:300]}
+        self.set("json_mode_refused", refused)
+        self.set("json_mode", fallback)
+
+    def refused_json(self) -> dict[str, str]:
+        """The response_format modes the endpoint refused, in order, with its message (a file
+        of an older version kept one, as ``json_mode_why``: "json_schema refused: ...")."""
+        refused = self.get("json_mode_refused")
+        if isinstance(refused, dict):
+            return {str(k): str(v) for k, v in refused.items()}
+        why = str(self.get("json_mode_why") or "")
+        mode, sep, message = why.partition(" refused: ")
+        return {mode: message} if sep else {}
+
+    def json_fallback(self) -> str | None:
+        """The line saying JSON mode fell back (json_schema -> json_object -> off), what the
+        endpoint said, and the setting that decides it; None when it did not fall back."""
+        refused = self.refused_json()
+        if not refused:
+            return None
+        said = "; then ".join(f"{m} ({why})" for m, why in refused.items())
+        return (f"JSON mode fell back to {self.get('json_mode') or 'off'} (LLM_JSON_MODE=auto):"
+                f" the endpoint refused response_format {said}. Remembered in {self.path} for "
+                f"this endpoint and model: set LLM_JSON_MODE to choose the mode yourself, or "
+                "remove that entry to try again")
+
+    def describe(self, json_mode: bool = True) -> str:
+        """One line for `doctor`: what this endpoint was found to accept (``json_mode``: with
+        the JSON mode and why it fell back)."""
         return (f"completion cap as {self.get('max_tokens_param') or 'max_tokens'}, "
                 f"temperature {'refused' if self.get('temperature') is False else 'accepted'}"
                 + (", frequency_penalty refused" if self.get("frequency_penalty") is False
                    else "")
-                + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else "")
-                + (f" (since {self.get('json_mode_why')}; remembered in {self.path}: remove "
-                   "it, or set LLM_JSON_MODE, to try again)" if self.get("json_mode_why")
+                + (f", response_format {self.get('json_mode')}"
+                   if json_mode and self.get("json_mode") else "")
+                + (f" ({fallback})" if json_mode and (fallback := self.json_fallback())
                    else ""))
 
 

@@ -68,11 +68,15 @@ async def _llm(settings: Settings) -> list[Check]:
                                  stage=Stage.DOCTOR, max_tokens=20)
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
-            detail += f"; the endpoint takes: {llm.caps.describe()}"
+            # a fallback said first, with the endpoint's words and LLM_JSON_MODE
+            fallback = None if llm.json_explicit else llm.caps.json_fallback()
+            if fallback:
+                detail = f"{detail}; {fallback}"
+            detail += f"; the endpoint takes: {llm.caps.describe(json_mode=False)}"
             # JSON mode switched off by an endpoint's 400s is no pass: say so, with the why
-            out.append(Check("JSON-schema output", llm.json_mode != "off"
-                             or not llm.caps.get("json_mode_why"), detail,
-                             "the endpoint refused our schemas: check its message above"))
+            out.append(Check("JSON-schema output", llm.json_mode != "off" or not fallback,
+                             detail, "the endpoint refused our schemas: check its message "
+                             "above"))
         except LLMError as err:
             out.append(Check("JSON-schema output", False, str(err)[:200],
                              "set LLM_JSON_MODE=off, or use a model that can produce JSON"))
