@@ -24,6 +24,7 @@ from ...citations import check
 from ...config import Settings
 from ...errors import Failure, LLMError, LLMParseError
 from ...llm import LLM, Subject
+from ...llm.reply import CONTENT_FILTER, blocked_line
 from ...model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ...prompts import render
 from ...refusal import Refusal
@@ -237,11 +238,17 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
+            # blocked by a content filter: said with what it flagged, not as a parse failure
+            if blocked := [f for f in trace.failures if f.reason == CONTENT_FILTER]:
+                what = (f"failed, {len(blocked)} of them "
+                        + blocked_line(blocked[0].error).removeprefix("the answer was "))
             # over the window: the setting that fixes it, not a retry
             over = next((f.error for f in trace.failures if f.reason == CONTEXT_LENGTH), None)
-            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ("
-                                 + (over or "retry, or check the LLM with `neo4j-retag "
-                                    "doctor`") + ")", CONTEXT_LENGTH if over else "llm_error")
+            tail = over or ("not retried: the same request meets the same filter" if blocked
+                            else "retry, or check the LLM with `neo4j-retag doctor`")
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ({tail})",
+                                 CONTEXT_LENGTH if over else
+                                 CONTENT_FILTER if blocked else "llm_error")
         why = ("no map point scored above 0: the reports do not answer this"
                if not trace.points_degenerate else
                f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "
