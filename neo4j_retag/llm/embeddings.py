@@ -51,6 +51,14 @@ TRUNCATED = "embed_truncated"  # an input cut to the embedding model's window
 log = logging.getLogger(__name__)
 
 
+def cache_key(settings: Settings, text: str) -> str:
+    """The response cache's key of ``text``'s vector: model, dimensions and text (never the
+    URL, the key or the stage), so `ingest --estimate` can look it up too."""
+    e = settings.embedding
+    blob = json.dumps(["embedding", e.model, e.dimensions, text])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
 class Client(Protocol):
     """What an embedder shares with the chat client (``llm.LLM``; not imported: it imports
     this module)."""
@@ -99,9 +107,7 @@ class Embedder(Accounted):
         return self.settings.embedding.model
 
     def _key(self, text: str) -> str:
-        e = self.settings.embedding
-        blob = json.dumps(["embedding", e.model, e.dimensions, text])
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return cache_key(self.settings, text)
 
     async def _call(self, texts: list[str], stage: str) -> list[Vector]:
         """One request for ``texts`` (transport retries inside); raises ReplyFault, LLMError,
