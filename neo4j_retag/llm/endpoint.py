@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import urllib.request
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -47,6 +48,10 @@ class Capabilities:
         # the chat endpoint + model, or another endpoint's own key (the embeddings')
         self.key = key or f"{settings.llm.endpoint}|{settings.llm.model}"
         self.values: JSON = self._load().get(self.key, {})
+        # the window the server says it runs with (llama.cpp's /props n_ctx), read once by
+        # this client and kept for its run only (a restarted server may say another)
+        self.served: int | None = None
+        self.served_read = False
 
     def _load(self) -> JSON:
         try:
@@ -133,6 +138,20 @@ _WINDOW = (r"n_ctx\W{0,4}(\d+)", r"maximum context length is (\d+)",
 # a request with more inputs than an embeddings endpoint takes at once
 BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of inputs|"
                            r"at most \d+ inputs|input array", re.I)
+
+
+def served_ctx(endpoint: str, timeout: float = 3.0) -> int | None:
+    """The context (tokens per slot) a llama.cpp server at ``endpoint`` (its /v1 root) runs
+    with, from ``GET /props``; None when the server does not say (another kind of endpoint,
+    busy, down)."""
+    url = endpoint.rstrip("/").removesuffix("/v1") + "/props"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            props = json.loads(resp.read())
+        n = props.get("default_generation_settings", {}).get("n_ctx") or props.get("n_ctx")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return n if isinstance(n, int) and n > 0 else None
 
 
 def budget_setting(stage: str) -> str:
