@@ -380,6 +380,9 @@ class ScriptedLLM:
         # whole body (Raw) or Fail overrides the request instead
         self.embed: Callable[[str], list[float]] = default_embed
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        # GET /props (llama.cpp's server settings): None answers 404, as other servers do
+        self.props: dict[str, Any] | None = None
+        self.gets: list[str] = []  # each GET's path
         self.headers: list[str] = []  # each request's X-Retag-Stage, as sent
         self.lock = threading.Lock()
         self.server: ThreadingHTTPServer | None = None
@@ -453,6 +456,14 @@ class ScriptedLLM:
                               "total_tokens": sum(len(t) // 4 + 1 for t in texts)}})
 
             def do_GET(self) -> None:
+                with double.lock:
+                    double.gets.append(self.path)
+                if self.path.endswith("/props"):
+                    if double.props is None:
+                        self._send(404, {"error": {"message": "File Not Found"}})
+                    else:
+                        self._send(200, double.props)
+                    return
                 self._send(200, {"object": "list", "data": [{"id": "double", "object": "model"}]})
 
             def do_POST(self) -> None:

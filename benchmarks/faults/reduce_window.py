@@ -11,7 +11,8 @@ reduce_partial calls and prompt tokens, the refusals and the largest prompt the 
 
     python -m benchmarks.faults.reduce_window [--window 2048] [--docs 40] [--max-tokens 300]
         [--reuse] [--before /work/main]
-Writes bench-results/reduce-window-WINDOW.json. Uses the benchmark Neo4j (RETAG_BENCH_BOLT_PORT).
+Writes bench-results/reduce-window-WINDOW.json (-WINDOW-maxN.json for --max-tokens N other
+than 300). Uses the benchmark Neo4j (RETAG_BENCH_BOLT_PORT).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -58,8 +60,11 @@ def window_proxy(target: str, window: int, log: list[dict[str, Any]]) -> Threadi
             self.wfile.write(body)
 
         def do_GET(self) -> None:
-            with urllib.request.urlopen(target.removesuffix("/v1") + self.path) as r:
-                self._reply(r.status, r.read())
+            try:  # a 404 (fakellm has no /props) passed on as one, not a dropped connection
+                with urllib.request.urlopen(target.removesuffix("/v1") + self.path) as r:
+                    self._reply(r.status, r.read())
+            except urllib.error.HTTPError as err:
+                self._reply(err.code, err.read())
 
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers["Content-Length"]))
@@ -154,7 +159,9 @@ def main() -> None:
            f"8000 (remote defaults), LLM_MAX_TOKENS {args.max_tokens}", "runs": runs,
            "machine": machine()}
     RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"reduce-window-{args.window}.json"
+    # another completion cap than the default 300 is another figure: its own file
+    label = "" if args.max_tokens == 300 else f"-max{args.max_tokens}"
+    path = RESULTS / f"reduce-window-{args.window}{label}.json"
     path.write_text(json.dumps(out, indent=2))
     print(json.dumps(out, indent=2))
     print(f"written {path}", file=sys.stderr)

@@ -87,6 +87,9 @@ class Stats(BaseModel):
     topic_subgraphs: list[TopicSubgraph]
     llm_usage: list[StageUsage]
     dropped_records: dict[str, int]
+    # failed text units and reports the endpoint's content filter blocked, by the category
+    # it flagged ("sexual (low)", "jailbreak"; an item flagged for two counts under both)
+    content_filter: dict[str, int] = {}
     ingest_estimate: list[StageEstimate]
     serve: dict[str, Any] | None = None
 

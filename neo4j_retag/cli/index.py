@@ -221,6 +221,8 @@ def stats(obj: Ctx, as_json: bool) -> None:
             table.add_row(k, str(v))
     for reason, n in data["dropped_records"].items():
         table.add_row(f"dropped records: {reason}", str(n))
+    for category, n in data["content_filter"].items():
+        table.add_row(f"blocked by the content filter: {category}", str(n))
     for lv in data["levels"]:
         table.add_row(f"level {lv['level']}", f"{lv['communities']} communities, "
                                               f"{lv['reports']} reports")

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 TASK = "texts embedded"
 # label -> its count field in EmbedCounts
 KINDS = {"Chunk": "text_units", "Entity": "entities", "Community": "reports"}
+# the two inputs whose vectors must agree before the indexes are made (cached like any)
+PROBES = ("dimension probe", "a second dimension probe")
 
 
 def report_text(row: Record) -> str:
@@ -87,7 +89,7 @@ async def prepare(graph: Graph, llm: LLM, settings: Settings) -> int:
     # two requests (both cached) that must agree: one bad reply never sets the index's
     # dimension, which every later vector is held to
     dims = [len((await emb.embed([text], stage=Stage.EMBED))[0])
-            for text in ("dimension probe", "a second dimension probe")]
+            for text in PROBES]
     if dims[0] != dims[1]:
         raise LLMError(f"the embedding endpoint gave {settings.embedding.model} vectors of "
                        f"{dims[0]} and {dims[1]} dimensions for two probes: no dimension to "

@@ -29,14 +29,18 @@ from ..prompts import render
 from ..stages import Stage, group_of
 from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
+from .estimate_embed import embed_stage, embed_uncached
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
 from .extract import messages
 from .extract_evidence import messages as select_messages
 from .lazy_index import planned_method
 from .sentences import unit_sentences
 
-# OpenAI's reasoning families (a provider prefix allowed: "openai/o3-mini")
-REASONING = re.compile(r"^(?:[\w.-]+/)?(?:o1|o3|o4|gpt-5)(?:\b|[-_.])", re.I)
+# reasoning models: OpenAI's o1/o3/o4 and gpt-5, DeepSeek's R1 (`deepseek-reasoner`, its
+# distills), Qwen's QwQ; behind any provider prefix ("openai/o3-mini",
+# "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", Groq's "qwen-qwq-32b") or with a tag ("qwq:32b")
+REASONING = re.compile(r"^(?:[\w.-]+/)*(?:o1|o3|o4|gpt-5|deepseek-reasoner|deepseek-r1|"
+                       r"(?:qwen-)?qwq)(?:\b|[-_.:])", re.I)
 
 
 @dataclass
@@ -112,6 +116,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     ext_prompt = ext_completion = glean_prompt = 0.0
     glean_tpl = tokens.count(render("index/extract_glean")[0]["content"], enc)
     texts: list[str] = []
+    sizes: list[int] = []  # each text unit's tokens
     for doc in docs:
         if doc.id in known:
             continue
@@ -119,6 +124,7 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
                                  settings.index.chunk_overlap, enc):
             n = tokens.count(text, enc)
             texts.append(text)
+            sizes.append(n)
             est.text_units += 1
             est.text_unit_tokens += n
             msgs = (select_messages(settings.index.entity_types, unit_sentences("u", text),
@@ -135,8 +141,9 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     if not u or lazy:
         # the lazy index calls no LLM (reports are paid when a query needs them); its text
         # units are embedded all the same
-        _embed_stage(est, settings, p, lazy=True)
+        _put(est.raw, embed_stage(settings, p, sizes, lazy=True))
         est.stages = dict(est.raw)
+        _put(est.stages, embed_uncached(settings, p, texts, sizes, 1.0, {}, lazy=True))
         return est
     tries = 1 + p.extract_retry
     est.raw[Stage.EXTRACT] = _stage(u * tries, ext_prompt * tries, ext_completion * tries)
@@ -160,45 +167,41 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
     if topics:
         est.raw[Stage.TOPICS] = _topics(settings, p, u, p.prompt_token_factor *
                                         est.text_unit_tokens / u, indexed_units)
-    _embed_stage(est, settings, p)
+    _put(est.raw, embed_stage(settings, p, sizes))
     factors = calibration(graph, p.name, settings.llm.model)
     # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
     est.calibrated = any(k in est.raw and k != Stage.EMBED for k in factors)
     est.stages = {k: _scaled(v, factors.get(k, {})) for k, v in est.raw.items()}
-    _cache_and_reasoning(est, settings, texts)
+    _cache_and_reasoning(est, settings, p, texts, sizes, factors)
     return est
 
 
-def _cache_and_reasoning(est: Estimate, settings: Settings, texts: list[str]) -> None:
+def _put(stages: dict[str, LLMCost], embed: LLMCost | None) -> None:
+    if embed is not None:
+        stages[Stage.EMBED] = embed
+
+
+def _cache_and_reasoning(est: Estimate, settings: Settings, p: Profile, texts: list[str],
+                         sizes: list[int], factors: dict[str, dict[str, float]]) -> None:
     """The LLM stages scaled to the text units the response cache does not answer (the
-    later stages assumed cached in the same share: a rerun's are), and a note for a
-    reasoning model, whose hidden reasoning tokens are billed beyond the figures."""
+    later stages built from their replies cached in the same share: their prompts come out
+    the same), the embed stage to the vectors it does not hold, and a note for a reasoning
+    model, whose reasoning tokens are billed beyond the figures."""
     est.cached_units = cached_extractions(settings, texts)
+    paid = 1 - est.cached_units / len(texts)
     if est.cached_units:
-        paid = 1 - est.cached_units / len(texts)
         est.stages = {k: v if k == Stage.EMBED else _stage(
             v.calls * paid, v.prompt_tokens * paid, v.completion_tokens * paid)
             for k, v in est.stages.items()}
+    if Stage.EMBED in est.stages:
+        _put(est.stages, embed_uncached(settings, p, texts, sizes, paid,
+                                        factors.get(Stage.EMBED, {})))
     if REASONING.match(settings.llm.model):
         est.notes.append(
-            f"OPENAI_MODEL {settings.llm.model} is a reasoning model: it bills hidden "
-            "reasoning tokens as completion tokens beyond the ones counted here (often "
-            "several times more); the figures and the price are a lower bound")
-
-
-def _embed_stage(est: Estimate, settings: Settings, p: Profile, lazy: bool = False) -> None:
-    """The embed stage's requests (EMBEDDING_BATCH inputs each, plus the two dimension probes)
-    and input tokens: text units exactly, entities and reports by the profile's ratios."""
-    if not settings.embedding.enabled or not est.text_units:
-        return
-    u, batch = est.text_units, settings.embedding.batch
-    entities = 0.0 if lazy else u * p.entities_per_unit
-    per_unit = (p.reports_per_unit if p.embedded_reports_per_unit is None
-                else p.embedded_reports_per_unit)
-    reports = 0.0 if lazy else u * per_unit
-    calls = 2 + sum(-(-n // batch) for n in (u, round(entities), round(reports)) if n)
-    est.raw[Stage.EMBED] = _stage(calls, est.text_unit_tokens + entities * p.entity_text_tokens
-                                  + reports * p.report_text_tokens, 0)
+            f"OPENAI_MODEL {settings.llm.model} is a reasoning model: it writes reasoning "
+            "tokens before each answer (hidden, or as <think> text we strip), billed as "
+            "completion tokens beyond the ones counted here (often several times more); the "
+            "figures and the price are a lower bound")
 
 
 def _overhead(settings: Settings, prompt: str, /, **values: str) -> int:

@@ -58,7 +58,11 @@ def local_context(elements: Record, max_tokens: int, enc: str) -> tuple[str, boo
     """
     entities = {e["key"]: e for e in elements["entities"]}
     claims_by: dict[str, list[Record]] = {}
-    for c in elements["claims"]:
+    # in a fixed order: the graph returns them in its storage order, which the concurrent
+    # writes of extraction change from run to run; a prompt that changes misses the response
+    # cache, which a rebuilt index (and `ingest --estimate`) counts on
+    for c in sorted(elements["claims"], key=lambda c: (
+            str(c["description"] or ""), str(c["type"] or ""), str(c["status"] or ""))):
         claims_by.setdefault(c["key"], []).append(c)
     rels = sorted(elements["relationships"],
                   key=lambda r: (-(r["combined_degree"] or 0), r["source_key"], r["target_key"]))

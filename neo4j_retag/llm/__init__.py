@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import diskcache
-import openai
 from pydantic import BaseModel
 
 from ..checks.degenerate import Subject
@@ -27,6 +26,7 @@ from ..errors import LLMError, LLMParseError
 from ..stages import Stage
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
+from .health import Health
 from .reply import (
     EMPTY,
     INVALID,
@@ -41,7 +41,7 @@ from .reply import (
 from .retry import Retry
 from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
 from .structured import accepted, validator
-from .transport import FirstReply, send
+from .transport import FirstReply, open_client, send
 from .usage import Accounted, Usage, counting
 
 __all__ = ["LLM", "Usage", "ReplyFault", "Subject", "counting", "parse_json", "run_with_llm",
@@ -72,14 +72,12 @@ class LLM(Accounted):
     def __init__(self, settings: Settings, usage: Usage | None = None) -> None:
         self.settings = settings
         self.own_usage = usage or Usage()
-        self.client = openai.AsyncOpenAI(
-            base_url=settings.llm.endpoint,
-            api_key=settings.llm.api_key.get_secret_value(),
-            timeout=settings.llm.timeout,
-            max_retries=0,  # tenacity owns retries
-        )
+        self.client = open_client(settings.llm.endpoint,
+                                  settings.llm.api_key.get_secret_value(), settings)
         self.semaphore = asyncio.Semaphore(settings.llm.parallel)
         self.first = FirstReply()  # a wrong endpoint costs one request (transport.send)
+        # a down endpoint (persistent 503s) fails the other calls at once (llm.health)
+        self.health = Health("LLM", settings.llm.endpoint, settings.llm.max_retries + 1)
         self.caps = Capabilities(settings)
         mode = settings.llm.json_mode
         self.json_explicit = mode != "auto"
@@ -119,7 +117,7 @@ class LLM(Accounted):
     async def _send(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Any:
         """One request with transport retries; the decoded JSON body."""
         return await send(self.client, self.settings, self.usage, self.semaphore, stage,
-                          messages, self._wire(params), self.first)
+                          messages, self._wire(params), self.first, self.health)
 
     async def _call(self, stage: str, messages: list[dict[str, str]], params: JSON) -> Reply:
         """One request, adapting once to a parameter the endpoint refuses; the checked reply.
@@ -282,7 +280,6 @@ class LLM(Accounted):
                             "in %s)", self.json_mode, nxt, self.caps.path)
                 self.usage.stage(stage).failed -= 1  # adapted to: not a failed call
                 # remembered with its reason: `doctor` says why JSON mode is what it is
-                self.caps.set("json_mode_why", f"{self.json_mode} refused: {err}"[:300])
+                self.caps.refuse_json(self.json_mode, str(err), nxt)
                 self.json_mode = nxt  # the endpoint refuses this form: stop asking for it
-                self.caps.set("json_mode", nxt)
 

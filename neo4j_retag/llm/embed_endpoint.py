@@ -13,11 +13,18 @@ from typing import Any
 import openai
 
 from ..config import Settings
+from .endpoint import Capabilities
+from .health import Health
 from .reply import INVALID, ReplyFault
-from .transport import Target
+from .transport import Target, open_client
 
 NO_DATA = "no_data"  # an HTTP-200 body without a data list
 Vector = list[float]
+WINDOW, BATCH = "embed_window", "embed_batch"  # the capabilities learnt from refusals
+
+
+def _positive(value: object) -> int | None:
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def target(settings: Settings) -> Target:
@@ -47,18 +54,35 @@ class Endpoint:
         # float parser); "float" after an endpoint refused it
         self.encoding = "base64"
         # learnt from refusals: the longest input (our tokens) and the most inputs per
-        # request the endpoint takes; None until refused
-        self.window: int | None = None
-        self.batch: int | None = None
+        # request the endpoint takes; None until refused. Remembered per endpoint + model with
+        # the chat endpoint's capabilities (not in the response cache: a run with
+        # LLM_CACHE=false starts with them too)
+        self.caps = Capabilities(settings, f"embedding|{self.target.url}|{self.target.model}")
+        self.window: int | None = _positive(self.caps.get(WINDOW))
+        self.batch: int | None = _positive(self.caps.get(BATCH))
+        # a down endpoint (persistent 503s) fails the other requests at once (llm.health)
+        self.health = Health("embedding", self.target.url, settings.llm.max_retries + 1)
 
     @property
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.target.url,
-                api_key=self.settings.embedding.key(self.settings.llm),
-                timeout=self.settings.llm.timeout, max_retries=0)  # tenacity owns retries
+            self._client = open_client(
+                self.target.url, self.settings.embedding.key(self.settings.llm), self.settings)
         return self._client
+
+    def learnt(self, window: int | None = None, batch: int | None = None) -> None:
+        """Set and remember the ``window`` or ``batch`` a refusal taught."""
+        for name, value in ((WINDOW, window), (BATCH, batch)):
+            if value is not None:
+                setattr(self, "window" if name == WINDOW else "batch", value)
+                self.caps.set(name, value)
+
+    def limits(self) -> str | None:
+        """What was learnt, for `doctor` (None: nothing)."""
+        said = [f"batches of {self.batch} inputs" if self.batch else "",
+                f"inputs cut to {self.window} tokens" if self.window else ""]
+        return (f"learnt from its refusals: {' and '.join(s for s in said if s)} (remembered "
+                f"in {self.caps.path})") if any(said) else None
 
     async def close(self) -> None:
         if self._client is not None:

@@ -10,9 +10,11 @@ one (a failed batch is retried item by item, so one bad input fails only itself,
 ``errors.Failure``); a vector of zeros, NaN or another length is an unusable reply, never
 stored. An input the endpoint refuses as longer than the model's window is truncated to the
 window its message names (else three quarters of the input, until it fits), the window
-remembered for the run's other inputs, each truncation counted (``embed_truncated``) and
+remembered for the other inputs, each truncation counted (``embed_truncated``) and
 logged; a request refused for holding too many inputs sets the batch the endpoint takes
-(logged once, naming EMBEDDING_BATCH) and is split, never met again per input. Vectors
+(logged once, naming EMBEDDING_BATCH) and is split, never met again per input. Both limits
+are remembered per endpoint + model apart from the response cache (``Endpoint.learnt``), so
+the next run starts with them, LLM_CACHE=false or not. Vectors
 cached on disk under model + dimensions + text (never the key, the URL or the stage);
 requests, tokens, cached inputs and failures counted per stage in the same ``Usage`` as
 chat calls, so `stats`, the trace and `ingest --estimate` show them.
@@ -47,6 +49,14 @@ from .usage import Accounted, Usage
 
 TRUNCATED = "embed_truncated"  # an input cut to the embedding model's window
 log = logging.getLogger(__name__)
+
+
+def cache_key(settings: Settings, text: str) -> str:
+    """The response cache's key of ``text``'s vector: model, dimensions and text (never the
+    URL, the key or the stage), so `ingest --estimate` can look it up too."""
+    e = settings.embedding
+    blob = json.dumps(["embedding", e.model, e.dimensions, text])
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class Client(Protocol):
@@ -97,9 +107,7 @@ class Embedder(Accounted):
         return self.settings.embedding.model
 
     def _key(self, text: str) -> str:
-        e = self.settings.embedding
-        blob = json.dumps(["embedding", e.model, e.dimensions, text])
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return cache_key(self.settings, text)
 
     async def _call(self, texts: list[str], stage: str) -> list[Vector]:
         """One request for ``texts`` (transport retries inside); raises ReplyFault, LLMError,
@@ -115,7 +123,7 @@ class Embedder(Accounted):
                     lambda fmt=fmt: ep.client.embeddings.with_raw_response.create(
                         model=e.model, input=texts, encoding_format=fmt,  # type: ignore[arg-type]
                         extra_headers={STAGE_HEADER: stage}, **extra),
-                    self.settings, self.usage, ep.semaphore, stage, ep.target)
+                    self.settings, self.usage, ep.semaphore, stage, ep.target, ep.health)
                 break
             except LLMError as err:
                 if fmt != "base64" or "encoding_format" not in str(err):
@@ -264,7 +272,7 @@ class Embedder(Accounted):
             log.warning("the embedding endpoint refused an input of %d tokens as longer than "
                         "%s's window: inputs are truncated to %d tokens (counted as %s)",
                         longest, self.model, new, TRUNCATED)
-        ep.window = new if ep.window is None else min(ep.window, new)
+        ep.learnt(window=new if ep.window is None else min(ep.window, new))
         return True
 
     def _learn_batch(self, n: int, message: str) -> bool:
@@ -279,7 +287,7 @@ class Embedder(Accounted):
             log.warning("the embedding endpoint refused %d inputs in one request: batches of %d "
                         "from now on (set EMBEDDING_BATCH=%d; it is %d)", n, new, new,
                         self.settings.embedding.batch)
-            self.endpoint.batch = new
+            self.endpoint.learnt(batch=new)
         return True
 
     async def embed(self, texts: Sequence[str], *, stage: Stage = Stage.EMBED_QUERY

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import urllib.request
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -38,12 +39,19 @@ ADAPTABLE = ("max_tokens", *DROPPABLE)
 class Capabilities:
     """Per endpoint + model: ``max_tokens_param`` ("max_tokens" | "max_completion_tokens"),
     ``temperature`` / ``frequency_penalty`` (False when refused), ``json_mode`` (the
-    response_format form that works), in ``<cache dir>/endpoint-capabilities.json``."""
+    response_format form that works), the window learnt; for an embeddings endpoint (its own
+    key) the input window and batch learnt. In ``<cache dir>/endpoint-capabilities.json``,
+    apart from the response cache: kept with LLM_CACHE=false too."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, key: str | None = None) -> None:
         self.path: Path = settings.cache_dir / CAPS_FILE
-        self.key = f"{settings.llm.endpoint}|{settings.llm.model}"
+        # the chat endpoint + model, or another endpoint's own key (the embeddings')
+        self.key = key or f"{settings.llm.endpoint}|{settings.llm.model}"
         self.values: JSON = self._load().get(self.key, {})
+        # the window the server says it runs with (llama.cpp's /props n_ctx), read once by
+        # this client and kept for its run only (a restarted server may say another)
+        self.served: int | None = None
+        self.served_read = False
 
     def _load(self) -> JSON:
         try:
@@ -76,15 +84,45 @@ class Capabilities:
             return True
         return False
 
-    def describe(self) -> str:
-        """One line for `doctor`: what this endpoint was found to accept."""
+    def refuse_json(self, mode: str, message: str, fallback: str) -> None:
+        """Remember that the endpoint refused response_format ``mode`` (its ``message``) and
+        that ``fallback`` is used instead; every refusal of the chain is kept."""
+        refused = {**self.refused_json(), mode: " ".join(message.split())[:300]}
+        self.set("json_mode_refused", refused)
+        self.set("json_mode", fallback)
+
+    def refused_json(self) -> dict[str, str]:
+        """The response_format modes the endpoint refused, in order, with its message (a file
+        of an older version kept one, as ``json_mode_why``: "json_schema refused: ...")."""
+        refused = self.get("json_mode_refused")
+        if isinstance(refused, dict):
+            return {str(k): str(v) for k, v in refused.items()}
+        why = str(self.get("json_mode_why") or "")
+        mode, sep, message = why.partition(" refused: ")
+        return {mode: message} if sep else {}
+
+    def json_fallback(self) -> str | None:
+        """The line saying JSON mode fell back (json_schema -> json_object -> off), what the
+        endpoint said, and the setting that decides it; None when it did not fall back."""
+        refused = self.refused_json()
+        if not refused:
+            return None
+        said = "; then ".join(f"{m} ({why})" for m, why in refused.items())
+        return (f"JSON mode fell back to {self.get('json_mode') or 'off'} (LLM_JSON_MODE=auto):"
+                f" the endpoint refused response_format {said}. Remembered in {self.path} for "
+                f"this endpoint and model: set LLM_JSON_MODE to choose the mode yourself, or "
+                "remove that entry to try again")
+
+    def describe(self, json_mode: bool = True) -> str:
+        """One line for `doctor`: what this endpoint was found to accept (``json_mode``: with
+        the JSON mode and why it fell back)."""
         return (f"completion cap as {self.get('max_tokens_param') or 'max_tokens'}, "
                 f"temperature {'refused' if self.get('temperature') is False else 'accepted'}"
                 + (", frequency_penalty refused" if self.get("frequency_penalty") is False
                    else "")
-                + (f", response_format {self.get('json_mode')}" if self.get("json_mode") else "")
-                + (f" (since {self.get('json_mode_why')}; remembered in {self.path}: remove "
-                   "it, or set LLM_JSON_MODE, to try again)" if self.get("json_mode_why")
+                + (f", response_format {self.get('json_mode')}"
+                   if json_mode and self.get("json_mode") else "")
+                + (f" ({fallback})" if json_mode and (fallback := self.json_fallback())
                    else ""))
 
 
@@ -100,6 +138,20 @@ _WINDOW = (r"n_ctx\W{0,4}(\d+)", r"maximum context length is (\d+)",
 # a request with more inputs than an embeddings endpoint takes at once
 BATCH_REFUSAL = re.compile(r"(?<!physical )batch size|too many inputs|number of inputs|"
                            r"at most \d+ inputs|input array", re.I)
+
+
+def served_ctx(endpoint: str, timeout: float = 3.0) -> int | None:
+    """The context (tokens per slot) a llama.cpp server at ``endpoint`` (its /v1 root) runs
+    with, from ``GET /props``; None when the server does not say (another kind of endpoint,
+    busy, down)."""
+    url = endpoint.rstrip("/").removesuffix("/v1") + "/props"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            props = json.loads(resp.read())
+        n = props.get("default_generation_settings", {}).get("n_ctx") or props.get("n_ctx")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return n if isinstance(n, int) and n > 0 else None
 
 
 def budget_setting(stage: str) -> str:
@@ -146,7 +198,7 @@ def batch_refused(message: str) -> bool:
     return not context_refused(message) and bool(BATCH_REFUSAL.search(message))
 
 
-def _error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
+def error_fields(err: openai.APIStatusError) -> tuple[str, str, str]:
     body = err.body if isinstance(err.body, dict) else {}
     e = body.get("error") if isinstance(body.get("error"), dict) else body
     return (str(e.get("param") or ""), str(e.get("code") or ""),
@@ -158,7 +210,7 @@ def refused_param(err: BaseException | None) -> str | None:
     "frequency_penalty", "response_format", or None (the request was refused for another reason)."""
     if not isinstance(err, openai.APIStatusError):
         return None
-    param, code, message = _error_fields(err)
+    param, code, message = error_fields(err)
     if not isinstance(err, openai.BadRequestError | openai.UnprocessableEntityError):
         # some servers answer an unsupported response_format with a 500
         if isinstance(err, openai.InternalServerError) and "response_format" in message:
@@ -186,8 +238,10 @@ def transport_reason(err: BaseException | None) -> str:
     return "connection"
 
 
-def retry_after(err: BaseException | None) -> float | None:
-    """Seconds from a Retry-After header (seconds or an HTTP date), capped; None if absent."""
+def retry_after(err: BaseException | None, cap: float | None = MAX_RETRY_AFTER
+                ) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), at most ``cap`` (None:
+    as sent); None if absent."""
     response = getattr(err, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
     if not value:
@@ -199,7 +253,8 @@ def retry_after(err: BaseException | None) -> float | None:
             seconds = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
         except (TypeError, ValueError):
             return None
-    return min(MAX_RETRY_AFTER, max(0.0, seconds))
+    seconds = max(0.0, seconds)
+    return seconds if cap is None else min(cap, seconds)
 
 
 def wait(state: RetryCallState) -> float:

@@ -83,12 +83,30 @@ def blocked(categories: list[str]) -> str:
     return f"the answer was blocked by the endpoint's content filter{what}"
 
 
-def blocked_line(err: BaseException) -> str:
-    """The content-filter line an error's message holds (with its categories), for the
-    caller's own message; the plain line when it holds none."""
-    m = re.search(r"the answer was blocked by the endpoint's content filter \([^)]*\)",
-                  str(err))
+# the line ``blocked`` writes, its brackets balanced: a category carries its own severity
+# ("sexual (low)"), so the first ")" is no end
+_BLOCKED = re.compile(r"the answer was blocked by the endpoint's content filter "
+                      r"\(((?:[^()]|\([^()]*\))*)\)")
+
+
+def blocked_line(err: BaseException | str) -> str:
+    """The content-filter line an error's message (or a failed item's kept error) holds,
+    with every category; the plain line when it holds none."""
+    m = _BLOCKED.search(str(err))
     return m.group(0) if m else blocked([])
+
+
+def blocked_categories(err: BaseException | str) -> list[str] | None:
+    """The categories a content-filter line in ``err`` names ([] for none given), or None
+    when it holds no such line: what `stats` counts blocked items by."""
+    m = _BLOCKED.search(str(err))
+    if m is None:
+        return None
+    inner = m.group(1)
+    if not inner.startswith("categor"):
+        return []
+    names = inner.split(": ", 1)[1] if ": " in inner else ""
+    return [c.strip() for c in re.split(r",\s+(?![^()]*\))", names) if c.strip()]
 
 
 class ReplyFault(LLMParseError):

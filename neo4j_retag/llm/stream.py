@@ -40,13 +40,14 @@ log = logging.getLogger(__name__)
 async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage: Stage,
                              on_token: Callable[[str | None], None], prose: bool = False,
                              subject: Subject | None = None,
-                             on_refusal: Callable[[ReplyFault], None] | None = None) -> str:
+                             on_refusal: Callable[[ReplyFault], None] | None = None,
+                             max_tokens: int | None = None) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
-    ``prose``, ``subject`` and ``on_refusal`` as for ``LLM.complete`` (JSON or an echoed
-    template is invalid, text that answers nothing degenerate). Raises what
+    ``prose``, ``subject``, ``on_refusal`` and ``max_tokens`` as for ``LLM.complete`` (JSON
+    or an echoed template is invalid, text that answers nothing degenerate). Raises what
     ``LLM.complete`` raises."""
     params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
-                              "max_tokens": llm.settings.llm.max_tokens}
+                              "max_tokens": max_tokens or llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
     if llm.cache is not None and (hit := llm.cache.get(key)) is not None and not (
             prose and llm.settings.llm.answer_check
@@ -54,6 +55,9 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)
+    if llm.health.down() is not None:  # known down: the client's call fails at once, saying so
+        return str(await llm.complete(messages, stage=stage, prose=prose, subject=subject,
+                                      on_refusal=on_refusal, max_tokens=max_tokens))
     st = llm.usage.stage(stage)
     parts: list[str] = []
     opened = False  # the endpoint answered with a stream: the attempt is a call from here
@@ -102,6 +106,8 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
         # the stream as a first attempt only: the client's own retries take it from here
         log.warning("%s: the streamed reply is unusable (%s): asked again without streaming",
                     stage, err)
+        if isinstance(err, openai.APIStatusError):
+            llm.health.failed(err)  # a 503 here counts towards "down" as the client's do
         reason = getattr(err, "reason", None)
         if reason:
             llm.usage.fault(reason)
@@ -117,7 +123,7 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
             llm.usage.stage(stage).failed += 1
             raise err
         text = str(await llm.complete(messages, stage=stage, prose=prose, subject=subject,
-                                      on_refusal=on_refusal))
+                                      on_refusal=on_refusal, max_tokens=max_tokens))
         on_token(text)
         return text
     for r in reply.repairs:

@@ -13,12 +13,14 @@ from .base import Citation, LLMCost
 
 class Selection(BaseModel):
     """Dynamic community selection's outcome: the threshold, reports rated (``reused``: without
-    a call, repeating one rated), relevant ones, ratings that failed, the rating calls' cost."""
+    a call, repeating one rated), relevant ones, ratings that failed (``failure``: the first
+    one's error, e.g. the endpoint's status), the rating calls' cost."""
 
     threshold: float
     rated: int = 0
     relevant: int = 0
     failures: int = 0
+    failure: str | None = None
     reused: int = 0
     cost: LLMCost = Field(default_factory=LLMCost)
 

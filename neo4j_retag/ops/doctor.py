@@ -68,11 +68,15 @@ async def _llm(settings: Settings) -> list[Check]:
                                  stage=Stage.DOCTOR, max_tokens=20)
             detail = (f"response_format {llm.json_mode} honoured" if llm.json_mode != "off"
                       else "no structured output: prompts + tolerant JSON parsing")
-            detail += f"; the endpoint takes: {llm.caps.describe()}"
+            # a fallback said first, with the endpoint's words and LLM_JSON_MODE
+            fallback = None if llm.json_explicit else llm.caps.json_fallback()
+            if fallback:
+                detail = f"{detail}; {fallback}"
+            detail += f"; the endpoint takes: {llm.caps.describe(json_mode=False)}"
             # JSON mode switched off by an endpoint's 400s is no pass: say so, with the why
-            out.append(Check("JSON-schema output", llm.json_mode != "off"
-                             or not llm.caps.get("json_mode_why"), detail,
-                             "the endpoint refused our schemas: check its message above"))
+            out.append(Check("JSON-schema output", llm.json_mode != "off" or not fallback,
+                             detail, "the endpoint refused our schemas: check its message "
+                             "above"))
         except LLMError as err:
             out.append(Check("JSON-schema output", False, str(err)[:200],
                              "set LLM_JSON_MODE=off, or use a model that can produce JSON"))
@@ -157,9 +161,10 @@ async def _embeddings(settings: Settings) -> Check:
         async with Embedder(settings.model_copy(update={"llm_cache": False,
                                                         "llm_max_retries": 0})) as emb:
             dims = await emb.probe(stage=Stage.DOCTOR)
+            learnt = emb.endpoint.limits()
     except (ConfigError, LLMError) as err:
         return Check("embeddings", False, str(err), start)
-    detail = f"{where}: {dims} dimensions"
+    detail = f"{where}: {dims} dimensions" + (f"; {learnt}" if learnt else "")
     if e.dimensions and dims != e.dimensions:
         return Check("embeddings", False, detail, f"EMBEDDING_DIMENSIONS is {e.dimensions}: "
                      "the endpoint ignores it; unset it or use a model that shortens vectors")

@@ -5,13 +5,11 @@ cuts) the prompt."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from dataclasses import dataclass
 
 from .. import tokens
 from ..config import Settings
-from ..llm.endpoint import WINDOW_KEY, Capabilities
+from ..llm.endpoint import WINDOW_KEY, Capabilities, served_ctx
 from ..prompts import sections
 
 
@@ -39,20 +37,6 @@ def _value(settings: Settings, name: str) -> int:
             "MAP_CONTEXT_TOKENS": settings.query.map_context_tokens,
             "REDUCE_CONTEXT_TOKENS": settings.query.reduce_context_tokens,
             "LLM_MAX_TOKENS": settings.llm.max_tokens}[name]
-
-
-def served_ctx(endpoint: str, timeout: float = 3.0) -> int | None:
-    """The context (tokens per slot) a llama.cpp server at ``endpoint`` (its /v1 root) runs
-    with, from ``GET /props``; None when the server does not say (another kind of endpoint,
-    busy, down)."""
-    url = endpoint.rstrip("/").removesuffix("/v1") + "/props"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            props = json.loads(resp.read())
-        n = props.get("default_generation_settings", {}).get("n_ctx")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return n if isinstance(n, int) and n > 0 else None
 
 
 def window(settings: Settings) -> tuple[int | None, str]:

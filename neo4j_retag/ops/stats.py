@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import Counter
 
 from ..db import Graph, Record
 from ..llm import Usage
+from ..llm.reply import blocked_categories
 from ..model import GENERAL
 
 log = logging.getLogger(__name__)
@@ -28,12 +30,24 @@ def record_usage_or_warn(graph: Graph, usage: Usage) -> None:
         log.warning("could not record LLM usage in the graph: %s", err)
 
 
+def content_filtered(graph: Graph) -> dict[str, int]:
+    """The failed items (text units, community reports) the endpoint's content filter
+    blocked, counted by each category it flagged (``"no category given"`` when it named
+    none): the counts alone do not say what to look at."""
+    out: Counter[str] = Counter()
+    for row in graph.run("ops/content_filtered"):
+        names = blocked_categories(row["error"] or "")
+        out.update(names or ["no category given"])
+    return dict(sorted(out.items()))
+
+
 def collect(graph: Graph) -> Record:
     """Counts as a dict: documents, text_units, entities, relationships, claims, communities
     and community_reports (the general scope), topic_communities and topic_reports (the topic
     scopes; failed, stale, composed, reused and embedded reports count every scope), levels
     (one entry per level), topics (with their levels), llm_usage,
-    dropped_records ({reason: extraction records dropped}), ingest_estimate (per stage, the last
+    dropped_records ({reason: extraction records dropped}), content_filter ({category: failed
+    items the content filter blocked}), ingest_estimate (per stage, the last
     ingest's estimate and actual calls / prompt / completion tokens)."""
     out: Record = graph.run("ops/stats")[0]
     out["levels"] = graph.run("query/scope_levels", scope=GENERAL)
@@ -43,6 +57,7 @@ def collect(graph: Graph) -> Record:
     out["topic_subgraphs"] = topics
     out["llm_usage"] = graph.run("ops/usage")
     out["dropped_records"] = {r["reason"]: r["records"] for r in graph.run("ops/dropped_records")}
+    out["content_filter"] = content_filtered(graph)
     # the last ingest's estimate (ingest --estimate's figures) beside what it spent
     out["ingest_estimate"] = graph.run("ops/estimate")
     return out

@@ -64,7 +64,7 @@ def failed_answer(stage: Stage, err: LLMError, trace: Trace) -> AnswerFailedErro
 
 async def complete_or_note(llm: LLM, messages: list[Message], stage: Stage, trace: Trace,
                            *, required: bool = False, subject: Subject | None = None,
-                           reraise: tuple[str, ...] = ()) -> str:
+                           reraise: tuple[str, ...] = (), max_tokens: int | None = None) -> str:
     """The completion's text without the model's chatter (lead-ins, wrappers; counted in
     ``trace.chatter_stripped``), or "" with the failure noted and recorded in
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
@@ -74,7 +74,8 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: Stage, trac
     phrase, the question echoed, nothing of ``subject``'s context), is retried, then the
     honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
     someone listens to the question's events (`serve`). An LLMError whose reason is in
-    ``reraise`` is raised for the caller to handle (the reduce step's context_length)."""
+    ``reraise`` is raised for the caller to handle (the reduce step's context_length);
+    ``max_tokens``: the completion cap (default LLM_MAX_TOKENS)."""
     sink = events.token_sink()
 
     def keep(fault: ReplyFault) -> None:  # every refused reply, a retried one too
@@ -82,9 +83,11 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: Stage, trac
 
     try:
         text = str(await (complete_streaming(llm, messages, stage=stage, on_token=sink,
-                                             prose=True, subject=subject, on_refusal=keep)
+                                             prose=True, subject=subject, on_refusal=keep,
+                                             max_tokens=max_tokens)
                           if sink else llm.complete(messages, stage=stage, prose=True,
-                                                    subject=subject, on_refusal=keep)))
+                                                    subject=subject, on_refusal=keep,
+                                                    max_tokens=max_tokens)))
     except LLMError as err:
         if err.reason in reraise:
             raise

@@ -64,9 +64,10 @@ def rated_text(settings: Settings, report: ReportRow) -> str:
 
 
 async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
-               trace: Trace) -> float | None:
-    """The report's 0-5 relevance rating, or None (noted in the trace) when the LLM fails
-    (a rating that reads as none included). A rating outside 0-5 is clamped and noted."""
+               trace: Trace, errors: list[str] | None = None) -> float | None:
+    """The report's 0-5 relevance rating, or None (noted in the trace, its error added to
+    ``errors``) when the LLM fails (a rating that reads as none included). A rating outside
+    0-5 is clamped and noted."""
     msgs = render("query/rate_relevance", question=question,
                   report=truncate(rated_text(settings, report),
                                   settings.query.map_context_tokens, settings.encoding))
@@ -74,6 +75,8 @@ async def rate(llm: LLM, settings: Settings, question: str, report: ReportRow,
         got = await llm.structured(msgs, Rating, stage=Stage.RATE, max_tokens=80)
     except LLMError as err:
         trace.note(f"rating of report {report.id} failed ({err}): not selected")
+        if errors is not None:
+            errors.append(str(err))
         return None
     if got.outside is not None:
         trace.note(f"report {report.id} was rated {got.outside:g}, outside 0-5: taken as "
@@ -104,6 +107,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     seen: dict[int, ReportRow] = {}  # every report the walk reached, by id
     repeats: dict[int, int] = {}  # a report that repeats its parent's -> that parent
     failures, level, unsummarised, reused = 0, 0, 0, 0
+    errors: list[str] = []  # the failed rating calls' errors: the first is said
     with timed(trace.seconds, "rate"):
         while queue:
             if settings.query.dynamic_use_summary:
@@ -111,7 +115,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             seen.update((r.id, r) for r in queue)
             texts = {r.id: rated_text(settings, r) for r in queue}
             todo = list({texts[r.id]: r for r in queue if texts[r.id] not in memo}.values())
-            got = await asyncio.gather(*(rate(llm, settings, question, r, trace)
+            got = await asyncio.gather(*(rate(llm, settings, question, r, trace, errors)
                                          for r in todo))
             called = {r.id for r in todo}
             memo.update((texts[r.id], g) for r, g in zip(todo, got, strict=True)
@@ -147,7 +151,8 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
         trace.note(msg)
     trace.selection = Selection(
         threshold=threshold, rated=len(ratings), relevant=len(relevant), failures=failures,
-        reused=reused, cost=llm.usage.stage(Stage.RATE) - before)
+        failure=errors[0] if errors else None, reused=reused,
+        cost=llm.usage.stage(Stage.RATE) - before)
     return list(relevant.values()), ratings
 
 
@@ -163,8 +168,10 @@ async def ask_global_dynamic(graph: Graph, llm: LLM, settings: Settings, query: 
     if sel and failed and not reports:
         # a failed rating is no "not relevant": nothing selected says nothing about the data
         n = failed + sel.rated
+        # the first failure's error: the endpoint's status and reason, a reply's fault
         msg = f"{failed} of {n} rating calls failed" + (
-            "" if failed == n else " and no other report was rated relevant")
+            "" if failed == n else " and no other report was rated relevant") + (
+            f" ({sel.failure})" if sel.failure else "")
         trace.note(msg)
         raise AnswerFailedError(f"{msg}: no answer (retry, or check the LLM with "
                                 "`neo4j-retag doctor`)", "rate_failed")

@@ -10,7 +10,6 @@ was reduced from are its ``sources``, kept apart.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import re
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from ...citations import check
 from ...config import Settings
 from ...errors import Failure, LLMError, LLMParseError
 from ...llm import LLM, Subject
+from ...llm.reply import CONTENT_FILTER, blocked_line
 from ...model import Answer, Citation, ContextReport, ReportRow, Trace, timed
 from ...prompts import render
 from ...refusal import Refusal
@@ -34,9 +34,9 @@ from ..common import no_answer_for, note_once
 from ..ratings import rated
 from .map_batches import (
     CONTEXT_LENGTH,
-    batches,
     check_fits,
-    map_budget,
+    map_all,
+    map_completion,
     report_table,
     split_refused,
 )
@@ -118,7 +118,8 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         return None
 
     try:
-        result = await llm.structured(msgs, map_model(ids), stage=Stage.MAP, accept=accept)
+        result = await llm.structured(msgs, map_model(ids), stage=Stage.MAP, accept=accept,
+                                      max_tokens=map_completion(llm, settings, question))
     except LLMParseError as err:
         trace.map_parse_failures += 1
         trace.failures.append(Failure.of(f"map batch of reports {list(ids)}", err))
@@ -175,7 +176,7 @@ async def map_fitting(llm: LLM, settings: Settings, question: str, batch: list[R
     except LLMError as err:
         if err.reason != CONTEXT_LENGTH:
             raise
-        return await split_refused(llm, settings, batch, trace, err, again, depth)
+        return await split_refused(llm, settings, question, batch, trace, err, again, depth)
 
 
 async def map_reduce(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
@@ -213,35 +214,39 @@ async def map_reduce_many(llm: LLM, settings: Settings, map_question: str,
     # a window that cannot hold the map prompt at all: one line, no call
     check_fits(llm, Stage.MAP, render("query/map", context="", question=map_question, min_points=3))
     with timed(trace.seconds, "map"):
-        groups = batches(reports, map_budget(llm, settings, map_question),
-                         settings.query.shuffle_seed, settings.encoding, trace)
-        trace.map_batches = len(groups)
         done = 0
 
         async def mapped(batch: list[ReportRow]) -> list[MapPoint]:
             nonlocal done
             points = await map_fitting(llm, settings, map_question, batch, trace)
             done += 1
-            events.emit("map", batch=done, batches=len(groups), points=len(points))
+            events.emit("map", batch=done, batches=trace.map_batches, points=len(points))
             return points
 
-        point_lists = await asyncio.gather(*(mapped(b) for b in groups))
+        # batched by the window (a small one read or learnt first: map_batches.map_all)
+        point_lists = await map_all(llm, settings, map_question, reports, trace, mapped)
     points = [p for pl in point_lists for p in pl]
     trace.points_total = len(points)
     kept = sorted((p for p in points if p.score > 0), key=lambda p: -p.score)
     trace.points_zero = len(points) - len(kept)
     trace.points_kept = len(kept)
     if not kept:
-        if trace.map_parse_failures + trace.map_failures >= len(groups):
+        if trace.map_parse_failures + trace.map_failures >= len(point_lists):
             n = trace.map_parse_failures + trace.map_failures
             what = ("gave no usable points (unparseable or degenerate)"
                     if trace.map_parse_failures == n
                     else "failed (unparseable or the LLM call failed)")
+            # blocked by a content filter: said with what it flagged, not as a parse failure
+            if blocked := [f for f in trace.failures if f.reason == CONTENT_FILTER]:
+                what = (f"failed, {len(blocked)} of them "
+                        + blocked_line(blocked[0].error).removeprefix("the answer was "))
             # over the window: the setting that fixes it, not a retry
             over = next((f.error for f in trace.failures if f.reason == CONTEXT_LENGTH), None)
-            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ("
-                                 + (over or "retry, or check the LLM with `neo4j-retag "
-                                    "doctor`") + ")", CONTEXT_LENGTH if over else "llm_error")
+            tail = over or ("not retried: the same request meets the same filter" if blocked
+                            else "retry, or check the LLM with `neo4j-retag doctor`")
+            raise MapFailedError(f"{n} of {n} map batches {what}: no answer ({tail})",
+                                 CONTEXT_LENGTH if over else
+                                 CONTENT_FILTER if blocked else "llm_error")
         why = ("no map point scored above 0: the reports do not answer this"
                if not trace.points_degenerate else
                f"no usable map point: {trace.points_degenerate} were degenerate (repeated, "

@@ -32,6 +32,7 @@ from .map_batches import (
     CONTEXT_LENGTH,
     MIN_MAP_TOKENS,
     WINDOW_KEY,
+    completion_reserve,
     known_window,
     learn_window,
     room_in_window,
@@ -75,11 +76,20 @@ def analyst_context(points: list[P], budget: int, enc: str) -> tuple[str, list[P
     return "\n".join(parts), used
 
 
-def reduce_room(llm: LLM, question: str, response_type: str) -> int | None:
-    """The tokens the reduce context may take in the endpoint's known window (None when the
-    window is unknown): ``map_batches.room_in_window`` for the reduce prompt."""
+def reduce_completion(llm: LLM, question: str, response_type: str, wanted: int) -> int:
+    """The reduce's completion cap for ``wanted`` tokens of points: LLM_MAX_TOKENS, lowered
+    in a small window before the points are condensed (``map_batches.completion_reserve``)."""
     frame = render("query/reduce", context="", question=question, response_type=response_type)
-    room = room_in_window(llm, llm.settings, frame)
+    return completion_reserve(llm, llm.settings, frame, wanted)
+
+
+def reduce_room(llm: LLM, question: str, response_type: str,
+                completion: int | None = None) -> int | None:
+    """The tokens the reduce context may take in the endpoint's known window (None when the
+    window is unknown): ``map_batches.room_in_window`` for the reduce prompt and its
+    ``completion`` (default LLM_MAX_TOKENS)."""
+    frame = render("query/reduce", context="", question=question, response_type=response_type)
+    room = room_in_window(llm, llm.settings, frame, completion)
     return None if room is None else max(MIN_MAP_TOKENS, room)
 
 
@@ -139,13 +149,15 @@ async def _partial(llm: LLM, question: str, group: list[P], cap: int, trace: Tra
 
 
 async def condense(llm: LLM, question: str, points: list[P], room: int,
-                   trace: Trace) -> list[P]:
+                   trace: Trace, completion: int | None = None) -> list[P]:
     """``points`` reduced level by level until their analyst context fits ``room`` tokens
-    (a hierarchical reduce); unchanged when they fit already."""
+    (a hierarchical reduce); unchanged when they fit already. A partial reduce's reply is
+    at most ``completion`` (the final reduce's cap, default LLM_MAX_TOKENS): its prompt is
+    no longer than the final one's, so both fit the window alike."""
     enc = llm.settings.encoding
     # a partial answer (with its analyst header) must leave room for a second beside it at
     # the next level
-    cap = max(32, min(llm.settings.llm.max_tokens, room // 2 - FRAGMENT_TOKENS))
+    cap = max(32, min(completion or llm.settings.llm.max_tokens, room // 2 - FRAGMENT_TOKENS))
     level, calls, before = 0, 0, len(points)
     while _tokens(points, enc) > room:
         if level == MAX_LEVELS:
@@ -186,22 +198,27 @@ async def reduce_fitting(llm: LLM, question: str, response_type: str, kept: list
     trace.points_in_reduce = len(chosen)
     events.emit("reduce", points=len(chosen))
     last = None
+    wanted = _tokens(chosen, settings.encoding)
     for _ in range(MAX_REFUSALS):
-        room = reduce_room(llm, question, response_type)
-        points = chosen if room is None else await condense(llm, question, chosen, room, trace)
+        # a small window: the completion's share lowered before the points are condensed
+        completion = reduce_completion(llm, question, response_type, wanted)
+        room = reduce_room(llm, question, response_type, completion)
+        points = chosen if room is None else await condense(llm, question, chosen, room, trace,
+                                                            completion)
         context = "\n".join(_fragment(i, p) for i, p in enumerate(points))
         msgs = render("query/reduce", context=context, question=question,
                       response_type=response_type)
         try:
             return await complete_or_note(llm, msgs, Stage.REDUCE, trace, subject=subject(chosen),
-                                          reraise=(CONTEXT_LENGTH,)), chosen
+                                          reraise=(CONTEXT_LENGTH,), max_tokens=completion), chosen
         except LLMError as err:
             if err.reason != CONTEXT_LENGTH:
                 raise  # complete_or_note's own (a content filter): not ours to handle
             sent = count("\n".join(m["content"] for m in msgs), settings.encoding)
-            learn_window(llm, sent + settings.llm.max_tokens, err)
+            learn_window(llm, sent + completion, err)
             last = err
-            if room is not None and reduce_room(llm, question, response_type) == room:
+            if room is not None and reduce_room(llm, question, response_type, reduce_completion(
+                    llm, question, response_type, wanted)) == room:
                 # refused within the window it names: our tokenizer undercounts the model's
                 llm.caps.set(WINDOW_KEY, int(known_window(llm, settings) * 0.85))
             trace.note(f"the reduce step was refused as over the endpoint's window: condensed "

@@ -43,9 +43,15 @@ def test_a_warm_cache_is_counted_and_no_request_is_sent(tmp_path, double):
     assert warm.stages["extract"].calls == round(cold.stages["extract"].calls / len(texts))
 
 
-@pytest.mark.parametrize(("model", "warned"), [("gpt-5-mini", True), ("o3", True),
-                                               ("openai/o1-preview", True), ("o4-mini", True),
-                                               ("gpt-4o-mini", False), ("double", False)])
+@pytest.mark.parametrize(("model", "warned"), [
+    ("gpt-5-mini", True), ("o3", True), ("openai/o1-preview", True), ("o4-mini", True),
+    # issue 60: DeepSeek's R1 and its distills, Qwen's QwQ, by any provider's name
+    ("deepseek-reasoner", True), ("qwq-32b", True), ("Qwen/QwQ-32B-Preview", True),
+    ("qwen-qwq-32b", True), ("qwq:32b", True), ("deepseek-r1-distill-qwen-32b", True),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", True), ("openrouter/deepseek/deepseek-r1", True),
+    ("deepseek-r1:7b", True),
+    ("gpt-4o-mini", False), ("double", False), ("deepseek-chat", False),
+    ("deepseek-v3", False), ("qwen2.5-32b-instruct", False)])
 def test_reasoning_models_are_warned_of(tmp_path, model, warned):
     s = make_settings(tmp_path, {}, openai_model=model, llm_cache=False, embeddings=False)
     est = estimate_ingest(s, [_folder(tmp_path)], None, topics=False)

@@ -113,7 +113,9 @@ def test_json_mode_switched_off_by_400s_is_said_in_doctor(tmp_path, double):
                              llm_json_mode="auto")
     checks = {c.name: c for c in asyncio.run(_llm(settings))}
     check = checks["JSON-schema output"]
-    assert not check.ok and "since json_object refused" in check.detail
+    assert not check.ok and "JSON mode fell back to off" in check.detail
+    assert "refused response_format json_schema (" in check.detail
+    assert "; then json_object (" in check.detail
     assert "Invalid schema" in check.detail and "LLM_JSON_MODE" in check.detail
     # a later run reads it back: the mode stays off, and says why
     llm = LLM(settings, Usage())

@@ -61,7 +61,8 @@ def test_children_of_relevant_reports_are_rated_and_replace_their_parent(double,
     assert got == [111]  # 1 -> 11 -> 111; 12 is irrelevant
     sel = trace.selection
     assert sel.model_dump(exclude={"cost"}) == {
-        "threshold": 1.0, "rated": 5, "relevant": 1, "failures": 0, "reused": 0}
+        "threshold": 1.0, "rated": 5, "relevant": 1, "failures": 0, "failure": None,
+        "reused": 0}
     assert (sel.cost.calls, sel.cost.cached, sel.cost.failed) == (5, 0, 0)  # the rating calls
     assert sel.cost.prompt_tokens > 0
 

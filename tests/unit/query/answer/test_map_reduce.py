@@ -5,7 +5,8 @@ import pytest
 from neo4j_retag.cli.query import sources_line
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Answer, Citation, ReportRow, Trace
-from neo4j_retag.query.answer.map_reduce import batches, map_reduce, min_points, with_marker
+from neo4j_retag.query.answer.map_batches import batches
+from neo4j_retag.query.answer.map_reduce import map_reduce, min_points, with_marker
 from tests.conftest import make_settings
 
 
