@@ -4,54 +4,34 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import load_driver  # noqa: F401 - first: the driver, without pandas
 
-def _import_driver() -> None:
-    """Import the driver without pandas and pyarrow.
-
-    When they are installed (graphdatascience needs pandas) the driver imports both at import
-    time, only to accept their values as query parameters, which we never send: ~0.4 s on
-    every command. They stay importable for everything else (``Result.to_df`` imports pandas
-    itself when called).
-    """
-    blocked = [m for m in ("pandas", "pyarrow") if m not in sys.modules]
-    for m in blocked:
-        sys.modules[m] = None  # type: ignore[assignment] # makes `import m` raise ImportError
-    try:
-        import neo4j  # noqa: F401
-    finally:
-        for m in blocked:
-            if sys.modules.get(m) is None:
-                del sys.modules[m]
-
-
-_import_driver()
-from neo4j import Driver, GraphDatabase, Query, Session  # noqa: E402
-from neo4j.exceptions import (  # noqa: E402
+# isort: split
+from neo4j import Driver, GraphDatabase, Query, Session
+from neo4j.exceptions import (
     AuthError,
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     Neo4jError,
     ServiceUnavailable,
 )
 
-from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError  # noqa: E402
-from .breaker import Breaker, reachable  # noqa: E402
-from .retry import retrying  # noqa: E402
+from ..config import Settings
+from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError
+from .breaker import Breaker, reachable
+from .pool import FAST_HOLD, FAST_RETRY, driver_options
+from .retry import retrying
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MEMORY_CAP = "db.memory.transaction.max"
-# fail_fast (a server process): seconds to open a connection, to get one from the pool, to
-# retry a transaction whose server went away, and between tries while it stays away
-FAST_CONNECT, FAST_ACQUIRE, FAST_RETRY, FAST_HOLD = 2.0, 3.0, 2.0, 2.0
 
 
 class TransactionTooLarge(RetagError):
@@ -113,22 +93,19 @@ class Graph:
         # set once a call spent its window: every later call fails at once (a CLI run ends
         # after one window, not one per call still to come)
         self.gone: str | None = None
-        timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
-                     FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
-                    if fail_fast else {"connection_acquisition_timeout": max(5.0, retry),
-                                       "max_transaction_retry_time": retry})
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
                 settings.neo4j.bolt_uri, auth=auth, notifications_min_severity="OFF",
-                **timeouts)
+                **driver_options(settings, fail_fast))
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
                 f"Neo4j at {settings.neo4j.bolt_uri} rejected the credentials: "
                 "check NEO4J_USERNAME / NEO4J_PASSWORD"
             ) from err
-        except (ServiceUnavailable, ValueError, OSError) as err:
+        except (ServiceUnavailable, ConnectionAcquisitionTimeoutError, ValueError,
+                OSError) as err:
             hint = "run `neo4j-retag neo4j start`" if settings.neo4j.local else "check NEO4J_URI"
             raise ConfigError(f"cannot reach Neo4j at {settings.neo4j.bolt_uri}: {hint}") from err
 
