@@ -23,29 +23,15 @@ from neo4j.exceptions import (
 )
 
 from ..config import Settings
-from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError
+from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout
 from .breaker import Breaker, reachable
+from .memory import MEMORY_CAP, RAISE_IT, TransactionTooLarge, too_large
 from .pool import FAST_HOLD, FAST_RETRY, driver_options
 from .retry import retrying
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-MEMORY_CAP = "db.memory.transaction.max"
-
-
-class TransactionTooLarge(RetagError):
-    """A write over Neo4j's transaction memory (``MemoryPoolOutOfMemoryError``). Raised from
-    inside the transaction function so that the driver does not retry it as a transient
-    error: a smaller write is the only way on (``Graph.write`` splits its rows)."""
-
-
-def _too_large(err: Neo4jError, what: str) -> TransactionTooLarge | None:
-    if "MemoryPoolOutOfMemoryError" not in f"{err.code} {err}":
-        return None
-    return TransactionTooLarge(f"{what} is over Neo4j's transaction memory ({MEMORY_CAP}): "
-                               "raise it (NEO4J_TX_MEMORY for the local server, else "
-                               "in neo4j.conf)")
 
 
 @lru_cache(maxsize=256)
@@ -147,7 +133,7 @@ class Graph:
                 try:
                     return work(session)
                 except Neo4jError as err:
-                    if (big := _too_large(err, what or f"the statement {name}")) is not None:
+                    if (big := too_large(err, what or f"the statement {name}")) is not None:
                         raise big from err
                     raise
 
@@ -197,6 +183,32 @@ class Graph:
         for stmt in statements(self.cypher(name)):
             self._call(name, lambda s, stmt=stmt: s.run(Query(stmt), params).consume())
 
+    def run_batched(self, name: str, /, **params: Any) -> dict[str, int]:
+        """Each statement of a file that writes in ``CALL {...} IN TRANSACTIONS OF $batch
+        ROWS`` (auto-commit), ``batch`` WRITE_BATCH_SIZE. A batch over Neo4j's transaction
+        memory: the statement again with half as many rows per transaction (the batches
+        committed stay: every such file is idempotent), down to one row; raises
+        TransactionTooLarge (one line) when one row alone is over it. Returns the summed
+        update counters (``nodes_deleted``, ...)."""
+        totals: dict[str, int] = {}
+        for stmt in statements(self.cypher(name)):
+            batch = first = self.settings.neo4j.write_batch_size
+            while True:
+                try:
+                    counters = self._call(name, lambda s, stmt=stmt, b=batch: s.run(
+                        Query(stmt), {**params, "batch": b}).consume().counters,
+                        f"one row of {name}" if batch == 1 else "")
+                    break
+                except TransactionTooLarge:
+                    if batch == 1:
+                        raise
+                    batch //= 2
+            if batch < first:
+                log.warning("%s: %d rows per transaction were over Neo4j's transaction memory "
+                            "(%s): written %d at a time", name, first, MEMORY_CAP, batch)
+            _add(totals, counters)
+        return totals
+
     def run_script_tx(self, name: str, /, **params: Any) -> dict[str, int]:
         """Every statement of a multi-statement file in ONE write transaction (all or
         nothing); returns the summed update counters (``nodes_deleted``, ...)."""
@@ -205,10 +217,7 @@ class Graph:
             totals: dict[str, int] = {}  # a transaction tried again counts once
             with session.begin_transaction(timeout=self.query_timeout) as tx:
                 for stmt in statements(self.cypher(name)):
-                    counters = vars(tx.run(stmt, params).consume().counters)
-                    for key, value in counters.items():
-                        if isinstance(value, int) and not isinstance(value, bool):
-                            totals[key] = totals.get(key, 0) + value
+                    _add(totals, tx.run(stmt, params).consume().counters)
                 tx.commit()
             return totals
 
@@ -280,6 +289,12 @@ def _create_rule(session: Session, stmt: str) -> None:
         log.debug("schema rule created by another process: %s", stmt[:80])
 
 
+def _add(totals: dict[str, int], counters: object) -> None:
+    for key, value in vars(counters).items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            totals[key] = totals.get(key, 0) + value
+
+
 def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
     batch: list[Record] = []
     for row in rows:
@@ -291,4 +306,4 @@ def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-__all__ = ["Graph", "Record", "TransactionTooLarge", "statements"]
+__all__ = ["MEMORY_CAP", "RAISE_IT", "Graph", "Record", "TransactionTooLarge", "statements"]
