@@ -4,7 +4,9 @@
 // here; their description is marked dirty (re-summarised by the next ingest) only when the set
 // of descriptions changed, so unchanged summaries cost no LLM call. A document's text units
 // removed batch by batch end as all of them at once would: weights shrink by the same
-// proportion in steps, and a description the last holder drops is missed in that batch.
+// proportion in steps, and a description is missed in the batch that drops its last holder
+// (an entity's type may be recomputed in an earlier batch; a changed one is re-summarised,
+// its type with it).
 // Every community (of any scope) with a member these text units mention changes: its report
 // is marked 'stale', so no query reads it until the next ingest rebuilds the communities.
 MATCH (c:Chunk)-[:MENTIONS]->(:Entity)-[:IN_COMMUNITY]->(k:Community)

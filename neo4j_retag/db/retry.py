@@ -53,7 +53,7 @@ def lost(err: BaseException) -> bool:
 
 def _connection(err: BaseException) -> bool:
     """A lost connection (a progress line) rather than a deadlock (the driver's usual retry,
-    an INFO line) or a dead pooled connection (its own warning: :class:`_DeadConnections`)."""
+    an INFO line) or a dead pooled connection (its own warning: :class:`_LostConnections`)."""
     if isinstance(err, ConnectionAcquisitionTimeoutError):
         return False
     return not isinstance(err, Neo4jError) or "Database" in type(err).__name__ \
