@@ -81,12 +81,14 @@ class Failure(BaseModel):
     @classmethod
     def of(cls, item: object, err: BaseException | str, reason: str | None = None) -> Failure:
         """The failure of ``item`` by ``err``: the reason is ``reason``, else the error's own
-        ``reason`` field (`LLMError`), else ``incomplete`` for a message, else its class."""
+        ``reason`` field (`LLMError`; ``tx_memory`` for a write over Neo4j's transaction
+        memory), else ``incomplete`` for a message, else its class."""
         if reason is None:
             if isinstance(err, str):
                 reason = "incomplete"
-            elif isinstance(err, LLMError):
-                reason = err.reason
+            elif isinstance(err, RetagError) and isinstance(
+                    own := getattr(err, "reason", None), str):
+                reason = own
             else:
                 reason = "llm_error" if isinstance(err, RetagError) else type(err).__name__
         return cls(item=str(item), reason=reason, error=str(err)[:300])

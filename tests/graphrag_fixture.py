@@ -186,3 +186,25 @@ def _legacy(tables: dict[str, list[dict[str, Any]]], layout: str) -> dict[str, l
 
 # --- reading and planning (no database) --------------------------------------------------
 
+
+
+# --- a GraphRAG 2.x output whose children leave members of their parent out ---------------
+
+UNCOVERED_COMMS = [  # community, level, parent, children, members, report title
+    (0, 0, -1, [2], ["SCROOGE", "MARLEY", "FEZZIWIG", "LONDON"], "Scrooge's business past"),
+    (1, 0, -1, [], ["BOB CRATCHIT", "TINY TIM"], "The Cratchit family"),
+    # FEZZIWIG and LONDON, members of 0, are in none of its children
+    (2, 1, 0, [], ["SCROOGE", "MARLEY"], "Scrooge and Marley"),
+]
+
+
+def write_uncovered_fixture(folder: Path) -> Path:
+    """A GraphRAG 2.x folder (see UNCOVERED_COMMS) where two members of community 0 are in
+    none of its children, and community 1's report says level 1 where the communities
+    table says 0."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = fixture_tables(UNCOVERED_COMMS)
+    next(r for r in tables["community_reports"] if r["community"] == 1)["level"] = 1
+    for name, rows in tables.items():
+        pq.write_table(pa.Table.from_pylist(rows), folder / f"{name}.parquet")
+    return folder

@@ -7,7 +7,8 @@ new one reset at once); ``blackhole`` a silent drop (nothing forwarded or answer
 accepted and left hanging; when it ends the held connections are reset, as a NAT that forgot
 them answers the next packet). :meth:`reset_all` resets the open connections once;
 :meth:`drop_all` silently drops them for good (an idle connection a firewall forgot: no
-answer, no reset) while new connections work.
+answer, no reset) while new connections work. ``idle_drop`` (seconds) does that to each
+connection that carried nothing for so long, as a NAT or firewall with an idle timeout does.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ def _rst(sock: socket.socket) -> None:
 class Proxy:
     """``Proxy(upstream_port).start()`` listens on ``port`` (default a free one: ``.port``)."""
 
-    def __init__(self, upstream_port: int, port: int = 0, host: str = "127.0.0.1") -> None:
+    def __init__(self, upstream_port: int, port: int = 0, host: str = "127.0.0.1",
+                 idle_drop: float | None = None) -> None:
         self.host, self.upstream, self.port = host, upstream_port, port
+        self.idle_drop = idle_drop  # seconds of silence after which a connection is held
+        self.dropped = 0  # connections held by idle_drop so far
         self.state = "up"
         self.connections = 0  # accepted so far
         self._lock = threading.Lock()
@@ -156,10 +160,15 @@ class Proxy:
 
     def _pump(self, client: socket.socket, upstream: socket.socket | None,
               pair: tuple[socket.socket, socket.socket | None]) -> None:
+        last = time.monotonic()  # the last byte either way
         while not self._stop.is_set():
             with self._lock:
                 if pair not in self._open:
                     return  # reset from outside
+                if (self.idle_drop is not None and pair not in self._held
+                        and time.monotonic() - last > self.idle_drop):
+                    self._held.add(pair)
+                    self.dropped += 1
             if upstream is None or self.state == "blackhole" or pair in self._held:
                 time.sleep(POLL)  # held: nothing forwarded, nothing answered
                 continue
@@ -170,5 +179,6 @@ class Proxy:
                     if not data:
                         return
                     (upstream if src is client else client).sendall(data)
+                    last = time.monotonic()
             except (OSError, ValueError):
                 return

@@ -1,5 +1,6 @@
 // Archived topic-scope reports once a topic build completed (labels of topics that are gone
-// included): what was worth reusing was copied.
+// included): what was worth reusing was copied. Transactions of $batch archives
+// (Graph.run_batched).
 MATCH (a:ReportArchive)
 WHERE a.scope <> 'general'
-DETACH DELETE a
+CALL (a) { DETACH DELETE a } IN TRANSACTIONS OF $batch ROWS

@@ -61,6 +61,17 @@ class Neo4jSettings(Group):
     retry_seconds: float = env(
         "NEO4J_RETRY_SECONDS", 120.0, "seconds a Neo4j read or write is tried again after its "
         "connection was lost, with progress lines (then one line; a rerun resumes)")
+    liveness_check: float = env(
+        "NEO4J_LIVENESS_CHECK", 1.0, "seconds a pooled connection may sit idle before it is "
+        "checked (one round trip) on its next use; one the network dropped meanwhile is "
+        "replaced, with a warning (0 = check every use)", ge=0)
+    connect_timeout: float = env(
+        "NEO4J_CONNECT_TIMEOUT", 5.0, "seconds to get a working connection: to open one or to "
+        "check an idle one (a connection silent for so long is dead: replaced)", gt=0)
+    connection_lifetime: float = env(
+        "NEO4J_CONNECTION_LIFETIME", 300.0, "seconds a connection is used before it is closed "
+        "and replaced (below the idle and age limits of load balancers, Aura's included)",
+        gt=0)
     lock_timeout: float = env(
         "LOCK_TIMEOUT", 0.0, "seconds a writing run (ingest, topics build, import, documents "
         "delete, reset) waits for another run's lock on the database before giving up; 0 = "

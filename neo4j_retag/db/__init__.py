@@ -4,68 +4,34 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import load_driver  # noqa: F401 - first: the driver, without pandas
 
-def _import_driver() -> None:
-    """Import the driver without pandas and pyarrow.
-
-    When they are installed (graphdatascience needs pandas) the driver imports both at import
-    time, only to accept their values as query parameters, which we never send: ~0.4 s on
-    every command. They stay importable for everything else (``Result.to_df`` imports pandas
-    itself when called).
-    """
-    blocked = [m for m in ("pandas", "pyarrow") if m not in sys.modules]
-    for m in blocked:
-        sys.modules[m] = None  # type: ignore[assignment] # makes `import m` raise ImportError
-    try:
-        import neo4j  # noqa: F401
-    finally:
-        for m in blocked:
-            if sys.modules.get(m) is None:
-                del sys.modules[m]
-
-
-_import_driver()
-from neo4j import Driver, GraphDatabase, Query, Session  # noqa: E402
-from neo4j.exceptions import (  # noqa: E402
+# isort: split
+from neo4j import Driver, GraphDatabase, Query, Session
+from neo4j.exceptions import (
     AuthError,
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     Neo4jError,
     ServiceUnavailable,
 )
 
-from ..config import Settings  # noqa: E402
-from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout, RetagError  # noqa: E402
-from .breaker import Breaker, reachable  # noqa: E402
-from .retry import retrying  # noqa: E402
+from ..config import Settings
+from ..errors import ConfigError, DatabaseUnreachable, QueryTimeout
+from .breaker import Breaker, reachable
+from .memory import MEMORY_CAP, RAISE_IT, TransactionTooLarge, too_large
+from .pool import FAST_HOLD, FAST_RETRY, driver_options
+from .retry import retrying
 
 Record = dict[str, Any]  # one row of a Cypher result, or one row of an UNWIND $rows write
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-MEMORY_CAP = "db.memory.transaction.max"
-# fail_fast (a server process): seconds to open a connection, to get one from the pool, to
-# retry a transaction whose server went away, and between tries while it stays away
-FAST_CONNECT, FAST_ACQUIRE, FAST_RETRY, FAST_HOLD = 2.0, 3.0, 2.0, 2.0
-
-
-class TransactionTooLarge(RetagError):
-    """A write over Neo4j's transaction memory (``MemoryPoolOutOfMemoryError``). Raised from
-    inside the transaction function so that the driver does not retry it as a transient
-    error: a smaller write is the only way on (``Graph.write`` splits its rows)."""
-
-
-def _too_large(err: Neo4jError, what: str) -> TransactionTooLarge | None:
-    if "MemoryPoolOutOfMemoryError" not in f"{err.code} {err}":
-        return None
-    return TransactionTooLarge(f"{what} is over Neo4j's transaction memory ({MEMORY_CAP}): "
-                               "raise it (NEO4J_TX_MEMORY for the local server, else "
-                               "in neo4j.conf)")
 
 
 @lru_cache(maxsize=256)
@@ -113,22 +79,19 @@ class Graph:
         # set once a call spent its window: every later call fails at once (a CLI run ends
         # after one window, not one per call still to come)
         self.gone: str | None = None
-        timeouts = ({"connection_timeout": FAST_CONNECT, "connection_acquisition_timeout":
-                     FAST_ACQUIRE, "max_transaction_retry_time": min(retry, FAST_RETRY)}
-                    if fail_fast else {"connection_acquisition_timeout": max(5.0, retry),
-                                       "max_transaction_retry_time": retry})
         auth = settings.neo4j_auth()
         try:
             self.driver: Driver = GraphDatabase.driver(
                 settings.neo4j.bolt_uri, auth=auth, notifications_min_severity="OFF",
-                **timeouts)
+                **driver_options(settings, fail_fast))
             self.driver.verify_connectivity()
         except AuthError as err:
             raise ConfigError(
                 f"Neo4j at {settings.neo4j.bolt_uri} rejected the credentials: "
                 "check NEO4J_USERNAME / NEO4J_PASSWORD"
             ) from err
-        except (ServiceUnavailable, ValueError, OSError) as err:
+        except (ServiceUnavailable, ConnectionAcquisitionTimeoutError, ValueError,
+                OSError) as err:
             hint = "run `neo4j-retag neo4j start`" if settings.neo4j.local else "check NEO4J_URI"
             raise ConfigError(f"cannot reach Neo4j at {settings.neo4j.bolt_uri}: {hint}") from err
 
@@ -170,7 +133,7 @@ class Graph:
                 try:
                     return work(session)
                 except Neo4jError as err:
-                    if (big := _too_large(err, what or f"the statement {name}")) is not None:
+                    if (big := too_large(err, what or f"the statement {name}")) is not None:
                         raise big from err
                     raise
 
@@ -220,6 +183,32 @@ class Graph:
         for stmt in statements(self.cypher(name)):
             self._call(name, lambda s, stmt=stmt: s.run(Query(stmt), params).consume())
 
+    def run_batched(self, name: str, /, **params: Any) -> dict[str, int]:
+        """Each statement of a file that writes in ``CALL {...} IN TRANSACTIONS OF $batch
+        ROWS`` (auto-commit), ``batch`` WRITE_BATCH_SIZE. A batch over Neo4j's transaction
+        memory: the statement again with half as many rows per transaction (the batches
+        committed stay: every such file is idempotent), down to one row; raises
+        TransactionTooLarge (one line) when one row alone is over it. Returns the summed
+        update counters (``nodes_deleted``, ...)."""
+        totals: dict[str, int] = {}
+        for stmt in statements(self.cypher(name)):
+            batch = first = self.settings.neo4j.write_batch_size
+            while True:
+                try:
+                    counters = self._call(name, lambda s, stmt=stmt, b=batch: s.run(
+                        Query(stmt), {**params, "batch": b}).consume().counters,
+                        f"one row of {name}" if batch == 1 else "")
+                    break
+                except TransactionTooLarge:
+                    if batch == 1:
+                        raise
+                    batch //= 2
+            if batch < first:
+                log.warning("%s: %d rows per transaction were over Neo4j's transaction memory "
+                            "(%s): written %d at a time", name, first, MEMORY_CAP, batch)
+            _add(totals, counters)
+        return totals
+
     def run_script_tx(self, name: str, /, **params: Any) -> dict[str, int]:
         """Every statement of a multi-statement file in ONE write transaction (all or
         nothing); returns the summed update counters (``nodes_deleted``, ...)."""
@@ -228,10 +217,7 @@ class Graph:
             totals: dict[str, int] = {}  # a transaction tried again counts once
             with session.begin_transaction(timeout=self.query_timeout) as tx:
                 for stmt in statements(self.cypher(name)):
-                    counters = vars(tx.run(stmt, params).consume().counters)
-                    for key, value in counters.items():
-                        if isinstance(value, int) and not isinstance(value, bool):
-                            totals[key] = totals.get(key, 0) + value
+                    _add(totals, tx.run(stmt, params).consume().counters)
                 tx.commit()
             return totals
 
@@ -303,6 +289,12 @@ def _create_rule(session: Session, stmt: str) -> None:
         log.debug("schema rule created by another process: %s", stmt[:80])
 
 
+def _add(totals: dict[str, int], counters: object) -> None:
+    for key, value in vars(counters).items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            totals[key] = totals.get(key, 0) + value
+
+
 def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
     batch: list[Record] = []
     for row in rows:
@@ -314,4 +306,4 @@ def _batches(rows: Iterable[Record], size: int) -> Iterator[list[Record]]:
         yield batch
 
 
-__all__ = ["Graph", "Record", "TransactionTooLarge", "statements"]
+__all__ = ["MEMORY_CAP", "RAISE_IT", "Graph", "Record", "TransactionTooLarge", "statements"]

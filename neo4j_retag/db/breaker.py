@@ -10,7 +10,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from neo4j.exceptions import DatabaseUnavailable, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    DatabaseUnavailable,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from ..errors import DatabaseUnreachable
 
@@ -68,8 +74,10 @@ def one_line(err: BaseException) -> str:
 
 
 # DatabaseUnavailable: a server shutting down answers so until it is gone; OSError: a socket
-# error the driver did not wrap
-UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError)
+# error the driver did not wrap; ConnectionAcquisitionTimeoutError: no working connection
+# within NEO4J_CONNECT_TIMEOUT
+UNREACHABLE = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, OSError,
+               ConnectionAcquisitionTimeoutError)
 
 
 @contextmanager

@@ -16,11 +16,17 @@ whose answer was lost may have gone through.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from neo4j.exceptions import DriverError, Neo4jError, SessionExpired
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    DriverError,
+    Neo4jError,
+    SessionExpired,
+)
 
 from .breaker import one_line
 
@@ -33,9 +39,11 @@ FIRST_DELAY, MAX_DELAY = 0.5, 2.0  # seconds between tries: doubling from FIRST 
 def lost(err: BaseException) -> bool:
     """True for a lost or refused connection (worth trying again on a new one): the driver's
     ServiceUnavailable (IncompleteCommit is one), SessionExpired, a bare OSError from the
-    socket, and Neo4j's retryable errors (a leader switch, a database restarting, a deadlock).
+    socket, no connection within the acquisition deadline (a pooled connection the network
+    dropped spent it on its liveness check: the next try opens a new one), and Neo4j's
+    retryable errors (a leader switch, a database restarting, a deadlock).
     """
-    if isinstance(err, (SessionExpired, OSError)):
+    if isinstance(err, (SessionExpired, OSError, ConnectionAcquisitionTimeoutError)):
         return True
     if isinstance(err, (DriverError, Neo4jError)):
         # IncompleteCommit says not retryable: for an idempotent write it is (see module doc)
@@ -45,7 +53,9 @@ def lost(err: BaseException) -> bool:
 
 def _connection(err: BaseException) -> bool:
     """A lost connection (a progress line) rather than a deadlock (the driver's usual retry,
-    an INFO line)."""
+    an INFO line) or a dead pooled connection (its own warning: :class:`_LostConnections`)."""
+    if isinstance(err, ConnectionAcquisitionTimeoutError):
+        return False
     return not isinstance(err, Neo4jError) or "Database" in type(err).__name__ \
         or "NotALeader" in str(getattr(err, "code", ""))
 
@@ -60,6 +70,7 @@ def retrying(call: Callable[[], T], *, what: str, window: float, uri: str,
     names the window's setting."""
     first: float | None = None
     said = 0.0  # clock of the last progress line
+    warned = False  # a warning said the loss: the return is said too
     delay = FIRST_DELAY
     while True:
         try:
@@ -70,7 +81,7 @@ def retrying(call: Callable[[], T], *, what: str, window: float, uri: str,
             now = clock()
             if first is None:
                 first = said = now
-                if _connection(err):
+                if warned := _connection(err):
                     log.warning("Neo4j at %s: connection lost during %s (%s); trying again "
                                 "for up to %g s (%s)", uri, what, one_line(err), window, setting)
                 else:
@@ -79,13 +90,13 @@ def retrying(call: Callable[[], T], *, what: str, window: float, uri: str,
             if now - first >= window:
                 raise
             if now - said >= PROGRESS_EVERY:
-                said = now
+                said, warned = now, True
                 log.warning("Neo4j at %s still unreachable after %.0f s of %g s (%s): "
                             "trying again", uri, now - first, window, setting)
             sleep(min(delay, max(0.0, first + window - now)))
             delay = min(delay * 2, MAX_DELAY)
             continue
-        if first is not None and clock() - first >= 1.0:
+        if warned and clock() - first >= 1.0:
             log.warning("Neo4j at %s back after %.0f s: %s went through", uri, clock() - first,
                         what)
         return out
@@ -113,13 +124,23 @@ logging.getLogger("neo4j.session").addFilter(_TransientRetries())
 class _LostConnections(logging.Filter):
     """A server that goes away makes the driver log each dead connection as an ERROR; the
     run's own error (DatabaseUnreachable, after the retries) says it once, so these are INFO
-    lines (shown with --debug)."""
+    lines (shown with --debug). A connection that let its deadline pass without a word (the
+    liveness check of a pooled connection: the network dropped it while it was idle, as a NAT
+    or firewall does) is said as a warning: nothing else would say it, and a network that
+    keeps doing it is one to know about."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.ERROR and "defunct connection" in record.getMessage():
-            log.info("Neo4j connection lost: %s", record.getMessage()[:200])
-            return False
-        return True
+        if record.levelno < logging.ERROR or "defunct connection" not in record.getMessage():
+            return True
+        text = record.getMessage()
+        if "SocketDeadlineExceeded" in text:
+            where = re.search(r"Address\(\('([^']*)', (\d+)\)\)", text)
+            log.warning("Neo4j at %s: a connection did not answer within "
+                        "NEO4J_CONNECT_TIMEOUT (dropped by the network while idle?): replaced "
+                        "by a new one", ":".join(where.groups()) if where else "the server")
+        else:
+            log.info("Neo4j connection lost: %s", text[:200])
+        return False
 
 
 for _name in ("neo4j.io", "neo4j.pool"):

@@ -230,7 +230,7 @@ class Clusterer:
         The old communities with a report are archived first (``index/archive_communities``):
         a new community with the same level and members keeps the old one's id, so an id once
         cited never points at another community; the others get ids never given before."""
-        self.graph.run_script("index/archive_communities", scope=scope)
+        self.graph.run_batched("index/archive_communities", scope=scope)
         comms = walk(roots)
         kept = {(r["level"], r["membership"]): r["id"]
                 for r in self.graph.run("index/archived_communities", scope=scope)}

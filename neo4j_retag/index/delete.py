@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..db import MEMORY_CAP, Graph, Record, TransactionTooLarge
+from ..db import Graph, Record
 from ..db.lock import index_lock
 from ..errors import NotFoundError
 from ..llm import LLM
 from ..model import Progress, no_progress
 from .lock import holding_index_lock
 from .pipeline import run_ingest
+from .remove import remove_documents
 
 log = logging.getLogger(__name__)
 
@@ -71,45 +72,28 @@ def resolve(graph: Graph, refs: Sequence[str]) -> list[Record]:
 
 
 def delete_documents(graph: Graph, refs: Sequence[str]) -> dict[str, Any]:
-    """Delete the documents named by ``refs`` and everything only they support, in one
-    transaction. Shared entities and relationships keep the remaining evidence (weights and
-    strengths recomputed now; descriptions re-summarised by the next ingest where their set
-    changed). On a lazy index, co-occurrences lose the text units that go and concepts no
-    text unit has any more go too. Communities, reports and topics are marked stale.
+    """Delete the documents named by ``refs`` and everything only they support, in
+    transactions of bounded size (:func:`remove.remove_documents`: a delete cut short is
+    finished by running it again). Shared entities and relationships keep the remaining
+    evidence (weights and strengths recomputed now; descriptions re-summarised by the next
+    ingest where their set changed). On a lazy index, co-occurrences lose the text units that
+    go and concepts no text unit has any more go too. Communities, reports and topics are
+    marked stale.
 
     Returns ``{"documents": [{id, title, path}], "entities_to_resummarise": n,
     "relationships_to_resummarise": n, "nodes_deleted": n, "relationships_deleted": n}``.
     Raises InputError for a ref that matches no document (then nothing changes), or while
-    another run writes the index (:mod:`neo4j_retag.db.lock`)."""
+    another run writes the index (:mod:`neo4j_retag.db.lock`); TransactionTooLarge when one
+    text unit alone is over Neo4j's transaction memory."""
     docs = resolve(graph, refs)
     with index_lock(graph, "documents delete"):
-        counters = _delete(graph, [d["id"] for d in docs])
+        counters = remove_documents(graph, [d["id"] for d in docs])
         dirty = graph.run("index/dirty_counts")[0]
     return {"documents": [{k: d[k] for k in ("id", "title", "path")} for d in docs],
             "entities_to_resummarise": dirty["entities"],
             "relationships_to_resummarise": dirty["relationships"],
             "nodes_deleted": counters.get("nodes_deleted", 0),
             "relationships_deleted": counters.get("relationships_deleted", 0)}
-
-
-def _delete(graph: Graph, ids: list[str]) -> dict[str, int]:
-    """All ``ids`` in one transaction; over Neo4j's transaction memory, one document per
-    transaction (each delete is whole on its own); raises TransactionTooLarge naming the
-    document when one alone is over it."""
-    try:
-        return graph.run_script_tx("index/delete_documents", ids=ids)
-    except TransactionTooLarge as err:
-        if len(ids) == 1:
-            raise TransactionTooLarge(
-                f"deleting document {ids[0]} is over Neo4j's transaction memory ({MEMORY_CAP}): "
-                "raise it (NEO4J_TX_MEMORY for the local server, else in neo4j.conf)") from err
-        log.warning("deleting %d documents at once is over Neo4j's transaction memory (%s): "
-                    "one at a time", len(ids), MEMORY_CAP)
-    totals: dict[str, int] = {}
-    for one in ids:
-        for key, n in _delete(graph, [one]).items():
-            totals[key] = totals.get(key, 0) + n
-    return totals
 
 
 @holding_index_lock("documents delete")

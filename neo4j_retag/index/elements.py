@@ -276,5 +276,5 @@ async def summarize_descriptions(graph: Graph, llm: LLM, settings: Settings,
     graph.write("index/set_entity_descriptions", ents)
     rels = await asyncio.gather(*(relationship(r) for r in relationships))
     graph.write("index/set_relationship_descriptions", rels)
-    graph.run("index/set_degrees")
+    graph.run_batched("index/set_degrees")
     return len(ents) + len(rels), joined

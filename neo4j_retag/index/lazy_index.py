@@ -136,7 +136,7 @@ class ConceptClusterer(Clusterer):
     def write(self, roots: list[Community], scope: str = GENERAL) -> list[Community]:
         # as Clusterer.write: entity reports are archived (kept for a full index again), and
         # new ids come above every id ever given, so a cited id never names another community
-        self.graph.run_script("index/archive_communities", scope=GENERAL)
+        self.graph.run_batched("index/archive_communities", scope=GENERAL)
         comms = walk(roots)
         next_id = self.graph.run("index/next_community_id")[0]["next"]
         for i, c in enumerate(comms):

@@ -30,6 +30,7 @@ from .extract import extract_text_unit
 from .gds import sessions_requirements
 from .lazy_index import build_lazy, planned_method, upgrade_to_full
 from .lock import holding_index_lock
+from .remove import remove_documents
 from .reports import build_reports
 from .results import IngestResult
 from .sentences import document_sentences, sentences_of_units
@@ -76,8 +77,9 @@ def load_documents(graph: Graph, settings: Settings, paths: Sequence[Path],
     existing = {r["id"] for r in graph.run("index/existing_documents", ids=list(docs))}
     stale = graph.run("index/stale_documents",
                       docs=[{"id": d.id, "path": d.path} for d in docs.values()])
-    for row in stale:  # an edited file: its old text units and their contributions go
-        graph.run_script("index/remove_document", id=row["id"])
+    # an edited file: its old text units and their contributions go (or those a delete cut
+    # short left)
+    remove_documents(graph, [row["id"] for row in stale], topics=False)
     result.documents_replaced = len(stale)
     rows = []
     for doc in docs.values():
@@ -238,7 +240,7 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
         # an empty graph has no communities, reports or topics (every document deleted: the
         # old ones would answer from content that is gone), nor archived reports of that content
         graph.run_script("index/clear_topics")
-        graph.run_script("index/clear_communities")
+        graph.run_batched("index/clear_communities")
         graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": False})
         result.communities_rebuilt = True
         result.outcomes.append("no entities left: communities, reports and topics removed")

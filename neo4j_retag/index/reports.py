@@ -258,5 +258,5 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
                                               found.get(keys[i], [])) for i in ids))
             graph.write("index/set_reports", rows)
     if not done.failed and not done.waiting:
-        graph.run("index/prune_archive", scopes=[scope])
+        graph.run_batched("index/prune_archive", scopes=[scope])
     return done

@@ -246,7 +246,7 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                              f.line() for f in reports[label].failures))
     graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
     if not failed:
-        graph.run("index/prune_topic_archive")
+        graph.run_batched("index/prune_topic_archive")
     uncovered = graph.run("index/uncovered_roots", labels=labels)
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),

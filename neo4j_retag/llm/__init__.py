@@ -39,7 +39,15 @@ from .reply import (
     read_envelope,
 )
 from .retry import Retry
-from .schema import FALLBACK, JSON, bound_schema, bounded, response_format, schema_of
+from .schema import (
+    FALLBACK,
+    JSON,
+    MAX_FIELD_CHARS,
+    bound_schema,
+    bounded,
+    response_format,
+    schema_of,
+)
 from .structured import accepted, validator
 from .transport import FirstReply, open_client, send
 from .usage import Accounted, Usage, counting
@@ -261,7 +269,9 @@ class LLM(Accounted):
         # a model with its own bounds (extraction records) checks them whatever the mode,
         # record by record and counted; the schema then only holds the reply's shape
         own = getattr(model, "OWN_BOUNDS", False)
-        context = {"max_items": cap.schema_max_items, "max_chars": cap.schema_max_chars}
+        # text fields cut at MAX_FIELD_CHARS at most, whatever LLM_SCHEMA_MAX_CHARS says
+        context = {"max_items": cap.schema_max_items,
+                   "max_chars": min(cap.schema_max_chars, MAX_FIELD_CHARS)}
         while True:
             sent = small if self.json_mode == "json_object" else schema
             fmt = response_format(self.json_mode, model.__name__, sent)

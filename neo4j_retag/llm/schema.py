@@ -58,27 +58,28 @@ class Shape(ValueError):
 
 
 def conform(value: Any, schema: JSON, cut: list[str], where: str = "",
-            defs: JSON | None = None) -> Any:
+            defs: JSON | None = None, strings: bool = True) -> Any:
     """``value`` held to ``schema`` on our side (servers accept a schema without enforcing
     it): an object with a field the schema does not name in place of one it does (a renamed
     field: ``kind`` for ``type``, ``result`` for ``entities``) is the wrong shape (Shape); an
     extra field beside all the named ones is dropped (``extra_field``); arrays longer than
     ``maxItems`` and strings longer than ``maxLength`` (or MAX_FIELD_CHARS) are cut; each
     change is listed in ``cut`` (``extra_field``, ``over_items``, ``over_length``). Anything
-    else is left to the model's validation."""
+    else is left to the model's validation. ``strings=False`` leaves strings whole, for a
+    model that cuts and counts them itself (``OWN_BOUNDS``)."""
     defs = schema.get("$defs", {}) if defs is None else defs
     if "$ref" in schema:
         schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
     for alt in schema.get("anyOf", []):  # Optional[...]: the branch that fits the value
         if isinstance(value, dict | list | str) and _fits(value, alt):
-            return conform(value, alt, cut, where, defs)
+            return conform(value, alt, cut, where, defs, strings)
     if isinstance(value, dict) and isinstance(props := schema.get("properties"), dict):
         extra = [k for k in value if k not in props]
         if extra and not set(props) <= set(value):
             raise Shape(f"{where or 'the reply'}: unexpected field {extra[0]!r} (the schema has "
                         f"{', '.join(props)})")
         cut += ["extra_field"] * len(extra)
-        return {k: conform(v, props[k], cut, f"{where}.{k}".lstrip("."), defs)
+        return {k: conform(v, props[k], cut, f"{where}.{k}".lstrip("."), defs, strings)
                 for k, v in value.items() if k in props}
     if isinstance(value, list) and schema.get("type") == "array":
         cap = schema.get("maxItems")
@@ -86,8 +87,9 @@ def conform(value: Any, schema: JSON, cut: list[str], where: str = "",
             cut.append("over_items")
             value = value[:cap]
         items = schema.get("items", {})
-        return [conform(v, items, cut, f"{where}[{i}]", defs) for i, v in enumerate(value)]
-    if isinstance(value, str):
+        return [conform(v, items, cut, f"{where}[{i}]", defs, strings)
+                for i, v in enumerate(value)]
+    if isinstance(value, str) and strings:
         cap = min(schema.get("maxLength") or MAX_FIELD_CHARS, MAX_FIELD_CHARS)
         if len(value) > cap:
             cut.append("over_length")

@@ -24,6 +24,7 @@ def validator(model: type[M], stage: str, sent: JSON,
     the schema ``sent``; it appends the harmless defects it repaired to ``repairs``.
     ``context`` goes to the model's validation (a model's own bounds: `LLM.structured`)."""
     salvage = getattr(model, "from_text", None)  # another format the model may answer in
+    own = getattr(model, "OWN_BOUNDS", False)  # cuts its text fields itself (context's bounds)
 
     def validate(text: str, repairs: list[str]) -> M:
         try:
@@ -31,8 +32,10 @@ def validator(model: type[M], stage: str, sent: JSON,
                 repairs.append("tuples")  # records we built: the model checks them itself
                 return model.model_validate(data, context=context)
             data = parse_json(text, repairs)
-            # held to the schema sent: wrong field names are invalid, overlong text cut
-            return model.model_validate(conform(data, sent, repairs), context=context)
+            # held to the schema sent: wrong field names are invalid, overlong text cut (by a
+            # model with its own bounds itself, counted with its other cuts)
+            held = conform(data, sent, repairs, strings=not own)
+            return model.model_validate(held, context=context)
         except Shape as err:
             raise ReplyFault(INVALID, f"{stage}: wrong shape ({err})", text) from err
         except ValidationError as err:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from neo4j.exceptions import Neo4jError
 from pydantic import BaseModel
 
 from .. import tokens
 from ..config import Settings
-from ..db import Graph, preflight, vectors
+from ..db import MEMORY_CAP, Graph, pool, preflight, vectors
 from ..errors import ConfigError, LLMError, RetagError
 from ..llm import LLM
 from ..llm.embeddings import Embedder
@@ -48,7 +49,24 @@ def _neo4j(settings: Settings) -> list[Check]:
                       preflight.vector_indexes(graph, settings)):
             out.append(Check(found.name, found.problem is None, found.problem or found.detail,
                              found.fix))
+        out.append(Check("transactions", True, _transactions(graph, settings)))
+    out.append(Check("connections", True, pool.describe(settings)))
     return out
+
+
+def _transactions(graph: Graph, settings: Settings) -> str:
+    """The server's transaction memory limit and WRITE_BATCH_SIZE: what a write is cut by."""
+    batch = (f"WRITE_BATCH_SIZE {settings.neo4j.write_batch_size} rows per write "
+             "transaction, halved where one is over the limit")
+    try:
+        limits = {r["name"]: r["value"] for r in graph.run("ops/doctor_tx_memory")}
+    except Neo4jError as err:  # SHOW SETTINGS needs a privilege a user may lack (Aura)
+        return f"{MEMORY_CAP} not readable ({str(err.message or err)[:80]}); {batch}"
+    one = limits.get(MEMORY_CAP, "?")
+    one = "unlimited" if one in ("0", "0B", "0.00B") else one
+    local = " (NEO4J_TX_MEMORY)" if settings.neo4j.local else ""
+    return (f"{MEMORY_CAP} {one}{local}, all transactions "
+            f"{limits.get('dbms.memory.transaction.total.max', '?')}; {batch}")
 
 
 async def _llm(settings: Settings) -> list[Check]:

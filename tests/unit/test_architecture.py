@@ -168,7 +168,8 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
                 if wanted != keys:
                     problems.append(f"{where}: {name} wants {sorted(wanted)}, gets {sorted(keys)}")
         target = node if fn == "tx" else (node.args[0] if getattr(node, "args", None) else None)
-        if fn in ("run", "write", "run_script", "run_script_tx", "tx") and target is not None:
+        if fn in ("run", "write", "run_script", "run_script_tx", "run_batched", "tx"
+                  ) and target is not None:
             for name in _names(target):
                 if "/" not in name:
                     continue
@@ -177,7 +178,8 @@ def test_every_prompt_and_cypher_file_exists_and_matches_its_call():
                     problems.append(f"{where}: no Cypher file {name}")
                     continue
                 checked["cypher"] += 1
-                given = keys | ({"rows"} if fn == "write" else set())
+                given = keys | ({"rows"} if fn == "write" else set()) | (
+                    {"batch"} if fn == "run_batched" else set())
                 wanted = cypher_params(file.read_text())
                 if wanted != given:
                     problems.append(f"{where}: {name} wants {sorted(wanted)}, gets {sorted(given)}")

@@ -3,8 +3,9 @@
 :func:`plan_communities` joins ``communities`` and ``community_reports`` on the community
 number, drops GraphRAG's dummy community ``-1`` (microsoft/graphrag#1422: a bucket for the
 entities Leiden left out, with a report of its own in some releases), then repairs the
-hierarchy as :mod:`.repair` describes (nesting, one community per level, unclustered entities,
-childless branches carried down) and lists every repair in ``plan.repairs``.
+hierarchy as :mod:`.repair` describes (nesting, one community per level, every member in a
+child, unclustered entities, childless branches carried down) and lists every repair in
+``plan.repairs``; a report whose level is not its community's is a warning.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from dataclasses import dataclass, field
 from ...community_report import report_markdown
 from ...errors import InputError
 from ...model import GENERAL
-from .repair import Repair, add_unclustered, carry_down, nest_and_partition, parent_of, repair
+from .repair import (
+    Repair,
+    add_unclustered,
+    carry_down,
+    cover_children,
+    nest_and_partition,
+    parent_of,
+    repair,
+)
 from .tables import ORIGIN, Output, Row
 from .values import as_findings, as_float, as_int, as_list, as_str, set_props
 
@@ -114,10 +123,13 @@ def _rows(out: Output, plan: Communities, by_id: dict[str, str],
     members, node_parents = membership(out, plan, by_id, by_title)
     has_gid = out.has_column("communities", "community")  # before 1.0 `id` is the number
     rows: dict[int, Row] = {}
+    other_level: list[str] = []  # reports whose level is not their community's
     for cid in sorted(set(comms) | set(reports)):
         c, r = comms.get(cid, {}), reports.get(cid, {})
-        level = as_int(c.get("level"))
-        level = as_int(r.get("level")) if level is None else level
+        level, said = as_int(c.get("level")), as_int(r.get("level"))
+        if level is not None and said is not None and said != level:
+            other_level.append(f"{cid} ({said} for {level})")
+        level = said if level is None else level
         if level is None:
             plan.warnings.append(f"community {cid} has no level: skipped")
             continue
@@ -139,6 +151,11 @@ def _rows(out: Output, plan: Communities, by_id: dict[str, str],
                      "children": [x for x in (as_int(v) for v in
                                               as_list(c.get("children") or r.get("children")))
                                   if x is not None]}
+    if other_level:
+        plan.warnings.append(
+            f"{len(other_level)} community reports give another level than the communities "
+            f"table (community (report's level for the table's): {', '.join(other_level[:10])}"
+            "): imported at the table's level, which the hierarchy follows")
     return rows
 
 
@@ -182,6 +199,8 @@ def plan_communities(out: Output, by_id: dict[str, str], by_title: dict[str, str
         neighbours[r["target_key"]].add(r["source_key"])
     next_id = max(rows, default=-1) + 1  # above every GraphRAG number, even one dropped below
     plan.repairs += nest_and_partition(rows, neighbours)
+    done, next_id = cover_children(rows, entities, claims, next_id)
+    plan.repairs += done
     done, next_id = add_unclustered(rows, entities, claims, next_id)
     plan.repairs += done
     done, next_id = carry_down(rows, next_id)

@@ -104,7 +104,7 @@ def _write(graph: Graph, plan: Plan, out: Output, replace: bool) -> ImportReport
     graph.write("interop/import_communities", plan.communities)
     graph.write("interop/import_parents", plan.parents)
     if not plan.has_degree:
-        graph.run("index/set_degrees")
+        graph.run_batched("index/set_degrees")
     graph.run("index/set_index_meta", props={"graph_dirty": False, "topics_dirty": True})
     return ImportReport(
         folder=str(out.folder), layout=out.layout, version=out.version, files=out.files,

@@ -16,21 +16,26 @@ folder need not hold all three, so the import repairs, in this order:
    its sub-community sits in (after 1.), else the one whose parent holds it, else the one
    holding most of its relationships (Leiden's objective), else the lowest number; it leaves
    the others. A community left with no entity is dropped with its report.
-3. **Unclustered entities** (GraphRAG clusters only the largest connected component by default,
+3. **Every member in a child**: a member of a community with children that none of its
+   children holds (hierarchical Leiden splits a community into its children, so each member
+   is in one) gets a community of its own one level down, a child of that community, whose
+   report is its description and claims as in 4. (top level first; the new community is
+   childless, so 5. carries it down).
+4. **Unclustered entities** (GraphRAG clusters only the largest connected component by default,
    and GraphRAG 1.x/2.x put the rest in a dummy community ``-1``, microsoft/graphrag#1422):
    each gets a level-0 community of its own whose report is its description and claims, as
    :func:`~neo4j_retag.index.report_reuse.composed_props` does for our own tiny
    communities (no LLM call; an entity without a description gets no report). A relationship
    endpoint missing from GraphRAG's entities table gets none: GraphRAG never clustered it and
    there is nothing to report (the plan warns about those).
-4. **Carrying down**: a community without children above the deepest level is copied to every
+5. **Carrying down**: a community without children above the deepest level is copied to every
    deeper level (``carried: true``, ``carried_from``: the community copied, the same report),
    like :func:`~neo4j_retag.index.communities.carry_down`. GraphRAG's own global search at
    ``community_level`` L reads every report of level <= L for the same reason
    (``query/indexer_adapters.read_indexer_reports``); a carried copy instead stands for its
    branch exactly once at each level, so a level-L global query misses no branch.
 
-New communities (3. and 4.) are numbered above GraphRAG's largest community number, in a
+New communities (3., 4. and 5.) are numbered above GraphRAG's largest community number, in a
 fixed order (so a second import gives the same ids), and carry ``graphrag_repair`` (the kind)
 and ``repair_key`` (what they stand for: an import that would give the id to another thing is
 refused as a collision). Each repair kind is one :class:`Repair`.
@@ -49,7 +54,7 @@ from .tables import ORIGIN, Row
 from .values import set_props
 
 # kinds of repair that mean the folder was broken (the others follow from GraphRAG's design)
-DEFECTS = {"dummy", "nesting", "duplicate", "emptied"}
+DEFECTS = {"dummy", "nesting", "duplicate", "emptied", "uncovered"}
 EXAMPLES = 10  # community numbers / entity keys listed per repair
 _NOT_CARRIED = {"graphrag_id", "graphrag_report_id", "human_readable_id", "graphrag_repair",
                 "level", "parent", "size", "carried", "carried_from", "repair_key"}
@@ -58,10 +63,11 @@ _NOT_CARRIED = {"graphrag_id", "graphrag_report_id", "human_readable_id", "graph
 class Repair(BaseModel):
     """One kind of repair made to GraphRAG's community hierarchy on import.
 
-    ``kind``: ``dummy`` | ``nesting`` | ``duplicate`` | ``emptied`` | ``unclustered`` |
-    ``carried``; ``defect``: the folder was broken (not just shaped the way GraphRAG makes
-    it); ``count``: rows, entities or copies repaired; ``communities`` / ``entities``: the
-    first ones concerned (GraphRAG numbers, or the new ids made here; entity keys).
+    ``kind``: ``dummy`` | ``nesting`` | ``duplicate`` | ``emptied`` | ``uncovered`` |
+    ``unclustered`` | ``carried``; ``defect``: the folder was broken (not just shaped the way
+    GraphRAG makes it); ``count``: rows, entities or copies repaired; ``communities`` /
+    ``entities``: the first ones concerned (GraphRAG numbers, or the new ids made here;
+    entity keys).
     """
 
     kind: str
@@ -168,11 +174,12 @@ def nest_and_partition(rows: dict[int, Row], neighbours: dict[str, set[str]]) ->
     return out
 
 
-def _single_report(entity: Row, claims: list[Row]) -> Row:
-    """An unclustered entity's report: its description and claims (no LLM call)."""
+def _single_report(entity: Row, claims: list[Row], explanation: str = (
+        "one entity GraphRAG left out of its communities (report from its description)")
+                   ) -> Row:
+    """A one-entity community's report: its description and claims (no LLM call)."""
     props = entity["props"]
     title, summary = props["name"], props.get("description") or ""
-    explanation = "one entity GraphRAG left out of its communities (report from its description)"
     findings = [{"summary": f"{c['props'].get('type') or 'claim'} "
                             f"({c['props'].get('status') or 'unknown'})",
                  "explanation": c["props"].get("description") or ""} for c in claims]
@@ -181,9 +188,55 @@ def _single_report(entity: Row, claims: list[Row]) -> Row:
                      full_content=report_markdown(title, summary, 1.0, explanation, findings))
 
 
+def _claims_by_subject(claims: list[Row]) -> dict[str, list[Row]]:
+    about: dict[str, list[Row]] = defaultdict(list)
+    for c in claims:
+        about[c["subject_key"]].append(c)
+    return about
+
+
+def cover_children(rows: dict[int, Row], entities: list[Row], claims: list[Row],
+                   next_id: int) -> tuple[list[Repair], int]:
+    """Repair 3: a community of its own, one level down, for each member of a community with
+    children that none of them holds. Returns (repairs, next id)."""
+    by_key = {e["key"]: e for e in entities}
+    about = _claims_by_subject(claims)
+    children = _children(rows)
+    first, parents, keys, silent = next_id, [], [], 0
+    for cid in sorted(rows, key=lambda c: (rows[c]["props"]["level"], c)):
+        if not children[cid]:
+            continue
+        held = {k for child in children[cid] for k in rows[child]["members"]}
+        level = rows[cid]["props"]["level"] + 1
+        for key in [k for k in rows[cid]["members"] if k not in held]:
+            entity = by_key.get(key, {"props": {"name": key}})
+            props = set_props(scope=GENERAL, level=level, parent=cid, carried=False,
+                              origin=ORIGIN, size=1, graphrag_repair="uncovered",
+                              repair_key=f"uncovered:{key}:{level}",
+                              title=entity["props"]["name"])
+            if entity["props"].get("description"):
+                props.update(_single_report(entity, about[key], (
+                    f"one entity of community {cid} that none of its sub-communities holds "
+                    "(report from its description)")))
+            else:
+                silent += 1
+            rows[next_id] = {"id": next_id, "members": [key], "props": props, "children": []}
+            parents.append(cid)
+            keys.append(key)
+            next_id += 1
+    if not keys:
+        return [], next_id
+    note = f"; {silent} without a description have no report" if silent else ""
+    return [repair("uncovered", len(keys), (
+        f"{len(keys)} members of a community were in none of its children (GraphRAG splits a "
+        "community into its children): each given a community of its own one level down, "
+        f"ids {first}..{next_id - 1}, its report its description and claims{note}"),
+        parents, keys)], next_id
+
+
 def add_unclustered(rows: dict[int, Row], entities: list[Row], claims: list[Row],
                     next_id: int) -> tuple[list[Repair], int]:
-    """Repair 3: a level-0 community for each entity in none. Returns (repairs, next id)."""
+    """Repair 4: a level-0 community for each entity in none. Returns (repairs, next id)."""
     covered = {key for row in rows.values() for key in row["members"]}
     # a relationship endpoint missing from GraphRAG's entities table has no description to
     # report and was never clustered by GraphRAG either: plan.py warns about those instead
@@ -196,9 +249,7 @@ def add_unclustered(rows: dict[int, Row], entities: list[Row], claims: list[Row]
             f"{len(alone)} entities are in no community and GraphRAG's output has no "
             "community at all: none made (run `neo4j-retag ingest --resume` on a graph "
             "without communities to cluster it)"), entities=[k for k, _ in alone])], next_id
-    about: dict[str, list[Row]] = defaultdict(list)
-    for c in claims:
-        about[c["subject_key"]].append(c)
+    about = _claims_by_subject(claims)
     silent = []
     first = next_id
     for key, entity in alone:
@@ -220,7 +271,7 @@ def add_unclustered(rows: dict[int, Row], entities: list[Row], claims: list[Row]
 
 
 def carry_down(rows: dict[int, Row], next_id: int) -> tuple[list[Repair], int]:
-    """Repair 4: copy each childless community down to the deepest level."""
+    """Repair 5: copy each childless community down to the deepest level."""
     if not rows:
         return [], next_id
     deepest = max(row["props"]["level"] for row in rows.values())

@@ -1,10 +1,13 @@
-"""Writes bounded by construction under a Neo4j transaction memory cap (issue 32 item 4) on
-a real server: ``db.memory.transaction.max`` of 8 MB. Neo4j Community has no
-``dbms.setConfigValue``, so a second local server is started with it in its neo4j.conf
-(NEO4J_TX_MEMORY=8m; ports 7972/7973, stopped after). A write over the cap is split in halves
-and written, one row alone over it is a one-line error, and an ingest whose text units'
-extractions outgrow one transaction loses none of them."""
+"""Writes bounded by construction under a Neo4j transaction memory cap on a real server:
+``db.memory.transaction.max`` of 8 MB. Neo4j Community has no ``dbms.setConfigValue``, so a
+second local server is started with it in its neo4j.conf (NEO4J_TX_MEMORY=8m; ports
+7972/7973, stopped after). A write over the cap is split in halves and written, one row alone
+over it is a one-line error, and an ingest whose text units' extractions outgrow one
+transaction loses none of them. Deleting a document, pruning archived reports and setting the
+degrees of a large graph go in batches (WRITE_BATCH_SIZE, halved over the cap); `doctor`
+shows the cap and WRITE_BATCH_SIZE."""
 
+import hashlib
 import json
 import logging
 import os
@@ -14,9 +17,13 @@ import pytest
 
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph, TransactionTooLarge
+from neo4j_retag.index.delete import delete_documents
+from neo4j_retag.index.elements import summarize_descriptions
+from neo4j_retag.llm import run_with_llm
+from neo4j_retag.ops.doctor import run_checks
 from neo4j_retag.services import neo4j_local
 from tests.conftest import HOME, corpus, ingest, make_settings, wipe
-from tests.llm_double import default_extract
+from tests.llm_double import _text_block, default_extract
 
 pytestmark = pytest.mark.integration
 CAP = "db.memory.transaction.max"
@@ -126,6 +133,7 @@ def test_one_text_unit_over_the_cap_is_the_one_failed_item(capped, double, tmp_p
     assert len(res.text_units_failed) == 1, [f.item for f in res.text_units_failed]
     failed = res.text_units_failed[0]
     assert CAP in failed.error and "NEO4J_TX_MEMORY" in failed.error, failed.error
+    assert failed.reason == "tx_memory", failed  # its own reason, not an LLM error's
     assert failed.item in failed.error  # the text unit named
     q = graph.driver.execute_query
     done = q("MATCH (c:Chunk {extracted: true}) RETURN count(c) AS n").records[0]["n"]
@@ -135,3 +143,94 @@ def test_one_text_unit_over_the_cap_is_the_one_failed_item(capped, double, tmp_p
     again = ingest(s, graph, [])  # --resume: what earlier runs left
     assert double.count("extract") - calls <= 1  # the failed text unit only (or its cache)
     assert [f.item for f in again.text_units_failed] == [failed.item]
+
+
+def test_a_long_document_over_the_cap_is_deleted_in_batches(capped, double, tmp_path, caplog):
+    """A 300-line document whose text units hold ~6 MB of claims: its delete was one
+    transaction (over the cap: exit 1, nothing deleted); now its text units go in batches."""
+    s, graph = capped
+
+    def extract(body):  # ten claims of 20,000 characters per text unit
+        out = json.loads(default_extract(body))
+        tag = hashlib.sha256(_text_block(body).encode()).hexdigest()[:8]
+        if "Scrooge" in _text_block(body):
+            out["claims"] = [{"subject": "Scrooge", "object": "", "type": "mention",
+                              "status": "TRUE", "source_quote": "Scrooge", "description":
+                              f"Claim {tag} {j}: " + "Scrooge keeps the ledgers. " * 730}
+                             for j in range(10)]
+        return json.dumps(out)
+    double.script["extract"] = extract
+    folder = tmp_path / "long"
+    folder.mkdir()
+    (folder / "ledger.txt").write_text("".join(
+        f"Line {i}: Scrooge met Marley in London.\n" for i in range(300)))
+    (folder / "short.txt").write_text("Belle met Fezziwig at the ball.")
+    res = ingest(s, graph, [folder])
+    assert not res.text_units_failed, res.text_units_failed
+    q = graph.driver.execute_query
+    counts = q("MATCH (:Document {title: 'ledger'})<-[:PART_OF]-(c:Chunk) "
+               "RETURN count(c) AS units, sum(COUNT { (c)-[:HAS_CLAIM]->() }) AS claims"
+               ).records[0]
+    assert counts["units"] > 20 and counts["claims"] >= 10 * counts["units"], counts.data()
+    with caplog.at_level(logging.WARNING):
+        out = delete_documents(graph, [str(folder / "ledger.txt")])
+    assert [d["title"] for d in out["documents"]] == ["ledger"]
+    assert "in halves" in caplog.text  # the cap was met, and split around
+    left = q("MATCH (d:Document) RETURN collect(d.title) AS docs").records[0]["docs"]
+    assert left == ["short"]
+    assert q("MATCH (c:Chunk) WHERE NOT (c)-[:PART_OF]->(:Document {title: 'short'}) "
+             "RETURN count(c) AS n").records[0]["n"] == 0
+    assert q("MATCH (k:Claim) WHERE k.description STARTS WITH 'Claim ' OR NOT "
+             "(:Chunk)-[:HAS_CLAIM]->(k) RETURN count(k) AS n").records[0]["n"] == 0
+    assert q("MATCH (e:Entity) RETURN collect(e.key) AS keys").records[0]["keys"] != []
+    assert q("MATCH (e:Entity) WHERE NOT ()-[:MENTIONS]->(e) RETURN count(e) AS n"
+             ).records[0]["n"] == 0
+    assert q("MATCH (e:Entity) WHERE e.degree <> COUNT { (e)-[:RELATED]-() } "
+             "RETURN count(e) AS n").records[0]["n"] == 0
+    meta = q("MATCH (m:Meta {id: 'index'}) RETURN m.graph_dirty AS g").records[0]
+    assert meta["g"] is True
+
+
+def test_archived_reports_over_the_cap_are_pruned_in_batches(capped, tmp_path, caplog):
+    """An `ingest --resume` that rebuilds the communities prunes the archived reports at its
+    end: 200 archives of 100 KB were one transaction (the resume stopped there every time)."""
+    s, graph = capped
+    ingest(s, graph, [corpus(tmp_path, 2)])
+    with graph.driver.session() as session:  # archived reports of a bigger graph
+        session.run("UNWIND range(1, 200) AS i CALL (i) { CREATE (:ReportArchive "
+                    "{scope: 'general', id: 100000 + i, full_content: $text}) } "
+                    "IN TRANSACTIONS OF 10 ROWS", text="x" * 100_000).consume()
+    graph.run("index/set_index_meta", props={"graph_dirty": True})
+    with caplog.at_level(logging.WARNING):
+        res = ingest(s, graph, [])  # what `ingest --resume` does
+    assert res.communities_rebuilt
+    assert "index/prune_archive: 1000 rows per transaction were over" in caplog.text
+    assert graph.driver.execute_query("MATCH (a:ReportArchive) RETURN count(a) AS n"
+                                      ).records[0]["n"] == 0
+
+
+def test_degrees_of_a_large_graph_are_set_in_batches(capped):
+    """The degrees are set after the summaries: over 100,000 entities they were one
+    transaction (the ingest stopped after paying its extraction calls)."""
+    s, graph = capped
+    with graph.driver.session() as session:
+        session.run("UNWIND range(1, 50000) AS i CALL (i) { CREATE (:Entity {key: 'a' + i, "
+                    "name: 'A' + i})-[:RELATED {weight: 1.0}]->(:Entity {key: 'b' + i, "
+                    "name: 'B' + i}) } IN TRANSACTIONS OF 200 ROWS").consume()
+    try:
+        run_with_llm(s, lambda llm: summarize_descriptions(graph, llm, s))
+        rows = graph.driver.execute_query(
+            "MATCH (e:Entity) RETURN e.degree AS d, count(*) AS n").records
+        assert [(r["d"], r["n"]) for r in rows] == [(1, 100_000)]
+    finally:  # small nodes: the next test's clean-up goes one node per transaction
+        with graph.driver.session() as session:
+            session.run("MATCH (e:Entity) CALL (e) { DETACH DELETE e } "
+                        "IN TRANSACTIONS OF 1000 ROWS").consume()
+
+
+def test_doctor_shows_the_cap_and_the_batch_size(capped):
+    s, _ = capped
+    checks = {c.name: c for c in run_checks(s)}
+    line = checks["transactions"].detail
+    assert f"{CAP} 8.00MiB" in line and "WRITE_BATCH_SIZE 1000" in line, line
+    assert "NEO4J_LIVENESS_CHECK" in checks["connections"].detail

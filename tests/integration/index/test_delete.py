@@ -186,3 +186,38 @@ def test_delete_from_an_imported_graphrag_graph(settings, graph, double):
         shrunk += r["n"] < n
     assert shrunk == shared.get(victim["id"], 0)
     assert after["relationships"] < before["relationships"]
+
+
+def test_a_delete_cut_short_is_finished_by_the_next_ingest_or_delete(settings, graph, double,
+                                                                     tmp_path):
+    """A delete goes text unit batch by batch: cut short (a crash, Neo4j gone for good), the
+    document is still listed, marked `deleting`. The next ingest of its file removes what is
+    left and reads it again (the graph a clean ingest builds); a rerun delete finishes it."""
+    from neo4j_retag.index.remove import _remove_units
+    double.script["extract"] = extract_by_context
+    double.script["summarize"] = summary_of
+    settings = settings.model_copy(update={"glean": 0, "chunk_size": 8, "chunk_overlap": 0})
+    paths = write_docs(tmp_path, ["a.txt", "b.txt", "c.txt"])
+    ingest(settings, graph, paths)
+    fresh = snapshot(graph)
+    doc = next(d for d in list_documents(graph) if d["path"].endswith("a.txt"))
+    units = [r["id"] for r in graph.run("index/document_chunks", ids=[doc["id"]])]
+    assert len(units) >= 2
+    graph.run("index/mark_deleting", ids=[doc["id"]], topics=True)  # what a delete does first
+    _remove_units(graph, units[:1])  # ... and its first batch: then it stopped
+    assert [d["text_units"] for d in list_documents(graph) if d["id"] == doc["id"]] == [
+        len(units) - 1]
+    res = ingest(settings, graph, paths)  # the same files again
+    assert res.documents_replaced == 1 and res.documents_new == 1
+    assert snapshot(graph) == fresh
+    again = next(d for d in list_documents(graph) if d["id"] == doc["id"])
+    assert again["text_units"] == len(units)
+    assert graph.driver.execute_query("MATCH (d:Document) WHERE d.deleting RETURN count(d) AS n"
+                                      ).records[0]["n"] == 0
+    # cut short again, then the delete run again: finished
+    graph.run("index/mark_deleting", ids=[doc["id"]], topics=True)
+    _remove_units(graph, units[:1])
+    delete_documents(graph, [doc["id"]])
+    assert doc["id"] not in {d["id"] for d in list_documents(graph)}
+    assert graph.driver.execute_query("MATCH (c:Chunk) WHERE c.id IN $ids RETURN count(c) AS n",
+                                      ids=units).records[0]["n"] == 0

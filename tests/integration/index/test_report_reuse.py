@@ -22,7 +22,7 @@ def _plant(graph):
         "UNWIND $edges AS e MATCH (a:Entity {key: e[0]}), (b:Entity {key: e[1]}) "
         "CREATE (a)-[:RELATED {weight: 1.0, description: e[0] + ' works with ' + e[1]}]->(b)",
         edges=[list(e) for e in edges])
-    graph.run("index/set_degrees")
+    graph.run_batched("index/set_degrees")
 
 
 def _hierarchy():

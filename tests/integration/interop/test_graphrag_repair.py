@@ -17,7 +17,7 @@ from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
 from tests.conftest import neo4j_vars
-from tests.graphrag_fixture import write_broken_fixture
+from tests.graphrag_fixture import write_broken_fixture, write_uncovered_fixture
 from tests.integration.interop.test_graphrag import snapshot
 
 pytestmark = pytest.mark.integration
@@ -98,3 +98,23 @@ def test_cli_prints_every_repair(settings, graph, tmp_path):
     assert {r["kind"]: r["defect"] for r in json.loads(out.stdout)["repairs"]} == {
         "dummy": True, "nesting": True, "duplicate": True, "unclustered": False,
         "carried": False}
+
+
+def test_members_no_child_holds_and_a_report_at_another_level(settings, graph, tmp_path):
+    """Two members of community 0 in none of its children get level-1 communities (every
+    level covers the 6 entities), and a report whose level is not its community's is said."""
+    from neo4j_retag.cli import main
+    folder = write_uncovered_fixture(tmp_path / "uncovered")
+    out = CliRunner().invoke(main, ["import", "graphrag", str(folder)],
+                             env=neo4j_vars(settings))
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "repaired (uncovered): 2 members of a community were in none of its children" in text
+    assert "warning: 1 community reports give another level than the communities table" in text
+    levels = graph.run("interop/import_summary")
+    assert [(lv["level"], lv["memberships"], lv["reports"]) for lv in levels] == [
+        (0, 6, 2), (1, 6, 4)]
+    q = graph.driver.execute_query
+    assert q("MATCH (:Community {id: 0})-[:PARENT_OF]->(c:Community {graphrag_repair: "
+             "'uncovered'})<-[:IN_COMMUNITY]-(e:Entity) RETURN collect(e.key) AS keys"
+             ).records[0]["keys"] in (["fezziwig", "london"], ["london", "fezziwig"])

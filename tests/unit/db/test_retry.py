@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 
 import pytest
+from neo4j._exceptions import SocketDeadlineExceededError
 from neo4j.exceptions import (
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     IncompleteCommit,
     ServiceUnavailable,
     SessionExpired,
@@ -153,3 +155,39 @@ def test_a_read_over_the_memory_is_read_in_halves():
     assert asked == [[1, 2, 3, 4, 5], [1, 2], [3, 4, 5], [3], [4, 5]]  # halves until it fits
     with pytest.raises(TransactionTooLarge):
         g.run_paged("index/community_elements", "ids", [7, 8, 9])
+
+
+def test_a_dead_pooled_connection_is_one_warning_and_the_next_try_opens_another(caplog):
+    """The liveness check of a connection the network dropped spends the acquisition deadline
+    (NEO4J_CONNECT_TIMEOUT): the driver logs the read past its deadline as an ERROR, then the
+    acquisition fails. One warning says it; the acquisition is tried again, quietly."""
+    clock = Clock()
+    call, calls = _failing([ConnectionAcquisitionTimeoutError(
+        "failed to obtain a connection from the pool within 5s (timeout)")], clock, cost=5.0)
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("neo4j.io").error(
+            "[#%04X]  _: <CONNECTION> error: %s: %r", 0xB40A,
+            "Failed to read from defunct connection IPv4Address(('127.0.0.1', 40957)) "
+            "(ResolvedIPv4Address(('127.0.0.1', 40957)))",
+            SocketDeadlineExceededError("read timed out"))
+        assert retrying(call, what="index/merge_entities", window=60, uri="bolt://h:1",
+                        sleep=clock.sleep, clock=clock) == "rows"
+    assert len(calls) == 2
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == ["Neo4j at 127.0.0.1:40957: a connection did not answer within "
+                        "NEO4J_CONNECT_TIMEOUT (dropped by the network while idle?): "
+                        "replaced by a new one"]
+    assert lost(ConnectionAcquisitionTimeoutError("x"))
+
+
+def test_the_driver_checks_idle_connections_with_a_bounded_deadline():
+    from neo4j_retag.config import Settings
+    from neo4j_retag.db.pool import driver_options
+    s = Settings()
+    cli, serve = driver_options(s, fail_fast=False), driver_options(s, fail_fast=True)
+    assert cli["liveness_check_timeout"] == 1.0 and cli["max_connection_lifetime"] == 300.0
+    assert cli["connection_acquisition_timeout"] == cli["connection_timeout"] == 5.0
+    assert (serve["connection_acquisition_timeout"], serve["connection_timeout"]) == (3.0, 2.0)
+    slow = Settings(neo4j_connect_timeout=20, neo4j_liveness_check=0)
+    assert driver_options(slow, False)["connection_acquisition_timeout"] == 20
+    assert driver_options(slow, False)["liveness_check_timeout"] == 0

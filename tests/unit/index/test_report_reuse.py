@@ -80,6 +80,9 @@ class PlantedGraph:
     def run_paged(self, name, key, values, **p):
         return self.run(name, **p, **{key: values})
 
+    def run_batched(self, name, **p):
+        return {}
+
     def write(self, name, rows, **p):
         for row in rows:
             self.comms[row["id"]].setdefault("props", {}).update(row["props"])

@@ -8,9 +8,14 @@ from collections import defaultdict
 from pathlib import Path
 
 from neo4j_retag.interop.graphrag.plan import plan_import
-from neo4j_retag.interop.graphrag.repair import add_unclustered, carry_down, nest_and_partition
+from neo4j_retag.interop.graphrag.repair import (
+    add_unclustered,
+    carry_down,
+    cover_children,
+    nest_and_partition,
+)
 from neo4j_retag.interop.graphrag.tables import read_output
-from tests.graphrag_fixture import write_broken_fixture
+from tests.graphrag_fixture import write_broken_fixture, write_uncovered_fixture
 
 REAL_3X = Path(__file__).resolve().parents[2] / "data" / "graphrag-output-3x"
 
@@ -147,6 +152,48 @@ def test_carry_down_chains_copies_to_the_deepest_level():
         (1, 1), (2, 10)]
     assert rows[11]["props"]["summary"] == "s" and rows[11]["members"] == ["c"]
     assert carry_down(rows, 12) == ([], 12)  # already carried: nothing to do
+
+
+def test_members_no_child_holds_get_a_community_one_level_down(tmp_path):
+    """Community 0 has child 2 only, which leaves FEZZIWIG and LONDON out: level 1 covered
+    nothing of them (a level-1 query never read them). Each gets a level-1 child of 0."""
+    plan = plan_import(read_output(write_uncovered_fixture(tmp_path / "uncovered")))
+    assert_like_our_ingest(plan)
+    repairs = {r.kind: r for r in plan.repairs}
+    assert list(repairs) == ["uncovered", "carried"] and repairs["uncovered"].defect
+    assert repairs["uncovered"].entities == ["fezziwig", "london"]
+    assert repairs["uncovered"].communities == [0] and repairs["uncovered"].count == 2
+    made = {c["id"]: c for c in plan.communities if c["props"].get("graphrag_repair")
+            == "uncovered"}
+    assert sorted(made) == [3, 4]  # above GraphRAG's largest number (2)
+    fezziwig = made[3]["props"]
+    assert made[3]["members"] == ["fezziwig"] and fezziwig["level"] == 1
+    assert fezziwig["parent"] == 0 and {"parent": 0, "id": 3} in plan.parents
+    assert fezziwig["report_status"] == "ok" and "kind old master" in fezziwig["full_content"]
+    assert "sub-communities" in fezziwig["rating_explanation"]
+
+
+def test_a_report_at_another_level_than_its_community_is_a_warning(tmp_path):
+    plan = plan_import(read_output(write_uncovered_fixture(tmp_path / "uncovered")))
+    assert plan.warnings == [
+        "1 community reports give another level than the communities table (community "
+        "(report's level for the table's): 1 (1 for 0)): imported at the table's level, "
+        "which the hierarchy follows"]
+    assert next(c for c in plan.communities if c["id"] == 1)["props"]["level"] == 0
+
+
+def test_cover_children_goes_top_down_and_names_silent_members():
+    rows = {0: _row(0, 0, None, ["a", "b", "c"]), 1: _row(1, 1, 0, ["a"]),
+            2: _row(2, 2, 1, [])}
+    entities = [{"key": "b", "props": {"name": "B", "description": "About B"}},
+                {"key": "c", "props": {"name": "C", "description": ""}}]
+    repairs, next_id = cover_children(rows, entities, [], 5)
+    assert next_id == 8 and repairs[0].entities == ["b", "c", "a"]
+    assert [(rows[i]["members"], rows[i]["props"]["level"], rows[i]["props"]["parent"])
+            for i in (5, 6, 7)] == [(["b"], 1, 0), (["c"], 1, 0), (["a"], 2, 1)]
+    assert "2 without a description have no report" in repairs[0].message  # c, and a
+    assert "report_status" not in rows[6]["props"]
+    assert cover_children(rows, entities, [], 8) == ([], 8)  # covered now: nothing to do
 
 
 def test_real_graphrag_3x_output_needs_only_the_unclustered_repair():

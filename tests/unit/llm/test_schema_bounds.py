@@ -82,6 +82,19 @@ def test_a_3mb_description_is_cut_in_any_json_mode(tmp_path, double):
     assert ex.dropped == [OVER_CHARS]
 
 
+@pytest.mark.parametrize("mode", ["json_object", "json_schema"])
+def test_the_20000_character_cut_is_counted_with_the_other_cuts(tmp_path, double, mode):
+    # LLM_SCHEMA_MAX_CHARS over MAX_FIELD_CHARS: the field was cut at 20,000 characters before
+    # the records' own check saw it, and counted nowhere that the ingest summary shows
+    double.script["extract"] = lambda b: json.dumps({"entities": [
+        {"name": "Vale Trust", "type": "organization", "description": "x" * 25_000},
+        {"name": "Harbour", "type": "geo", "description": "y" * 500}], "relationships": []})
+    settings = _settings(tmp_path, double, llm_json_mode=mode, llm_schema_max_chars=100_000)
+    ex = _extract(settings)
+    assert [len(e["description"]) for e in ex.entities] == [MAX_FIELD_CHARS, 500]
+    assert ex.dropped == [OVER_CHARS]
+
+
 def _objects(schema):
     if isinstance(schema, dict):
         if schema.get("type") == "object" and "properties" in schema:
