@@ -1,4 +1,4 @@
-"""Degenerate free text (llm.degenerate): each rule on its own, the quickstart's real SmolLM2
+"""Degenerate free text (checks.degenerate): each rule on its own, the quickstart's real SmolLM2
 outputs never an answer, grounded answers kept; and the client asking again once with a
 repetition penalty before the call fails as ``degenerate``."""
 
