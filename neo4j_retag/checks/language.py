@@ -175,15 +175,18 @@ comes look looked looking show shows showed believe believed believes tell telli
 monday tuesday wednesday thursday friday saturday sunday january february march april june
 july august september october november december
 """)
-# German, French, Spanish, Italian, Greek and Hindi function words: they cut phrase runs only
-# (as name parts they stay: "Des Moines", "Los Angeles", "Le Mans")
-PHRASE_STOPWORDS = CONCEPT_STOPWORDS | _words("""
-der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
-le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
-il lo gli della che non
-και είναι στο στη στην στον στα σε με για από που θα να δεν ή του της των τον την το
-है हैं था थे थी ने की के का को में से पर और भी यह वह एक लिए तक कि जो हो गया गई कहा
-""")
+# other languages' function words, by language: they cut phrase runs only (as name parts they
+# stay: "Des Moines", "Los Angeles", "Le Mans"); a language with none here gives a long run's
+# words
+OTHER_FUNCTION_WORDS = {
+    "de": "der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch",
+    "fr": "le la les un une du et ou au aux est sont pas dans pour sur",
+    "es": "el los las del y en por con",
+    "it": "il lo gli della che non",
+    "el": "και είναι στο στη στην στον στα σε με για από που θα να δεν ή του της των τον την το",
+    "hi": "है हैं था थे थी ने की के का को में से पर और भी यह वह एक लिए तक कि जो हो गया गई कहा",
+}
+PHRASE_STOPWORDS = CONCEPT_STOPWORDS.union(*(v.split() for v in OTHER_FUNCTION_WORDS.values()))
 # English, French, Spanish: the words that join a name's parts ("Bank of England", "Banco de
 # España"); in another language a name is cut at its joining word
 JOINERS = frozenset({"of", "de", "&"})
