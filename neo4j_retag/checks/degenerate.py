@@ -46,7 +46,7 @@ MIN_ENGLISH = 0.1  # share of English function words under which a reply is in a
 _WORD = WORD  # letters and combining marks of any script
 _TOKEN = TERM  # words and numbers: list items differ by numbers
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-# the words that neither ground an answer nor make it ungrounded (checks.language: English)
+# the words that neither ground an answer nor make it ungrounded (checks.language)
 _STOP = STOP_WORDS | DATA_WORDS
 # what a restated question may add and still say nothing: "The documents mention several
 # challenges" to "What challenges do the documents mention?"

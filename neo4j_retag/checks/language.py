@@ -44,20 +44,23 @@ bzw ca nr usw vgl ggf evtl inkl bspw z.b d.h u.a s.o s.u o.ä u.ä hr fr str abs
 """)
 
 # --- quotes (query.answer.quote) -------------------------------------------------------------
-# English and German: words that say nothing of what a sentence is about (of more than 3
-# letters: the checks read only longer words); a quote must share another word with the
-# question. In another language its function words count as shared words.
-FUNCTION_WORDS = _words("""
-about above after again also been before being both could does doing down during each from
-have having here into itself just more most much must only other over same should some such
-than that their them then there these they this those through under until very were what
-when where whether which while whom whose will with would your
+# German function words of more than 3 letters (the checks read only longer words)
+GERMAN_FUNCTION_WORDS = _words("""
 aber alle allem allen aller alles auch beim dass deine denn dessen diese diesem diesen dieser
 dieses doch dort durch eine einem einen einer eines etwas euch gegen habe haben hatte hier
 ihre ihrem ihren ihrer immer jede jedem jeden jeder jedes jene kann kein keine können mein
 meine mich muss nach nicht noch oder ohne schon sehr sein seine seinem seinen seiner sich
 sind soll sollen sondern über unter viel wann warum weil welche welchem welchen welcher
 welches wenn werden wird wieder wurde wurden zwischen während wegen wofür worum womit
+""")
+# English and German: words that say nothing of what a sentence is about (of more than 3
+# letters); a quote must share another word with the question. In another language its
+# function words count as shared words.
+FUNCTION_WORDS = GERMAN_FUNCTION_WORDS | _words("""
+about above after again also been before being both could does doing down during each from
+have having here into itself just more most much must only other over same should some such
+than that their them then there these they this those through under until very were what
+when where whether which while whom whose will with would your
 """)
 # English and German: words naming the corpus itself ("in the story", "across these
 # articles", "in diesen Dokumenten"): they say what a question is about, not which sentence
@@ -77,9 +80,11 @@ GUESS_WORDS = frozenset({
 GUESS = re.compile(rf"\b(?:{_either(GUESS_WORDS)})\b", re.I)
 
 # --- degenerate replies (checks.degenerate, checks.degenerate_lists) --------------------------
-# English: function words, which neither ground an answer nor make it ungrounded; in another
-# language they are content words, on both sides (reply and context) alike
-STOP_WORDS = _words("""
+# English and German: function words, which neither ground an answer nor make it ungrounded
+# (content words: checks.degenerate, checks.grounding, checks.copies); in another language
+# they are content words, on both sides (reply and context) alike, so a reply shares more
+# with any context of its language
+STOP_WORDS = GERMAN_FUNCTION_WORDS | _words("""
 about above after again against also although among another around because been before being
 below between both cannot could does doing down during each either else every from further
 given have having here however into itself just made main make many more most much must
