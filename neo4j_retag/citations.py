@@ -29,7 +29,9 @@ UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f
 # a human id: "#12", "id 12", "report 12", "R12"
 HUMAN = re.compile(r"^(?:#|id\s*|report\s*|r)?(\d+)$", re.I)
 MORE = re.compile(r"^\+?\s*more$", re.I)
-# a preposition left dangling at the end of a clause once its marker is gone
+# a preposition left dangling at the end of a clause once its marker is gone; English ones (in
+# another language the preposition stays: "siehe." in German). A word list outside
+# checks.language because this parser sits below it, in the vocabulary every layer imports
 DANGLING = re.compile(r"\s*\b(?:see|in|per|from|by|at|of|according\s+to)\s*$", re.I)
 
 

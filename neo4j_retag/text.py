@@ -8,10 +8,11 @@ description or printed as an answer they read as if they were data. Every free-t
 the index and the query side (description summaries, community report fields, map points,
 reduce and RAG answers) passes through :func:`strip_chatter`; callers count the outputs that
 changed (``Trace.chatter_stripped``, the ingest result's ``chatter_stripped``).
-Also :func:`clean`, the hygiene every text that reaches Neo4j gets (documents, imported
-tables), and words in any script (``WORD``, ``TERM``, a text's ``language`` and its leading
-``ARTICLES``, Korean particles). Plain string work, no I/O: it sits beside ``model`` so
-both sides can use it.
+The lead-ins, labels and sign-offs it knows are English ones (the prompts are English); a
+model's chatter in another language stays in the text. Also :func:`clean`, the hygiene every
+text that reaches Neo4j gets (documents, imported tables), and words in any script (``WORD``,
+``TERM``; the word lists of languages are in ``checks.language``). Plain string work, no I/O:
+it sits beside ``model`` so both sides can use it.
 """
 
 from __future__ import annotations
@@ -123,74 +124,8 @@ def strip_chatter(text: str) -> Stripped:
 # \w (letters and digits only) cut them off; TERM adds digits (BM25 terms, grounding)
 WORD = regex.compile(r"[\p{L}\p{M}]+")
 TERM = regex.compile(r"[\p{L}\p{M}\p{N}]+")
-_HANGUL = regex.compile(r"\p{Hangul}+")
-_GREEK = regex.compile(r"\p{Greek}")
-_LATIN = regex.compile(r"\p{Latin}")
-
-# leading articles (and a name's particles) per language with a list: stripped from the start
-# of a name in a text of that language ("Ο Γιώργος" -> "Γιώργος", "El Banco" in Spanish),
-# never in another ("Los Angeles", "Le Mans", "Des Moines" in English text stay whole)
-ARTICLES = {
-    "en": "the",  # not "a"/"an": "A Coruña", "An Post"
-    "de": "der die das den dem des ein eine einer einem einen",
-    "fr": "le la les un une",
-    "es": "el la los las un una",
-    "it": "il lo la gli le i un uno una",
-    "pt": "o a os as um uma",
-    "nl": "de het een",
-    "el": "ο η το οι τα τον την του της των τους τις ένας μια ένα",
-}
-ARTICLE_WORDS = {k: frozenset(v.split()) for k, v in ARTICLES.items()}
-# the function words that tell Latin-script languages apart (the most frequent, per
-# language; a language is chosen when its words are at least 3 and the most frequent)
-_FUNCTION = {
-    "en": "the and of to is was in that for with on are it",
-    "de": "der die das und ist nicht mit den von zu ein eine auf sich des im",
-    "fr": "le la les et est dans pour des une du que sur pas au qui",
-    "es": "el la los las y en por con del una que es para se al",
-    "it": "il gli della che non è per con una sono del nel alla di",
-    "pt": "o os da do que não uma para com em das dos ao é",
-    "nl": "de het een van en is niet op dat met voor zijn",
-}
-_FUNCTION_WORDS = {k: frozenset(v.split()) for k, v in _FUNCTION.items()}
-# Korean particles written on to the word before them (김민준은, 김민준이 -> 김민준), longest
-# first; stripped only where two syllables or more stay (a name keeps its own last syllable)
-_JOSA_TEXT = ("에서는 에게서 으로는 에서 에게 한테 께서 으로 부터 까지 처럼 보다 이나 이라 "
-              "라고 은 는 이 가 을 를 의 에 와 과 도 로 만 랑")
-_JOSA = sorted(_JOSA_TEXT.split(), key=len, reverse=True)
 
 
 def is_word(text: str) -> bool:
     """True when ``text`` is one word: letters and combining marks of any script only."""
     return bool(text) and WORD.fullmatch(text) is not None
-
-
-def language(text: str) -> str | None:
-    """The language of ``text`` among those with an article list (``ARTICLES``): Greek by its
-    script, a Latin-script one by its function words (English when unsure); None for any
-    other script."""
-    if len(_GREEK.findall(text)) > len(_LATIN.findall(text)):
-        return "el"
-    if not _LATIN.search(text):
-        return None
-    counts = dict.fromkeys(_FUNCTION_WORDS, 0)
-    for w in WORD.findall(text.casefold()):
-        for lang, words in _FUNCTION_WORDS.items():
-            counts[lang] += w in words
-    best = max(counts, key=lambda k: counts[k])
-    return best if counts[best] >= 3 and counts[best] > counts["en"] else "en"
-
-
-def strip_particle(word: str) -> str:
-    """A Hangul word without the particle written on to it (``김민준은`` -> ``김민준``);
-    any other word as it is."""
-    if not _HANGUL.fullmatch(word):
-        return word
-    for josa in _JOSA:
-        if word.endswith(josa) and len(word) - len(josa) >= 2:
-            return word[:-len(josa)]
-    return word
-
-
-def is_hangul(word: str) -> bool:
-    return _HANGUL.fullmatch(word) is not None

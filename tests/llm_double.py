@@ -195,7 +195,7 @@ WORDS = re.compile(r"[^\W_]+")
 
 def default_map(body: dict[str, Any]) -> str:
     """A point per report (3 at most), quoting a few words of its row: grounded in the batch,
-    as a real map point is (an ungrounded one is degenerate, llm.degenerate)."""
+    as a real map point is (an ungrounded one is degenerate, checks.degenerate)."""
     rows = re.findall(r"^(\d+),(.*)$", body["messages"][-1]["content"], re.M)
     def quote(row: str) -> str:
         return " ".join(WORDS.findall(row)[:8])

@@ -1,5 +1,5 @@
 """Benchmark (not a test, no LLM call): how many findings of community reports written by a
-capable model the report grounding check (neo4j_retag/llm/grounding.py) would drop,
+capable model the report grounding check (neo4j_retag/checks/grounding.py) would drop,
 per threshold - its false drops, since such findings come from their context.
 
 Each report's context is rebuilt as the index builds one (index/reports.py ``mixed_context``

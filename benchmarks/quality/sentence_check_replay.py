@@ -1,5 +1,5 @@
-"""Benchmark (not a test, no LLM call): the answer sentence check (neo4j_retag/query/
-sentence_check.py) replayed over saved answers - which sentences it would drop, and why -
+"""Benchmark (not a test, no LLM call): the answer sentence check (neo4j_retag/checks/
+copies.py) replayed over saved answers - which sentences it would drop, and why -
 to set beside a hand check of the same answers (its catches and its false drops).
 
 Each answer's reports are the ones its call read (``trace.context``), taken from the graph at
@@ -22,15 +22,12 @@ import json
 from pathlib import Path
 
 from benchmarks.common import RESULTS
+from neo4j_retag.checks.copies import drop_misattributed, report_sources
+from neo4j_retag.checks.sentences import answer_sentences
 from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.eval.records import AnswerRecord
 from neo4j_retag.model import ReportRow
-from neo4j_retag.query.answer.sentence_check import (
-    drop_misattributed,
-    report_sources,
-)
-from neo4j_retag.query.citations import answer_sentences
 from neo4j_retag.tokens import truncate
 
 

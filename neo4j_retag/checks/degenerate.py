@@ -14,7 +14,7 @@ Plain string work, no I/O. The thresholds are measured on the labelled set of 18
 SmolLM2 replies (benchmarks/quality/answer_checks/): none of its 158 good replies refused
 (lists, numbered points under headings, quotes, a partly Chinese reply, yes/no and numeric
 answers, wrong but on-topic answers) and its 24 bad ones caught. Fee lists, tables and French
-answers are scripted unit cases (tests/unit/llm/test_degenerate.py): no run gave a real one.
+answers are scripted unit cases (tests/unit/checks/test_degenerate.py): no run gave a real one.
 """
 
 from __future__ import annotations
@@ -25,6 +25,15 @@ from collections import Counter
 from ..citations import MARKER
 from ..text import TERM, WORD
 from .degenerate_lists import _LIST_MARK, empty_items, repeated_labels, repeated_lines
+from .language import (
+    DATA_WORDS,
+    FILLER_WORDS,
+    NO_ANSWER,
+    OPEN_QUESTION_WORDS,
+    STOP_WORDS,
+    YES_NO,
+    english_share,
+)
 from .verdict import Subject, Verdict
 
 NGRAM = 6
@@ -37,35 +46,14 @@ MIN_ENGLISH = 0.1  # share of English function words under which a reply is in a
 _WORD = WORD  # letters and combining marks of any script
 _TOKEN = TERM  # words and numbers: list items differ by numbers
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-# function words and the words every answer of this product uses about its data (not a
-# subject of the corpus): they neither ground an answer nor make it ungrounded
-_STOP_TEXT = """
-about above after again against also although among another answer answers around because
-been before being below between both cannot could data does doing down during each either
-else every from further given have having here however into itself just made main make many
-more most much must neither other others over same several should since some such than that
-their theirs them themselves then there therefore these they this those though through thus
-under until upon very were what when where whether which while whom whose will with within
-without would your yours also based context corpus document documents question questions
-report reports source sources text texts theme themes topic topics overall various include
-includes including key important information provided mentioned discussed said says dataset
-"""
-_STOP = frozenset(_STOP_TEXT.split())
+# the words that neither ground an answer nor make it ungrounded (checks.language)
+_STOP = STOP_WORDS | DATA_WORDS
 # what a restated question may add and still say nothing: "The documents mention several
 # challenges" to "What challenges do the documents mention?"
-_FILLER = _STOP | frozenset("""a an the and or of in on at to is are was be it its do
-across prominently multiple feature features number""".split())  # noqa: SIM905
-_ENGLISH = frozenset("""the a an and or of in on at to is are was were be been it its this
-that with for as by from not no yes he she they his her their we you""".split())  # noqa: SIM905
-_OPEN = frozenset({"what", "which", "who", "whom", "whose", "how", "why", "where", "when",
-                   "describe", "list", "name"})
-_YES_NO = frozenset({"yes", "no", "none", "nothing", "unknown", "maybe"})
+_FILLER = _STOP | FILLER_WORDS
 # the map and reduce prompts' rating field: the data never holds it, so prose about it is
 # about the prompt ("The importance score of 95 indicates ..."), not a label line before a
-# point ("Importance Score: 80")
-# the model's own no-answer: "no answer was provided", "no information is given in the data"
-_NO_ANSWER = re.compile(r"\bno (?:answer|information|data|details?)\b[^.!?\n]{0,40}?\b(?:was |"
-                        r"were |is |are |)(?:provided|given|found|available)\b", re.I)
+# point ("Importance Score: 80"); the prompts' own term (English as they are), no word list
 _TEMPLATE_TERM = re.compile(r"importance scores?(?!\s*:)", re.I)
 
 
@@ -149,7 +137,7 @@ def bare_word(text: str, question: str) -> Verdict | None:
     how ...), which it cannot answer."""
     words = _WORD.findall(MARKER.sub(" ", text).casefold())
     asked = _WORD.findall(question.casefold())[:1]
-    if 0 < len(words) <= 2 and set(words) <= _YES_NO and asked and asked[0] in _OPEN:
+    if 0 < len(words) <= 2 and set(words) <= YES_NO and asked and asked[0] in OPEN_QUESTION_WORDS:
         return Verdict("bare_word", f"{text.strip()!r} to an open question, not an answer",
                        {"words": len(words)})
     return None
@@ -165,11 +153,6 @@ def template_subject(text: str, question: str) -> Verdict | None:
     return None
 
 
-def _english(text: str) -> float:
-    words = _WORD.findall(text.casefold())
-    return sum(w in _ENGLISH for w in words) / len(words) if words else 0.0
-
-
 def ungrounded(text: str, subject: Subject) -> Verdict | None:
     """Whether ``text`` is about nothing in its context: of its content words (but the
     question's that the context lacks), none - or, with 3 or more, under a quarter - occur
@@ -180,7 +163,7 @@ def ungrounded(text: str, subject: Subject) -> Verdict | None:
     own = content_words(text) - (content_words(subject.question) - context)
     if len(context) < MIN_CONTEXT_WORDS or not own:
         return None  # too little to judge by
-    if len(_WORD.findall(text)) >= 5 and _english(text) < MIN_ENGLISH <= _english(
+    if len(_WORD.findall(text)) >= 5 and english_share(text) < MIN_ENGLISH <= english_share(
             subject.context):
         return None  # another language than the context's
     shared = own & context
@@ -197,7 +180,7 @@ def says_no_answer(text: str) -> Verdict | None:
     information was given or found ("No, no answer was provided to this question."): the
     model's own no-answer, which the product says in its own words."""
     words = _WORD.findall(MARKER.sub(" ", text))
-    if len(words) <= 20 and _NO_ANSWER.search(text):
+    if len(words) <= 20 and NO_ANSWER.search(text):
         return Verdict("non_answer", "says no answer or information was given, not an answer",
                        {"words": len(words)})
     return None

@@ -1,6 +1,6 @@
 """Degenerate replies shaped as lists: lines that repeat one another, near-copies of one item,
-items that are a label and a bare number, one label leading most items (llm.degenerate's rules
-for the shape of a reply; the others read its words).
+items that are a label and a bare number, one label leading most items (checks.degenerate's
+rules for the shape of a reply; the others read its words).
 
 A list of similar items is an answer ("- Berth 4: 4.50 EUR per metre" then "- Berth 5: ..."):
 an item that adds a number or a name of its own is the next item, not a copy.
@@ -14,6 +14,7 @@ from collections import Counter
 
 from ..citations import MARKER
 from ..text import TERM
+from .language import ASKS_FIGURES
 from .verdict import Verdict
 
 MIN_DISTINCT_LINES = 0.6  # share of distinct normalised lines below which text repeats itself
@@ -24,10 +25,6 @@ _TOKEN = TERM  # words and numbers: list items differ by numbers
 _LIST_MARK = re.compile(r"^\s*(?:[-*•>#]+|\(?\d+[.)]|[a-z][.)])\s*", re.I)
 # a list item that is a label and a bare number ("Importance Score: 95,"): no theme, no fact
 _EMPTY_ITEM = re.compile(r"^[^:\d\n]{1,40}:\s*[\d.,%]+\W*$")
-# a question that asks for figures, whose answer may well be "label: number" lines
-_ASKS_FIGURES = re.compile(r"\b(how (many|much|often|long)|scores?|results?|numbers?|rates?|"
-                           r"prices?|costs?|fees?|percent\w*|votes?|years?|dates?|figures?|"
-                           r"when|totals?|counts?)\b", re.I)
 # "5. The Library's Budget - 7 billion pounds in 2019": an item's label and its value
 _LABEL = re.compile(r"^(.{3,60}?)(?:\s*:|\s+[-–—])\s+\S")
 
@@ -95,7 +92,7 @@ def empty_items(text: str, question: str) -> Verdict | None:
     number ("Importance Score: 95", "Lounge: 80") where the question asks for no figure; an
     item with text under it is a heading."""
     raw, items, headings = _items(text)
-    if len(items) < 3 or _ASKS_FIGURES.search(question):
+    if len(items) < 3 or ASKS_FIGURES.search(question):
         return None
     empty = sum(bool(_EMPTY_ITEM.match(_body(raw[i]))) and i not in headings for i in items)
     if empty / len(items) >= 0.5:

@@ -10,12 +10,18 @@ single initial ("J. Leech"). A line that starts a list item, a heading, a table 
 speaker's turn starts a sentence; a hard-wrapped line does not. A run of text over
 ``MAX_CHARS`` without such a stop (a table, a list written as one line) is cut at its last
 ";" or "," or space before the limit, so no evidence is a page long.
+
+An answer's line is cut more simply (:func:`answer_sentences`: at a stop and a space), its
+citation markers kept with the sentence they follow.
 """
 
 from __future__ import annotations
 
+import re
+
 import regex
 
+from ..citations import MARKER
 from .language import ABBREVIATIONS
 
 MAX_CHARS = 600  # a sentence longer than this is cut (module docstring)
@@ -137,3 +143,21 @@ def sentence_text(text: str, span: Span) -> str:
 def split(text: str) -> list[str]:
     """The sentences of ``text``, each as one line."""
     return [sentence_text(text, s) for s in sentence_spans(text)]
+
+
+_ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
+
+
+def answer_sentences(line: str) -> list[str]:
+    """``line``'s sentences (an answer's), a marker that opens one ("... talent. [Data:
+    Reports (13)] His ...") kept with the sentence before it, whose citation it is."""
+    out: list[str] = []
+    for part in _ANSWER_SENTENCE.split(line):
+        lead = _LEAD_MARKER.match(part)
+        if lead and out:
+            out[-1] += " " + lead.group(0).strip()
+            part = part[lead.end():]
+        if part.strip():
+            out.append(part)
+    return out

@@ -1,6 +1,6 @@
 """What a check of a model's free text is about and what it finds: the :class:`Subject` an
-answer must be about, and the :class:`Verdict` of a rule that refuses it (llm.degenerate,
-llm.degenerate_lists, llm.reply)."""
+answer must be about, and the :class:`Verdict` of a rule that refuses it (checks.degenerate,
+checks.degenerate_lists, llm.reply)."""
 
 from __future__ import annotations
 

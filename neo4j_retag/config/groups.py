@@ -138,7 +138,7 @@ class LLMSettings(Group):
     answer_check: bool = env(
         "LLM_ANSWER_CHECK", True, "free-text answers, map points and DRIFT steps that answer "
         "nothing (repeated lines, a looping phrase, the question echoed, nothing of their "
-        "context: llm.degenerate) are asked again, then no answer; off only for a canned test "
+        "context: checks.degenerate) are asked again, then no answer; off only for a canned test "
         "server such as fakellm")
     cache: bool = env("LLM_CACHE", True, "disk cache of LLM responses")
     cache_dir: Path | None = env("LLM_CACHE_DIR", None, "unset = <home>/llm-cache")

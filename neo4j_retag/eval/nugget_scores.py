@@ -4,29 +4,27 @@ summary and its Markdown table. Plain data and one Neo4j read, no LLM.
 
 A claim counts as *supported* when at least :data:`SUPPORT` of its content words (words of 3+
 letters that are no stop word, and numbers) occur in the text of the reports and text units
-the answer cites: a lexical proxy, not entailment. Only the citations the model wrote count: a
+the answer cites: a lexical proxy, not entailment (its stop words are English:
+``checks.language.CLAIM_STOP_WORDS``). Only the citations the model wrote count: a
 citation added by shared words (``attributed``, when the model wrote no marker) was chosen
 for sharing the sentence's words, so counting it would score the attribution, not the answer.
 """
 
 from __future__ import annotations
 
+from ..checks.language import CLAIM_STOP_WORDS
 from ..db import Graph
 from .nuggets import Nugget, find, normalise
 from .records import AnswerRecord, CostStats, NuggetHit, NuggetScore, NuggetStats
 from .report import stats
 
 SUPPORT = 0.6
-_STOP = frozenset("""the and for are was were has have had its his her their they them this that
-these those with from into onto over under about than then also not but who whom whose which
-what when where why how all any each both more most other some such only own same can will
-would could should may might must been being does did doing very just there here out off
-our ours your yours she him hers one two""".split())  # noqa: SIM905 - a list reads worse
 
 
 def content_words(text: str) -> set[str]:
     """The words of ``text`` a claim's support is judged on (normalised as nuggets are)."""
-    return {w for w in normalise(text).split() if w.isdigit() or (len(w) >= 3 and w not in _STOP)}
+    return {w for w in normalise(text).split()
+            if w.isdigit() or (len(w) >= 3 and w not in CLAIM_STOP_WORDS)}
 
 
 def supported(claim: str, cited_words: set[str]) -> bool:

@@ -15,7 +15,8 @@ The matching rules (each has its unit test):
 - an alias "A + B" matches when every part occurs within one sentence;
 - an occurrence under a negation - "not", "never", "cannot", "n't" or "no longer" within
   the three words before it - does not count: a nugget found only so is unmatched and listed
-  as ``negated`` ("was not cancelled" does not show "cancelled");
+  as ``negated`` ("was not cancelled" does not show "cancelled"); the negations are English
+  (``checks.language.NEGATIONS``): in another language a negated nugget counts as matched;
 - a nugget without aliases is matched by its own text.
 
 The nuggets file is JSON: a list of ``{question, nuggets: [{id, text, aliases}]}``, or
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..checks.language import NEGATIONS
 from ..citations import MARKER
 from ..errors import InputError
 
@@ -134,8 +136,9 @@ class Match(BaseModel):
     negated: bool = False
 
 
-# a negation within the three words before an occurrence (normalised: "wasn't" is "wasn t")
-_NEGATION = re.compile(r"(?:^| )(?:not|never|cannot|no longer|\w+n t)(?: \S+){0,2} $")
+# a negation within the three words before an occurrence (checks.language.NEGATIONS, English;
+# normalised text: "wasn't" is "wasn t")
+_NEGATION = re.compile(rf"(?:^| )(?:{'|'.join(sorted(NEGATIONS))}|\w+n t)(?: \S+){{0,2}} $")
 
 
 def _negated(part: str, sentence: str) -> bool:

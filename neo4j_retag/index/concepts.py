@@ -11,7 +11,9 @@ names the story's people, places and organisations, and its recurring subjects:
   when it is an acronym, or no stopword whose lower-case form does not occur in the text and
   that is capitalised elsewhere or followed by a capitalised word (so "Sales rose" gives
   nothing, "Umbro said" gives Umbro); a leading article of the text's language ("The", Greek
-  "Ο"/"Η"/"Το", Spanish "El" ...: ``text.ARTICLES``) and a trailing "'s" are dropped;
+  "Ο"/"Η"/"Το", Spanish "El" ...: ``checks.language.ARTICLES``) and a trailing "'s" are
+  dropped (the stopwords and the articles are ``checks.language``'s, each list with its
+  languages);
 - **phrases**: runs of 1-3 lower-case content words between stopwords and punctuation (RAKE's
   candidates, Rose et al. 2010), kept when they recur in the text unit or have 2-3 words;
   a run of over 6 words (a language whose stopwords the list does not hold) gives its words,
@@ -38,45 +40,20 @@ from dataclasses import dataclass
 
 import regex
 
+from ..checks.language import (
+    ARTICLE_WORDS,
+    CONCEPT_STOPWORDS,
+    JOINERS,
+    PHRASE_STOPWORDS,
+    is_hangul,
+    language,
+    strip_particle,
+)
 from ..keys import entity_key
-from ..text import ARTICLE_WORDS, is_hangul, is_word, language, strip_particle
+from ..text import is_word
 
 MAX_CONCEPTS = 15  # per text unit: 105 co-occurrence pairs at most
 MAX_PHRASE_WORDS = 3
-
-_STOP_TEXT = """
-a about above after again against ago all almost also although always am among an and another
-any anyone anything are around as at away back be became because become been before being
-below best better between both but by can cannot could did do does doing done down during each
-either else enough even ever every few first for from further get gets getting give given go
-goes going got had has have having he her here hers herself him himself his how however i if
-in into is it its itself just last least less let like made make makes making many may me
-might more most much must my myself near need never new next no nor not now of off often on
-once one only or other others our ours ourselves out over own per perhaps put quite rather
-really said same saw say saying says see seen several shall she should since so some someone
-something still such take taken than that the their theirs them themselves then there these
-they thing things this those though through thus till to told too took toward under until up
-upon us use used very via was way we well went were what whatever when where whether which
-while who whom whose why will with within without would yes yet you your yours yourself
-year years time times people week weeks day days month months told added want wants wanted
-think thought know known says mr mrs ms dr cent percent two three four five six seven eight
-nine ten lot lots part including include includes according around expected set came come
-comes look looked looking show shows showed believe believed believes tell telling asked
-monday tuesday wednesday thursday friday saturday sunday january february march april june
-july august september october november december
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-# other languages' function words cut phrase runs only: as name parts they stay ("Des
-# Moines", "Los Angeles", "Le Mans" lost their first word when names read them too)
-_OTHER_TEXT = """
-der die das den dem des ein eine einer und oder von zu mit auf für ist sind nicht auch
-le la les un une du et ou au aux est sont pas dans pour sur el los las del y en por con
-il lo gli della che non
-και είναι στο στη στην στον στα σε με για από που θα να δεν ή του της των τον την το
-है हैं था थे थी ने की के का को में से पर और भी यह वह एक लिए तक कि जो हो गया गई कहा
-"""
-PHRASE_STOPWORDS = STOPWORDS | frozenset(_OTHER_TEXT.split())
-JOINERS = frozenset({"of", "de", "&"})  # inside a name run ("Bank of England")
 MAX_NAME_WORDS = 6  # a longer capitalised run is a heading or a title-case line, not a name
 # scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): no word
 # to find, so their runs give character bigrams (the n-gram fallback of Lucene's CJK analyzer)
@@ -104,7 +81,7 @@ def _clean(word: str) -> str:
     for suffix in ("'s", "’s"):
         word = word.removesuffix(suffix)
     head = re.split(r"['’]", word, maxsplit=1)[0]
-    return "" if head != word and head.lower() in STOPWORDS else word  # "I'm", "It'll"
+    return "" if head != word and head.lower() in CONCEPT_STOPWORDS else word  # "I'm", "It'll"
 
 
 def _is_cap(word: str) -> bool:
@@ -134,11 +111,11 @@ def _names(sentence: list[str], lower_words: set[str], mid_caps: set[str],
         if _is_cap(word):
             acronym = len(word) > 1 and word.isupper()  # "UK", "BBC": a name anywhere
             if i == 0 and not acronym and (
-                    word.lower() in STOPWORDS or word.lower() in lower_words or (
+                    word.lower() in CONCEPT_STOPWORDS or word.lower() in lower_words or (
                         word not in mid_caps and not _is_cap(_clean(sentence[1:2] and
                                                                     sentence[1] or "")))):
                 continue  # a sentence's first word: capitalised by position only
-            if word.lower() in STOPWORDS and not run and word.lower() not in articles:
+            if word.lower() in CONCEPT_STOPWORDS and not run and word.lower() not in articles:
                 continue  # "He", "In", "But" ...
             run.append(word)
         elif run and word.lower() in JOINERS:

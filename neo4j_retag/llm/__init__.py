@@ -173,7 +173,7 @@ class LLM(Accounted):
         """One chat completion; returns ``validate(text, repairs)`` (or the checked text);
         ``validate`` appends the harmless defects it repaired to ``repairs``. ``prose``: the
         reply is an answer's free text, so JSON or an echo of the system prompt (an injected
-        template) is ``invalid``, and text that answers nothing (``llm.degenerate``: repeated
+        template) is ``invalid``, and text that answers nothing (``checks.degenerate``: repeated
         lines, a looping phrase, the question echoed, nothing of ``subject``'s context) is
         ``degenerate``: asked again once with ``frequency_penalty`` raised, then the call
         fails (never cached, and a cached reply that is degenerate is asked again).

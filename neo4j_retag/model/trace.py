@@ -64,7 +64,7 @@ class MapReduceTrace(BaseModel):
     points_degenerate: int = 0  # map points dropped: repeated, echoing or ungrounded text
     invalid_citations: list[str] = Field(default_factory=list)
     # answer sentences dropped: a copy of a report sentence about another subject, or a
-    # quotation no report holds (query.sentence_check), each "sentence -- why"
+    # quotation no report holds (checks.copies), each "sentence -- why"
     sentences_dropped: list[str] = Field(default_factory=list)
     stale_reports: int = 0  # reports left out: their members changed (documents deleted)
     refinement: list[RefinementRound] = Field(default_factory=list)

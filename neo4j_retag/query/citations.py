@@ -4,16 +4,14 @@ are removed from the text and listed in ``trace.invalid_citations`` as ``"Kind i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from ..checks.degenerate import content_words
+from ..checks.sentences import answer_sentences
 from ..citations import MARKER, check, parse
 from ..db import Graph
 from ..model import Answer, Citation, Trace
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")  # an answer's sentences
-_LEAD_MARKER = re.compile(rf"^(?:\s*(?:{MARKER.pattern}))+\s*", re.I)
 MIN_SHARED = 2  # content words a sentence must share with a support to be attributed to it
 
 
@@ -34,20 +32,6 @@ def cited_sources(text: str, valid: Mapping[str, Citation], trace: Trace,
     trace.invalid_citations += checked.invalid
     keys = [f"{k}:{i}" for k, i in checked.cited]
     return checked.text.strip(), [valid[k] for k in dict.fromkeys(keys)]
-
-
-def answer_sentences(line: str) -> list[str]:
-    """``line``'s sentences, a marker that opens one ("... talent. [Data: Reports (13)] His
-    ...") kept with the sentence before it, whose citation it is."""
-    out: list[str] = []
-    for part in _SENTENCE.split(line):
-        lead = _LEAD_MARKER.match(part)
-        if lead and out:
-            out[-1] += " " + lead.group(0).strip()
-            part = part[lead.end():]
-        if part.strip():
-            out.append(part)
-    return out
 
 
 def attribute(text: str, supports: Sequence[tuple[str, Sequence[int | str]]],

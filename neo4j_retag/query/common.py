@@ -70,7 +70,7 @@ async def complete_or_note(llm: LLM, messages: list[Message], stage: Stage, trac
     ``trace.failures`` (item ``stage``). Raises AnswerFailedError when the endpoint's content
     filter blocked it, or on any failure when the call is ``required`` (the only answer call:
     no fallback would be an answer). A reply that is JSON or the prompt's own template
-    (injected by a document), or degenerate (``llm.degenerate``: repeated lines, a looping
+    (injected by a document), or degenerate (``checks.degenerate``: repeated lines, a looping
     phrase, the question echoed, nothing of ``subject``'s context), is retried, then the
     honest no-answer with a note and ``trace.no_answer`` set. Streamed piece by piece when
     someone listens to the question's events (`serve`). An LLMError whose reason is in

@@ -1,4 +1,4 @@
-"""Degenerate free text (llm.degenerate): each rule on its own, the quickstart's real SmolLM2
+"""Degenerate free text (checks.degenerate): each rule on its own, the quickstart's real SmolLM2
 outputs never an answer, grounded answers kept; and the client asking again once with a
 repetition penalty before the call fails as ``degenerate``."""
 
@@ -210,3 +210,19 @@ def test_a_short_reply_saying_no_answer_was_given_is_refused_a_negative_answer_i
         "non_answer"
     assert says_no_answer("No, the docking fees were not raised in March.") is None
     assert says_no_answer("No data is available on ferries; the council " + "met " * 30) is None
+
+
+def test_german_function_words_do_not_ground_a_german_reply():
+    # a reply about a football club shares only "weil", "auch", "dass", "immer", "wieder",
+    # "wenn", "nicht", "werden", "schon" with a context on a harbour: no word of its subject
+    context = ("Die Stadt will den alten Hafen mit der Firma Nordwind erneuern, weil die "
+               "Liegeplätze nicht mehr sicher sind. Auch die Fischer werden dagegen sein, doch "
+               "der Rat hat schon immer gesagt, dass er wieder über den Plan entscheiden wird, "
+               "wenn die Kosten bekannt sind.")
+    reply = ("Der Fußballverein hat das Pokalfinale erreicht, weil die Stürmerin zwei Tore "
+             "schoss; auch der Trainer sagt, dass die Mannschaft immer wieder gewinnt, wenn die "
+             "Fans nicht schweigen, und sie werden schon sehen.")
+    subject = Subject("Was geschah?", context)
+    assert ungrounded(reply, subject).rule == "ungrounded"
+    assert ungrounded("Die Stadt will den alten Hafen erneuern, weil die Liegeplätze nicht "
+                      "mehr sicher sind.", subject) is None

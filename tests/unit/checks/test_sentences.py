@@ -1,6 +1,7 @@
-"""A document cut into its sentences (checks/sentences.py): whole, in order, each with its span."""
+"""A document cut into its sentences (checks/sentences.py): whole, in order, each with its span;
+an answer's line cut into sentences, a citation marker kept with the sentence it follows."""
 
-from neo4j_retag.checks.sentences import MAX_CHARS, sentence_spans, split
+from neo4j_retag.checks.sentences import MAX_CHARS, answer_sentences, sentence_spans, split
 
 
 def test_sentences_end_at_their_marks_not_after_titles_initials_or_lower_case():
@@ -32,3 +33,10 @@ def test_spans_cover_the_text_in_order_and_a_run_without_a_stop_is_cut():
     assert [text[a:b] for a, b in spans[:2]] == ["One.", "Two three."]
     assert all(b - a <= MAX_CHARS for a, b in spans)
     assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+
+
+def test_a_marker_after_a_full_stop_stays_with_the_sentence_it_cites():
+    line = "Fred's wife plays the harp. [Data: Reports (13)] Marley warns Scrooge of spirits."
+    assert answer_sentences(line) == ["Fred's wife plays the harp. [Data: Reports (13)]",
+                                      "Marley warns Scrooge of spirits."]
+    assert answer_sentences("") == []

@@ -5,8 +5,9 @@ One test per script, with names unlike the issue's."""
 
 import pytest
 
+from neo4j_retag.checks.language import language, strip_particle
 from neo4j_retag.index.concepts import extract_concepts
-from neo4j_retag.text import TERM, WORD, language, strip_particle
+from neo4j_retag.text import TERM, WORD
 
 
 def keys(text):

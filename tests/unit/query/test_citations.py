@@ -1,14 +1,7 @@
-from neo4j_retag.query.citations import answer_sentences, attribute
+from neo4j_retag.query.citations import attribute
 
 SUPPORTS = [("Scrooge's niece plays the harp and piano at Fred's party.", [13]),
             ("Marley's ghost warns Scrooge of the three spirits to come.", [4])]
-
-
-def test_a_marker_after_a_full_stop_stays_with_the_sentence_it_cites():
-    line = "Fred's wife plays the harp. [Data: Reports (13)] Marley warns Scrooge of spirits."
-    assert answer_sentences(line) == ["Fred's wife plays the harp. [Data: Reports (13)]",
-                                      "Marley warns Scrooge of spirits."]
-    assert answer_sentences("") == []
 
 
 def test_attribute_marks_each_uncited_sentence_with_the_support_sharing_most_words():
