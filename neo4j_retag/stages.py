@@ -53,6 +53,11 @@ class Stage(StrEnum):
     TOPIC_SUMMARY = "topic_summary", "index", "topics"  # the corpus description
     TOPIC_ASSIGN = "topic_assign", "index", "topics", "CHUNK_SIZE"
     TOPIC_SPLIT = "topic_split", "index", "topics"  # a topic holding most of the graph, split
+    # topics from the general graph's communities (TOPIC_MODE=communities): a topic's name over
+    # its best evidence sentences (a topic of several communities), and the titles of its
+    # subgraph's communities that repeat no general one (a report composed from evidence)
+    TOPIC_TITLE = "topic_title", "index", "topics", "REPORT_MAX_TOKENS"
+    TOPIC_REPORT_TITLE = "topic_report_title", "index", "topics", "REPORT_MAX_TOKENS"
     EMBED = "embed", "index", "embed", _REDUCE, True  # text units, entities, reports
     # the query methods (query/); map and reduce also mine an ingest's topics
     MAP = "map", "query", "topics", "MAP_CONTEXT_TOKENS"

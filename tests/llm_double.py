@@ -57,6 +57,8 @@ KINDS: dict[Stage, str | Callable[[dict[str, Any]], str]] = {
     Stage.REFINE_CHECK: "refine",
     Stage.TOPICS: "topics_list",
     Stage.TOPIC_ASSIGN: "assign",
+    Stage.TOPIC_TITLE: "report_title",  # a topic's name over its best evidence sentences
+    Stage.TOPIC_REPORT_TITLE: "report_title",  # a topic community's report title
     Stage.LAZY_REPORT: "report",
     Stage.EVAL_JUDGE: "judge",
     Stage.EVAL_QUESTIONS: _eval_list,

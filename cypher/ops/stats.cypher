@@ -30,6 +30,8 @@ RETURN CASE WHEN m.index_method IS NOT NULL THEN m.index_method
        COUNT { (c:Community) WHERE c.reused_from IS NOT NULL } AS reused_reports,
        unsupported_findings,
        COUNT { (:Topic) } AS topics,
+       // how the topics were built (TOPIC_MODE); topics built before it was stored were mined
+       CASE WHEN EXISTS { (:Topic) } THEN coalesce(m.topics_mode, 'assign') END AS topic_mode,
        COUNT { (c:Chunk) WHERE c.embedding IS NOT NULL } AS text_units_embedded,
        COUNT { (e:Entity) WHERE e.embedding IS NOT NULL } AS entities_embedded,
        COUNT { (c:Community) WHERE c.embedding IS NOT NULL } AS reports_embedded,

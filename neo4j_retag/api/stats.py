@@ -24,6 +24,7 @@ class TopicSubgraph(BaseModel):
     entities: int
     communities: int
     reports: int
+    reused: int = 0  # of its reports, those reused from a community with the same members
     levels: list[Level]
 
 
@@ -79,6 +80,7 @@ class Stats(BaseModel):
     reused_reports: int
     unsupported_findings: int | None = None
     topics: int
+    topic_mode: str | None = None  # how the topics were built: communities, assign, reextract
     text_units_embedded: int
     entities_embedded: int
     reports_embedded: int

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
                    "PATHS may be omitted")
 @click.option("--text-field", default=None, help="record field holding the text (.jsonl/.csv)")
 @click.option("--no-topics", is_flag=True, help="skip ReTAG topic augmentation")
-@click.option("--topic-mode", type=click.Choice(["assign", "reextract"]), default="assign")
+@click.option("--topic-mode", type=click.Choice(["communities", "assign", "reextract"]),
+              help="how ReTAG's topics are built (default TOPIC_MODE; see `topics build`)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--quiet", is_flag=True,
               help="no progress (bars on a terminal, else one line per stage and every ~10 s)")
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
 @friendly
 def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool, lazy: bool,
            full: bool, resume: bool,
-           text_field: str | None, no_topics: bool, topic_mode: str, as_json: bool,
+           text_field: str | None, no_topics: bool, topic_mode: str | None, as_json: bool,
            quiet: bool, wait: bool, no_embeddings: bool, reembed: bool, accept_skipped: bool,
            estimate: bool) -> None:
     """Index PATHS (files or folders) into Neo4j: text units, entities, relationships, claims,
@@ -88,6 +89,8 @@ def ingest(obj: Ctx, paths: tuple[Path, ...], glean: int | None, no_claims: bool
         updates["index_method"] = "lazy" if lazy else "full"
     if no_embeddings:
         updates["embeddings"] = False
+    if topic_mode:  # the estimate models the topics this run builds
+        updates["topic_mode"] = topic_mode
     if reembed and no_embeddings:
         raise click.UsageError("--reembed and --no-embeddings exclude each other")
     settings = waiting(obj.settings, wait).model_copy(update=updates)
@@ -228,7 +231,7 @@ def stats(obj: Ctx, as_json: bool) -> None:
                                               f"{lv['reports']} reports")
     for t in data["topic_subgraphs"]:
         table.add_row(f"topic {t['name']}", f"{t['entities']} entities, {t['communities']} "
-                                            f"communities, {t['reports']} reports")
+                      f"communities, {t['reports']} reports ({t['reused']} reused)")
     console.print(table)
     if data.get("stale_reports"):
         console.print(f"[yellow]{data['stale_reports']} community reports are stale (documents "
@@ -254,15 +257,18 @@ def topics() -> None:
 
 
 @topics.command("build")
-@click.option("--mode", type=click.Choice(["assign", "reextract"]), default="assign",
-              help="topic subgraphs by labelling text units (cheap) or re-extraction (paper)")
+@click.option("--mode", type=click.Choice(["communities", "assign", "reextract"]),
+              help="topics of the general graph's communities (no mining; a small model's "
+              "default), or mined, their subgraphs by labelling text units (the default "
+              "otherwise) or by re-extraction (the paper's); default TOPIC_MODE")
 @click.option("--max-topics", type=click.IntRange(1), default=8)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--quiet", is_flag=True, help="no progress output")
 @click.pass_obj
 @friendly
-def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: bool) -> None:
-    """Mine topics and a corpus description, build topic subgraphs, communities and reports."""
+def topics_build(obj: Ctx, mode: str | None, max_topics: int, as_json: bool,
+                 quiet: bool) -> None:
+    """Build topics, a corpus description, the topic subgraphs, their communities and reports."""
     from rich.console import Console
 
     from ..index.embed import embed_if_enabled
@@ -288,6 +294,8 @@ def topics_build(obj: Ctx, mode: str, max_topics: int, as_json: bool, quiet: boo
             sys.exit(3)
         return
     console.print(f"[bold]corpus:[/bold] {out.corpus_description}")
+    if out.mode == "communities":
+        console.print(f"topics: {out.why}", highlight=False)
     table = Table("topic", "label", "entities", "communities", "reports")
     for t in out.counts:
         table.add_row(t.name, t.label, str(t.entities), str(t.communities), str(t.reports))

@@ -163,6 +163,14 @@ class Settings(BaseModel):
         retag-quoted, a specific one to local-quoted), ``retag`` for a capable one."""
         return self.query.ask_method or ("auto" if self.llm.small else "retag")
 
+    @property
+    def topic_build_mode(self) -> str:
+        """How ReTAG's topics are built: TOPIC_MODE, else the default of the model's class -
+        ``communities`` for a small model (no written topic reports), ``assign`` (mined) for a
+        capable one."""
+        mode = self.index.topic_mode
+        return mode if mode != "auto" else ("communities" if self.llm.small else "assign")
+
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False
                    ) -> Settings:
         """A copy with ``update`` applied; flat names (``{"chunk_size": 120}``) go to their

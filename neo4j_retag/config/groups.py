@@ -288,6 +288,14 @@ class IndexSettings(Group):
         "TOPIC_SPLIT", True, "a topic whose subgraph holds more than RETAG_TOPIC_MAX_SHARE of "
         "the entities is mined again into narrower topics at build time (one call and its text "
         "units assigned again; docs/indexing.md)")
+    topic_mode: Literal["auto", "communities", "assign", "reextract"] = env(
+        "TOPIC_MODE", "auto", "ReTAG's topics: communities = the general graph's largest "
+        "communities, named and described from their evidence (no mining, no assignment); "
+        "assign / reextract = mined by global search, subgraphs by labelling text units or by "
+        "re-extraction; auto = communities for LLM_CLASS=small, else assign (docs/indexing.md)")
+    topic_min_entities: int = env(
+        "TOPIC_MIN_ENTITIES", 4, "TOPIC_MODE=communities: a community of fewer entities is no "
+        "topic (the general graph answers for it)", ge=1)
     topic_remine_share: float = Field(
         0.1, ge=0, le=1, validation_alias="TOPIC_REMINE_SHARE", description="an ingest mines "
         "topics again when more than this share of the mined reports' text changed; else it "

@@ -5,16 +5,13 @@ estimates the LLM calls and prompt / completion tokens of each stage. Extraction
 rendered and counted exactly; what the model writes, and how many summaries, reports and
 topic calls the graph will need, follow per-text-unit ratios measured on real runs
 (index/estimate_profile.py: a profile per kind of model, calibrated by the last ingest's
-actual figures; docs/benchmarks.md "What an index costs"). Topic mining is modelled by
-its structure (map batches over the mining level's reports, two reduces, one topic list;
-mined again only when the new text units exceed ``TOPIC_REMINE_SHARE`` of all), assignment
-per new text unit.
+actual figures; docs/benchmarks.md "What an index costs"). Topics are modelled by their
+structure (index/estimate_topics.py).
 `ingest` stores its estimate in the graph and `stats` shows it beside what the run spent.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +20,6 @@ from .. import tokens
 from ..config import Settings
 from ..db import Graph
 from ..llm import Usage
-from ..llm.endpoint import WINDOW_KEY, Capabilities
 from ..model import LLMCost
 from ..prompts import render
 from ..stages import Stage, group_of
@@ -31,6 +27,7 @@ from .documents import Document, check_inputs, read_path
 from .estimate_cache import cached_extractions
 from .estimate_embed import embed_stage, embed_uncached
 from .estimate_profile import FIGURES, Profile, calibration, profile_for
+from .estimate_topics import topics_cost
 from .extract import messages
 from .extract_evidence import messages as select_messages
 from .lazy_index import planned_method
@@ -165,8 +162,8 @@ def estimate_ingest(settings: Settings, paths: list[Path], graph: Graph | None =
             reports, reports * p.report_prompt_share * settings.index.report_context_tokens,
             reports * min(p.report_completion, settings.index.report_max_tokens))
     if topics:
-        est.raw[Stage.TOPICS] = _topics(settings, p, u, p.prompt_token_factor *
-                                        est.text_unit_tokens / u, indexed_units)
+        est.raw[Stage.TOPICS] = topics_cost(settings, p, u, p.prompt_token_factor *
+                                            est.text_unit_tokens / u, indexed_units)
     _put(est.raw, embed_stage(settings, p, sizes))
     factors = calibration(graph, p.name, settings.llm.model)
     # said of the LLM stages: a lazy ingest before this one calibrates its embedding only
@@ -202,78 +199,6 @@ def _cache_and_reasoning(est: Estimate, settings: Settings, p: Profile, texts: l
             "tokens before each answer (hidden, or as <think> text we strip), billed as "
             "completion tokens beyond the ones counted here (often several times more); the "
             "figures and the price are a lower bound")
-
-
-def _overhead(settings: Settings, prompt: str, /, **values: str) -> int:
-    return sum(tokens.count(m["content"], settings.encoding) + 4
-               for m in render(prompt, **values))
-
-
-def _topics(settings: Settings, p: Profile, new: int, unit_tokens: float,
-            indexed: int) -> LLMCost:
-    """Topic mining (when the new text units exceed TOPIC_REMINE_SHARE of all: index/
-    topic_basis.py) and assignment (every text unit after mining, else the new ones)."""
-    from ..prompts import fragment
-    calls = prompt = completion = 0.0
-    labelled = new
-    if not indexed or new / (new + indexed) > settings.index.topic_remine_share:
-        labelled = new + indexed
-        mined = labelled * p.mined_tokens_per_unit
-        maps = max(1, math.ceil(mined / settings.query.map_context_tokens))
-        points = min(maps * p.map_completion, settings.query.reduce_context_tokens)
-        frame = _overhead(settings, "query/reduce", context="", response_type="a bulleted list",
-                          question=fragment("index/topics_question"))
-        # two reduces, each split first when its points exceed the window (query/reduce_fit)
-        part_calls, part_prompt, part_completion, points = _partial_reduces(settings, points,
-                                                                            frame)
-        calls += maps + 3 + 2 * part_calls
-        prompt += (mined + maps * _overhead(settings, "query/map", context="", min_points="3",
-                                            question=fragment("index/mining_question"))
-                   + 2 * (points + frame + part_prompt)
-                   + p.reduce_completion + _overhead(settings, "index/topics_list", answers="",
-                                                     max_topics="8"))
-        completion += (maps * p.map_completion + 2 * (p.reduce_completion + part_completion)
-                       + p.list_completion)
-    batch = max(1, settings.index.topic_assign_batch)
-    if settings.index.topic_split and (labelled > new or not indexed):
-        # a topic holding most of the graph is split (index/topic_split.py): counted as one
-        # split call and its share of the text units assigned again - an upper-side guess
-        moved = math.ceil(labelled * settings.query.retag_topic_max_share)
-        calls += 1
-        prompt += _overhead(settings, "index/split_topic", name="", description="", reports="",
-                            min_topics="2", max_topics="4") + 8 * p.listing_tokens
-        completion += p.list_completion
-        labelled += moved
-    assign_calls = math.ceil(labelled / batch)
-    calls += assign_calls
-    prompt += labelled * unit_tokens + assign_calls * (
-        p.listing_tokens + _overhead(settings, "index/assign_topics", topics="", text=""))
-    completion += labelled * p.assign_completion
-    retry = 1 + p.topic_retry
-    return _stage(calls * retry, prompt * retry, completion * retry)
-
-
-def _partial_reduces(settings: Settings, points: float, frame: int
-                     ) -> tuple[float, float, float, float]:
-    """(calls, prompt tokens, completion tokens, the points left) of the hierarchical reduce
-    (query/reduce_fit.py) when ``points`` tokens of map points exceed the room a known window
-    (LLM_CTX for the local server, or learnt) leaves beside the reduce prompt (``frame``)
-    and its completion: groups of that room, each reduced to at most half of it, level by
-    level. Nothing when the window is unknown or they fit."""
-    local = settings.services.llm_ctx if settings.llm.local else None
-    known = [w for w in (Capabilities(settings).get(WINDOW_KEY), local) if w]
-    calls = prompt = completion = 0.0
-    if not known:
-        return calls, prompt, completion, points
-    room = max(256, int(min(known) * 0.9) - frame - settings.llm.max_tokens)
-    cap = max(32, min(settings.llm.max_tokens, room // 2 - 24))
-    while points > room:
-        groups = math.ceil(points / room)
-        calls += groups
-        prompt += points + groups * frame
-        completion += groups * cap
-        points = groups * cap
-    return calls, prompt, completion, points
 
 
 def _scaled(s: LLMCost, f: dict[str, float]) -> LLMCost:

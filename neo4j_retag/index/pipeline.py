@@ -167,12 +167,13 @@ def rebuild_communities(graph: Graph, settings: Settings) -> int:
 @holding_index_lock("ingest")
 async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Path] = (),
                      *, progress: Progress = no_progress, text_field: str | None = None,
-                     topics: bool = True, topic_mode: str = "assign",
+                     topics: bool = True, topic_mode: str | None = None,
                      reembed: bool = False) -> IngestResult:
     """Read ``paths`` (none: finish what earlier runs left), the whole index, then ReTAG
-    topics when the graph changed since they were built (or they were never built) and
-    ``topics`` is true, then embeddings (EMBEDDINGS); ``reembed`` drops every stored vector
-    first (another embedding model or dimension).
+    topics (``topic_mode``, default TOPIC_MODE: index/topics.py) when the graph changed since
+    they were built, they were never built or were built another way (communities against
+    mined), and ``topics`` is true, then embeddings (EMBEDDINGS); ``reembed`` drops every
+    stored vector first (another embedding model or dimension).
 
     Raises InputError for a missing path, paths with no file of a type it reads, or an
     unknown topic mode, ConfigError for services
@@ -204,7 +205,7 @@ async def run_ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence
 
 async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Path],
                   result: IngestResult, progress: Progress, text_field: str | None,
-                  topics: bool, topic_mode: str) -> IngestResult:
+                  topics: bool, topic_mode: str | None) -> IngestResult:
     graph.ensure_schema()
     check_encoding(graph, settings)
     preflight.require(graph, settings)  # GDS, schema, vector indexes: before any paid call
@@ -256,7 +257,12 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
     with timed(result.seconds, "reports"):
         result.reports = await build_reports(graph, llm, settings, GENERAL, progress,
                                              result.chatter_stripped)
-    if not topics or graph.run("index/index_meta_all")[0].get("topics_dirty") is False:
+    mode = topic_mode or settings.topic_build_mode
+    meta = graph.run("index/index_meta_all")[0]
+    # topics built before their mode was stored were mined
+    built = "communities" if meta.get("topics_mode") == "communities" else "mined"
+    wanted = "communities" if mode == "communities" else "mined"
+    if not topics or (meta.get("topics_dirty") is False and built == wanted):
         return result
     if not settings.query.retag_topics:  # ReTAG reads no topic: none paid for
         result.outcomes.append("topics not built: RETAG_TOPICS=false, ReTAG reads the general "
@@ -268,9 +274,10 @@ async def _ingest(graph: Graph, llm: LLM, settings: Settings, paths: Sequence[Pa
                                "retries them, then builds topics)")
         return result
     with timed(result.seconds, "topics"):
-        result.topics = await build_topics(graph, llm, settings, mode=topic_mode,
+        result.topics = await build_topics(graph, llm, settings, mode=mode,
                                            progress=progress, incremental=True)
         result.topics_failed = result.topics.failed
-        result.outcomes.append(f"topics: {result.topics.why} "
-                               f"({result.topics.text_units_labelled} text units labelled)")
+        labelled = ("" if mode == "communities" else
+                    f" ({result.topics.text_units_labelled} text units labelled)")
+        result.outcomes.append(f"topics: {result.topics.why}{labelled}")
     return result

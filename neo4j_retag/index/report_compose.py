@@ -117,14 +117,17 @@ def grounded_title(title: str, evidence: str) -> str | None:
     return title
 
 
-async def titled(llm: LLM, findings: list[tuple[str, list[Record]]]) -> str | None:
-    """The model's title over the report's best sentences (stage ``report_title``), when it
-    is grounded (:func:`grounded_title`); None when it is not or the call failed."""
+async def titled(llm: LLM, findings: list[tuple[str, list[Record]]], stage: Stage
+                 ) -> str | None:
+    """The model's title over the report's best sentences, when it is grounded
+    (:func:`grounded_title`); None when it is not or the call failed. ``stage``: a general
+    report's ``report_title``, a topic subgraph's ``topic_report_title``, a topic's own name
+    ``topic_title`` (each counted apart: what topics add to the bill)."""
     best = [s["text"] for _, ss in findings for s in ss[:1]][:TITLE_SENTENCES]
     text = "\n".join(best)
     try:
         got = await llm.complete(render("index/report_title", sentences=text),
-                                 stage=Stage.REPORT_TITLE, max_tokens=TITLE_TOKENS,
+                                 stage=stage, max_tokens=TITLE_TOKENS,
                                  truncation_ok=True)
     except LLMError:
         return None

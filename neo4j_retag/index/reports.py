@@ -18,7 +18,7 @@ from ..config import Settings
 from ..db import Graph, Record
 from ..errors import Failure, LLMError, error_text
 from ..llm import LLM
-from ..model import Progress, no_progress
+from ..model import GENERAL, Progress, no_progress
 from ..prompts import csv_line, csv_table, render
 from ..stages import Stage
 from ..tokens import count, truncate
@@ -175,6 +175,8 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
     done = ReportCounts()
     levels = sorted({r["level"] for r in pending}, reverse=True)
     enc, budget = settings.encoding, settings.index.report_context_tokens
+    # a topic subgraph's titles are what its topics add to the bill: counted apart
+    title_stage = Stage.REPORT_TITLE if scope == GENERAL else Stage.TOPIC_REPORT_TITLE
 
     async def one(cid: int, elements: Record, children: list[Record], key: str,
                   found: list[Record]) -> Record:
@@ -224,7 +226,7 @@ async def build_reports(graph: Graph, llm: LLM, settings: Settings, scope: str,
         findings = pick(members, ev, settings.index.report_max_tokens, enc)
         title = names_title(elements["entities"])
         if len(members) > settings.index.report_compose_max_entities and findings:
-            got = await titled(llm, findings)
+            got = await titled(llm, findings, title_stage)
             done.titled += 1
             if got is None:
                 done.titles_refused += 1

@@ -21,6 +21,7 @@ class TopicCount(BaseModel):
     entities: int = 0
     communities: int = 0
     reports: int = 0
+    reused: int = 0  # of its reports, those reused from a community with the same members
 
 
 class UncoveredCommunity(BaseModel):
@@ -36,6 +37,7 @@ class TopicsResult(BaseModel):
     description, report counts per topic label, per-topic ``counts``, the coverage check,
     and the items that ``failed`` (with any, topics stay stale: the next run rebuilds them)."""
 
+    mode: str = "assign"  # how they were built: communities, assign or reextract
     topics: list[Topic] = Field(default_factory=list)
     dropped_topics: list[str] = Field(default_factory=list)
     # topics that held most of the graph, replaced by narrower ones (index/topic_split.py)
@@ -46,6 +48,11 @@ class TopicsResult(BaseModel):
     mined: bool = True  # False: an incremental build kept the last topics (index/topic_basis)
     why: str = ""  # why the topics were mined again or kept
     text_units_labelled: int = 0  # text units sent to topic assignment
+    # TOPIC_MODE=communities: each topic's general communities, and the name calls (a topic of
+    # several communities) and how many were refused (named by its largest community's title)
+    topic_communities: dict[str, list[int]] = Field(default_factory=dict)
+    topic_titles: int = 0
+    topic_titles_refused: int = 0
     reports: dict[str, ReportCounts] = Field(default_factory=dict)
     counts: list[TopicCount] = Field(default_factory=list)
     uncovered_root_communities: list[UncoveredCommunity] = Field(default_factory=list)

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+MAX_TOPICS = 8  # the topics a build makes at most, unless asked for another number
 # names a small model copies from the prompt's JSON example instead of answering
 PLACEHOLDERS = {"...", "short topic name", "topic name", "name", "topic"}
 

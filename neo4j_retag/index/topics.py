@@ -1,15 +1,19 @@
-"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): mine topics and a corpus description
-with global queries at one level (the cheapest to read; one map pass serves both questions),
-build each topic's subgraph (entities with a per-topic label), and give each topic its own
-communities and reports. An ingest builds topics incrementally (index/topic_basis.py).
+"""ReTAG topic augmentation (Kim et al. 2025 §3.2.1): topics and a corpus description, each
+topic's subgraph (entities with a per-topic label), and each topic's own communities and
+reports. Three modes (``TOPIC_MODE``):
 
-Topic subgraphs, two ways:
-- ``assign`` (default): the LLM labels each text unit with the topics it concerns; a topic's
-  subgraph is what those text units produced. Cost: one call per ``TOPIC_ASSIGN_BATCH`` text
-  units (index/topic_assign.py).
-- ``reextract`` (the paper's way): topic-conditioned extraction of every text unit; entities
-  found again under a topic's focus join its subgraph (names found only there are not added
-  to the general graph). Cost: #topics x #text units extraction calls.
+- ``communities`` (default for LLM_CLASS=small): topics are groups of the general graph's
+  communities, named and described from their evidence (index/topic_communities.py). Cost:
+  a short title call per topic of several communities, and a title per topic community that
+  repeats no general one.
+- ``assign`` (default otherwise): topics mined with global queries at one level (the cheapest
+  to read; one map pass serves both questions); the LLM labels each text unit with the topics
+  it concerns, and a topic's subgraph is what those text units produced. Cost: the mining, and
+  one call per ``TOPIC_ASSIGN_BATCH`` text units (index/topic_assign.py). An ingest keeps
+  mined topics while the graph changes little (index/topic_basis.py).
+- ``reextract`` (the paper's way): mined topics, then topic-conditioned extraction of every
+  text unit; entities found again under a topic's focus join its subgraph (names found only
+  there are not added to the general graph). Cost: #topics x #text units extraction calls.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from ..prompts import fragment, render
 from ..query.global_search import global_answers
 from ..query.retrieval import levels
 from ..stages import Stage
-from . import topic_assign, topic_basis
+from . import topic_assign, topic_basis, topic_communities
 from .communities import Clusterer
 from .elements import summarize_texts
 from .extract import extract_text_unit
@@ -39,7 +43,7 @@ from .lazy_index import index_method
 from .lock import holding_index_lock
 from .reports import build_reports
 from .results import ReportCounts, TopicCount, TopicsResult, UncoveredCommunity
-from .topic_names import Topic, TopicList, bullets, dedupe
+from .topic_names import MAX_TOPICS, Topic, TopicList, bullets, dedupe
 from .topic_split import failed_item, split_oversized
 
 log = logging.getLogger(__name__)
@@ -152,24 +156,32 @@ def _text_units(graph: Graph) -> list[TextUnit]:
     return [TextUnit.model_validate(r) for r in graph.run("index/chunks_for_topics")]
 
 
+MODES = ("communities", "assign", "reextract")
+
+
 @holding_index_lock("topic build")
-async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str = "assign",
-                       max_topics: int = 8, progress: Progress = no_progress,
+async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str | None = None,
+                       max_topics: int = MAX_TOPICS, progress: Progress = no_progress,
                        incremental: bool = False) -> TopicsResult:
-    """Mine topics, build topic subgraphs, their communities and reports. Replaces previous
-    topics; the general graph and its communities are untouched. With ``incremental`` (an
-    ingest), the last build's topics are kept when the reports they were mined from did not
-    change materially, and only text units not labelled yet are labelled (index/topic_basis.py:
-    the rule). Topics without a subgraph are dropped (``dropped_topics``); the coverage check
-    lists the root communities of the general graph none of whose entities is in a topic
-    (``uncovered_root_communities``: id, title, size). Raises InputError for an unknown
-    ``mode`` and LevelError when the general graph has no reports yet.
+    """Build topics, their subgraphs, communities and reports; ``mode`` (default: TOPIC_MODE,
+    ``Settings.topic_build_mode``) says how: ``communities`` groups the general graph's
+    communities (index/topic_communities.py: no mining, no assignment), ``assign`` and
+    ``reextract`` mine topics by global search and build their subgraphs by labelling text
+    units or by re-extraction. Replaces previous topics; the general graph and its communities
+    are untouched. With ``incremental`` (an ingest), mined topics are kept when the reports
+    they were mined from did not change materially, and only text units not labelled yet are
+    labelled (index/topic_basis.py: the rule); topics of communities are always built again
+    (they cost no mining). Topics without a subgraph are dropped (``dropped_topics``); the
+    coverage check lists the root communities of the general graph none of whose entities is
+    in a topic (``uncovered_root_communities``: id, title, size). Raises InputError for an
+    unknown ``mode`` and LevelError when the general graph has no reports yet.
 
     ``failed`` lists the items that failed. With any, topics stay marked stale, so the next
     `ingest` / `topics build` builds them again (the LLM cache makes what succeeded free).
     A GDS_MODE=sessions setting that is missing is a ConfigError before any LLM call."""
-    if mode not in ("assign", "reextract"):
-        raise InputError(f"unknown topic subgraph mode {mode!r}: use assign or reextract")
+    mode = mode or settings.topic_build_mode
+    if mode not in MODES:
+        raise InputError(f"unknown topic mode {mode!r}: use {', '.join(MODES)}")
     if settings.gds.mode == "sessions":
         sessions_requirements(settings)
     if index_method(graph) == "lazy":  # no entities to label, no reports until asked
@@ -178,6 +190,8 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                          "without --lazy")
     if not levels(graph, GENERAL):
         raise LevelError("the graph has no community reports: run `neo4j-retag ingest` first")
+    if mode == "communities":
+        return await _from_communities(graph, llm, settings, max_topics, progress)
     failed: list[Failure] = []
     now = topic_basis.current(graph, mining_level(graph))
     last = topic_basis.stored(graph)
@@ -196,7 +210,8 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
             log.warning("topic mining gave no topic: the stored topics are kept; the next "
                         "`ingest` / `topics build` mines again")
             graph.run("index/set_index_meta", props={"topics_dirty": True})
-            return TopicsResult(mined=False, why="topic mining failed: stored topics kept",
+            return TopicsResult(mode=mode, mined=False,
+                                why="topic mining failed: stored topics kept",
                                 failed=failed or [Failure.of("topic list", "no topic mined")])
         mined_ok = not failed
         graph.run_script("index/clear_topics")
@@ -220,6 +235,36 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
                     graph, llm, settings, topics, labels, now.level or 0, progress, failed)
         else:
             await reextract_text_units(graph, llm, settings, topics, progress, failed)
+    out = TopicsResult(mode=mode, split_topics=split, unsplit_topics=unsplit,
+                       corpus_description=corpus, mined=not keep, why=why,
+                       text_units_labelled=labelled, failed=failed)
+    return await _subgraphs(graph, llm, settings, topics, labels, progress, out)
+
+
+async def _from_communities(graph: Graph, llm: LLM, settings: Settings, max_topics: int,
+                            progress: Progress) -> TopicsResult:
+    """Topics of the general graph's communities (index/topic_communities.py), then their
+    subgraphs' communities and reports."""
+    built = await topic_communities.community_topics(graph, llm, settings, max_topics)
+    plan = built.plan
+    why = (f"{len(built.topics)} topics of {sum(len(c) for c in built.communities)} general "
+           f"communities ({len(plan.too_small)} under TOPIC_MIN_ENTITIES and "
+           f"{len(plan.unattached)} sharing no text unit with a topic left out; "
+           f"{built.titles} topic names written, {built.titles_refused} refused)")
+    log.info("topics: %s", why)
+    out = TopicsResult(mode="communities", corpus_description=built.corpus, why=why,
+                       topic_titles=built.titles, topic_titles_refused=built.titles_refused,
+                       topic_communities={t.name: ids for t, ids in
+                                          zip(built.topics, built.communities, strict=True)})
+    return await _subgraphs(graph, llm, settings, built.topics, built.labels, progress, out)
+
+
+async def _subgraphs(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
+                     labels: list[str], progress: Progress, out: TopicsResult) -> TopicsResult:
+    """Each topic's subgraph (the entities with its label) clustered in one labelled
+    projection and reported; ``out`` completed with the topics kept and dropped, the reports,
+    the counts and the coverage check."""
+    failed = out.failed
     # one projection holding every topic label; Leiden runs per topic through nodeLabels
     # a topic no text unit was assigned to has no subgraph (GDS rejects labels without nodes):
     # it is dropped, so that the classifier is never offered a topic with nothing to retrieve
@@ -242,20 +287,19 @@ async def build_topics(graph: Graph, llm: LLM, settings: Settings, *, mode: str 
             reports[label] = await build_reports(graph, llm, settings, label, progress)
             if reports[label].failed:
                 failed_item(failed, f"community reports of {label}",
-                         f"{reports[label].failed} failed: " + "; ".join(
-                             f.line() for f in reports[label].failures))
-    graph.run("index/set_index_meta", props={"topics_dirty": bool(failed)})
+                            f"{reports[label].failed} failed: " + "; ".join(
+                                f.line() for f in reports[label].failures))
+    graph.run("index/set_index_meta", props={"topics_dirty": bool(failed),
+                                             "topics_mode": out.mode})
     if not failed:
         graph.run_batched("index/prune_topic_archive")
     uncovered = graph.run("index/uncovered_roots", labels=labels)
     if uncovered:
         log.warning("%d root communities contribute to no topic: %s", len(uncovered),
                     ", ".join(f"{r['id']} ({r['title']})" for r in uncovered))
-    return TopicsResult(
-        topics=[t for t in topics if t.name not in dropped], dropped_topics=dropped,
-        split_topics=split, unsplit_topics=unsplit,
-        corpus_description=corpus, reports=reports, mined=not keep, why=why,
-        text_units_labelled=labelled,
-        counts=[TopicCount.model_validate(r) for r in graph.run("index/topic_counts")],
-        uncovered_root_communities=[UncoveredCommunity.model_validate(r) for r in uncovered],
-        failed=failed)
+    out.topics = [t for t in topics if t.name not in dropped]
+    out.dropped_topics = dropped
+    out.reports = reports
+    out.counts = [TopicCount.model_validate(r) for r in graph.run("index/topic_counts")]
+    out.uncovered_root_communities = [UncoveredCommunity.model_validate(r) for r in uncovered]
+    return out

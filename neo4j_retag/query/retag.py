@@ -223,3 +223,11 @@ RETAG_QUOTED = variant(
     "reports, the answer quoted from the sources' sentences they rest on (no answer call)",
     module=__name__, rank=0, without=("topic",), retag_topics=False, top_p_share=0.25,
     retag_report_tokens=600, answer="quote")
+# the small model's configuration with ReTAG's topic layer: the question classified into the
+# topics built from the general graph's communities (TOPIC_MODE=communities, no written topic
+# report), the top-p of that topic subgraph's reports, the answer quoted from their evidence
+RETAG_QUOTED_TOPICS = variant(
+    RETAG, "retag-quoted-topics", "retag-quoted with ReTAG's topic layer: the question "
+    "classified into a topic, the top-p of its subgraph's reports, the answer quoted from "
+    "the sources' sentences they rest on", module=__name__, retag_topics=True,
+    top_p_share=0.25, retag_report_tokens=600, answer="quote")

@@ -78,7 +78,7 @@ def test_glean_help_gives_its_real_default():
 def test_the_estimate_counts_partial_reduces_behind_a_small_window():
     """Topic mining's reduces are split when their points exceed a known window (issue 46
     item 5): the estimate counts those calls; none when the window holds them or is unknown."""
-    from neo4j_retag.index.estimate import _partial_reduces
+    from neo4j_retag.index.estimate_topics import _partial_reduces
 
     small = Settings(openai_base_url=None, llm_ctx=2048, reduce_context_tokens=8000)
     calls, prompt, completion, left = _partial_reduces(small, 6000, 300)
