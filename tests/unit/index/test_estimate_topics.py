@@ -17,8 +17,10 @@ def _folder(tmp_path):
 
 
 def test_topics_from_communities_are_estimated_as_title_calls(tmp_path):
+    # one profile for both classes: the topic figures compared are the mode's, not a profile's
     base = make_settings(tmp_path, {}, llm_cache=False, embeddings=False, chunk_size=120,
-                         chunk_overlap=20, openai_base_url="http://127.0.0.1:9/v1")
+                         chunk_overlap=20, openai_base_url="http://127.0.0.1:9/v1",
+                         estimate_profile="remote")
     folder = _folder(tmp_path)
     small = base.model_copy(update={"llm_class": "small"})
     assert small.topic_build_mode == "communities" and base.topic_build_mode == "assign"
