@@ -208,7 +208,15 @@ async def _reduce(llm: LLM, settings: Settings, query: Query, steps: list[DriftS
     if not cited:
         trace.note("the answer cites nothing: its sources are listed apart" if support else
                    "the answer cites nothing, and no intermediate answer cited its data")
-    sources = [c.model_copy(update={"cited_in_answer": c in cited}) for c in support.values()]
+    # every source read is listed, cited or not: the primer's reports and the text units of
+    # every follow-up's local context, beside what the intermediate answers cited
+    read = dict(support)
+    for r in trace.context:
+        read.setdefault(f"Reports:{r.id}", Citation(kind="report", id=r.id, title=r.title,
+                                                    level=r.level))
+    for unit in ids.ids:
+        read.setdefault(f"Sources:{ids.of(unit)}", Citation(kind="text_unit", id=unit))
+    sources = [c.model_copy(update={"cited_in_answer": c in cited}) for c in read.values()]
     for r in trace.context:
         r.cited = any(c.kind == "report" and c.id == r.id for c in cited)
     return Answer(answer=text, citations=cited, sources=sources, trace=trace)
