@@ -259,4 +259,6 @@ class Settings(BaseModel):
             out[flat] = "" if value is None else str(value)
         out["bolt_uri (effective)"] = self.neo4j.bolt_uri
         out["llm_base_url (effective)"] = self.llm.endpoint
+        out["llm_class (effective)"] = "small" if self.llm.small else "capable"
+        out["default_method (effective)"] = self.default_method
         return out

@@ -187,6 +187,9 @@ async def answer_question(graph: Graph, llm: LLM, settings: Settings,
     with timed(seconds, "total"):
         got = await answer(request.method_name(), graph, llm, settings, request.query(),
                            refine_rounds=request.refine)
+    if settings.query.ask_method is None and request.method == settings.default_method:
+        got.trace.note(f"{request.method}: the default method of LLM_CLASS="
+                       f"{'small' if settings.llm.small else 'capable'} (ASK_METHOD unset)")
     got.trace.llm, got.trace.llm_stages = llm.usage.total, llm.usage.by_stage()
     got.trace.seconds["total"] = seconds["total"]
     return got
