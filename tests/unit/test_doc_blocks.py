@@ -2,8 +2,8 @@
 Python block is marked ``<!-- run by tests/....py -->`` (a test that reads its page and runs
 it) or ``<!-- not run: why -->`` just above it; every `neo4j-retag ...` line of a shell block
 is parsed by the real CLI (the command and each option must exist: a renamed option fails
-here, not in a user's terminal), `bash scripts/...` names a script that exists, and `python -m benchmarks...` a
-module that exists. JSON blocks must parse."""
+here, not in a user's terminal), `bash scripts/...` names a script that exists, and
+`python -m benchmarks...` a module that exists. JSON blocks must parse."""
 
 from __future__ import annotations
 
