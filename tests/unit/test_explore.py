@@ -16,9 +16,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 COMMUNITY_COLOUR = "#F79767"  # node.Community in explore/style.grass
 ENTITY_COLOUR = "#4C8EDA"
-LABELS = {"Entity", "Community", "Topic", "Document", "Chunk", "Claim", "Meta"}
+LABELS = {"Entity", "Community", "Topic", "Document", "Chunk", "Claim", "Meta", "Sentence"}
 REL_TYPES = {"RELATED", "IN_COMMUNITY", "PARENT_OF", "OF_TOPIC", "MENTIONS", "PART_OF", "NEXT",
-             "HAS_CLAIM", "ABOUT"}
+             "HAS_CLAIM", "ABOUT", "HAS_SENTENCE", "EVIDENCE"}
 PROPS = {"Entity": {"key", "name", "type", "description", "degree"},
          "Community": {"id", "scope", "level", "size", "title", "summary", "rating",
                        "full_content"},
@@ -26,7 +26,8 @@ PROPS = {"Entity": {"key", "name", "type", "description", "degree"},
          "Document": {"id", "title", "path", "created_at"},
          "Chunk": {"id", "index", "n_tokens", "text", "document_id", "location", "page", "pages",
                    "slide", "heading"},
-         "Claim": {"type", "status", "subject", "object", "description"}, "Meta": {"id"}}
+         "Claim": {"type", "status", "subject", "object", "description"}, "Meta": {"id"},
+         "Sentence": {"id", "text", "index", "location", "page", "document_id"}}
 
 
 def parse_grass(text: str) -> dict[str, dict[str, str]]:
