@@ -155,8 +155,9 @@ def pick(question: str, keywords: list[str], quotes: list[Quote], budget: int, *
          cover: bool = False) -> list[Quote]:
     """The quotes to answer with, within ``budget`` words (a heading counted once with its
     first quote; the first quote is always taken): those sharing a word with the question
-    or keywords, best BM25 match first; with ``cover``, then in turns over the groups by rank
-    (module docstring). Guesses and sentences cut off are never picked."""
+    or keywords, best BM25 match first - with ``cover``, in turns over their groups (each
+    group's best match, then each one's next), then the others in turns over the groups by
+    rank (module docstring). Guesses and sentences cut off are never picked."""
     query = " ".join([question, *keywords])
     topical = " ".join(w for w in words(query) if w not in CORPUS_WORDS)
     asked = _terms(topical) or _terms(query)
@@ -177,20 +178,34 @@ def pick(question: str, keywords: list[str], quotes: list[Quote], budget: int, *
         used += n
         return True
 
-    for i in bm25_order(query, [f"{q.heading} {q.text}" for q in quotes]):
-        q = quotes[i]
-        if q.quotable and _terms(f"{q.heading} {q.text}") & asked and not take(q):
+    relevant = [quotes[i] for i in bm25_order(query, [f"{q.heading} {q.text}" for q in quotes])
+                if quotes[i].quotable and _terms(f"{quotes[i].heading} {quotes[i].text}") & asked]
+    if cover:  # the corpus as a whole: each group's best match in turn, then its next
+        relevant = _in_turns(relevant, [q.group for q in relevant])
+    for q in relevant:
+        if not take(q):
             return picked
     if cover:
-        queues: dict[str, list[Quote]] = {}
-        for q in sorted(quotes, key=lambda q: (q.rank, q.order)):
-            if q.quotable and q not in picked:
-                queues.setdefault(q.group, []).append(q)
-        while any(queues.values()):
-            for group in list(queues):
-                if queues[group] and not take(queues[group].pop(0)):
-                    return picked
+        rest = sorted((q for q in quotes if q.quotable and q not in picked),
+                      key=lambda q: (q.rank, q.order))
+        for q in _in_turns(rest, [q.group for q in rest]):  # groups by rank
+            if not take(q):
+                return picked
     return picked
+
+
+def _in_turns(quotes: list[Quote], groups: list[str]) -> list[Quote]:
+    """``quotes`` in turns over their groups, in the order ``groups`` first names them: each
+    group's first, then each group's second..."""
+    queues: dict[str, list[Quote]] = {g: [] for g in dict.fromkeys(groups)}
+    for q in quotes:
+        queues.setdefault(q.group, []).append(q)
+    out: list[Quote] = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                out.append(queue.pop(0))
+    return out
 
 
 def render(picked: list[Quote]) -> str:
