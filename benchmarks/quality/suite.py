@@ -38,8 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import RESULTS, ROOT, SHARED, machine
+from neo4j_retag.checks.degenerate import content_words
+from neo4j_retag.checks.grounding import names
+from neo4j_retag.checks.sentences import split
 from neo4j_retag.citations import without_references
 from neo4j_retag.eval.nuggets import find, read_nuggets
+
+SUPPORT_SHARE = 0.6  # a statement's content words one passage of the corpus must hold
 
 SUITE = ROOT / "benchmarks" / "nuggets" / "suite" / "suite.json"
 EXTRA = Path(os.environ.get("RETAG_SUITE_EXTRA", ROOT.parent / "extra" / "corpora"))
@@ -139,15 +144,39 @@ def answer(arm: Arm, corpus: dict[str, Any], methods: list[str]) -> list[dict[st
     return saved
 
 
+class Corpus:
+    """A corpus's text as passages (two sentences running), to tell a supported statement:
+    one passage holds at least SUPPORT_SHARE of its content words and the corpus holds every
+    name it gives (judge-free, lenient to paraphrase, strict on a made-up name or fact)."""
+
+    def __init__(self, corpus: dict[str, Any]) -> None:
+        from neo4j_retag.index.documents import read_path
+        text = "\n".join(getattr(d, "text", "") for p in files(corpus) for d in read_path(p))
+        sents = split(text)
+        self.passages = [content_words(" ".join(sents[i:i + 2])) for i in range(len(sents))]
+        self.lower = text.casefold()
+
+    def supported(self, statement: str) -> bool:
+        words = content_words(statement)
+        if any(n not in self.lower and n.rstrip("s") not in self.lower
+               for n in names(statement)):
+            return False
+        return len(words) < 3 or any(len(words & p) >= SUPPORT_SHARE * len(words)
+                                     for p in self.passages)
+
+
 def score(corpus: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per method: questions, nuggets matched of all, answer words, seconds, prompt and
-    completion tokens (as each answer's trace counted them), failed answers."""
+    """Per method: questions, nuggets matched of all, statements and those the corpus
+    supports (``Corpus``), answer words, seconds, prompt and completion tokens (as each
+    answer's trace counted them), failed answers."""
+    source = Corpus(corpus)
     nuggets = read_nuggets(ROOT / "benchmarks" / "nuggets" / "suite" / corpus["nuggets"])
     by_q = nuggets.by_question()
     out: dict[str, Any] = {}
     for r in records:
         m = out.setdefault(r["method"], {"questions": 0, "nuggets": 0, "matched": 0,
-                                         "words": 0, "seconds": 0.0, "prompt_tokens": 0,
+                                         "words": 0, "statements": 0, "supported": 0,
+                                         "seconds": 0.0, "prompt_tokens": 0,
                                          "completion_tokens": 0, "failed": 0, "no_answer": 0})
         res = r.get("result") or {}
         text = without_references(res.get("answer") or "")
@@ -158,6 +187,11 @@ def score(corpus: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, An
         m["no_answer"] += r["rc"] == 1
         m["matched"] += sum(1 for n in ns if (hit := find(n, text)) and not hit.negated)
         m["words"] += len(text.split())
+        if r["rc"] == 0:
+            statements = [x for line in text.splitlines()
+                          for x in split(line.split("**: ", 1)[-1].lstrip("-* "))]
+            m["statements"] += len(statements)
+            m["supported"] += sum(source.supported(x) for x in statements)
         m["seconds"] += r["seconds"]
         llm = (res.get("trace") or {}).get("llm") or {}
         m["prompt_tokens"] += llm.get("prompt_tokens", 0)
@@ -222,13 +256,15 @@ def table(chosen: list[dict[str, Any]], arms: list[str]) -> int:
                              "ingest_calls": usage.get("calls"),
                              "ingest_completion_tokens": usage.get("completion_tokens"), **s})
     (RESULTS / "suite-table.json").write_text(json.dumps(rows, indent=1))
-    head = ("| arm | corpus | method | matched / nuggets | words | s per answer | prompt tok. "
-            "| ingest s | ingest completion tok. |\n|---|---|---|---|---|---|---|---|---|")
+    head = ("| arm | corpus | method | matched / nuggets | supported / statements | words | "
+            "s per answer | prompt tok. | ingest s | ingest completion tok. |\n"
+            "|---|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         q = max(1, r.get("questions", 0))
         lines.append(f"| {r['arm']} | {r['corpus']} | {r['method']} | "
                      f"{r.get('matched', '-')} / {r.get('nuggets', '-')} | "
+                     f"{r.get('supported', '-')} / {r.get('statements', '-')} | "
                      f"{r.get('words', 0) // q} | {r.get('seconds', 0) / q:.0f} | "
                      f"{r.get('prompt_tokens', 0) // q} | {r['ingest_seconds']} | "
                      f"{r['ingest_completion_tokens']} |")
