@@ -124,11 +124,24 @@ def ingest(arm: Arm, corpus: dict[str, Any], force: bool) -> dict[str, Any]:
     return record
 
 
+def nugget_file(corpus: dict[str, Any]) -> Path:
+    """The corpus's nugget set (``corpus["nuggets"]``: under benchmarks/nuggets/suite, or a
+    path of the checkout given with --nuggets)."""
+    name = corpus["nuggets"]
+    return ROOT / name if "/" in name else ROOT / "benchmarks" / "nuggets" / "suite" / name
+
+
+def answers_file(arm: str, corpus: dict[str, Any]) -> Path:
+    own = corpus.get("own_nuggets")  # another nugget set than the suite's: its own file
+    return RESULTS / (f"suite-{arm}-{corpus['name']}-answers"
+                      + (f"-{Path(own).stem}" if own else "") + ".json")
+
+
 def answer(arm: Arm, corpus: dict[str, Any], methods: list[str]) -> list[dict[str, Any]]:
-    out = RESULTS / f"suite-{arm.name}-{corpus['name']}-answers.json"
+    out = answers_file(arm.name, corpus)
     saved = json.loads(out.read_text()) if out.exists() else []
     done = {(a["question"], a["method"]) for a in saved if a.get("rc") in (0, 1)}
-    nuggets = read_nuggets(ROOT / "benchmarks" / "nuggets" / "suite" / corpus["nuggets"])
+    nuggets = read_nuggets(nugget_file(corpus))
     for q in nuggets.questions:
         for m in methods:
             if (q.question, m) in done:
@@ -170,7 +183,7 @@ def score(corpus: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, An
     supports (``Corpus``), answer words, seconds, prompt and completion tokens (as each
     answer's trace counted them), failed answers."""
     source = Corpus(corpus)
-    nuggets = read_nuggets(ROOT / "benchmarks" / "nuggets" / "suite" / corpus["nuggets"])
+    nuggets = read_nuggets(nugget_file(corpus))
     by_q = nuggets.by_question()
     out: dict[str, Any] = {}
     for r in records:
@@ -213,9 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bolt-port", type=int, default=7691)
     ap.add_argument("--http-port", type=int, default=7478)
     ap.add_argument("--force", action="store_true", help="ingest again what was indexed")
+    ap.add_argument("--nuggets", default=None, help="answer/table: this nugget set instead of "
+                    "the suite's (a path in the checkout, e.g. a development set)")
     args = ap.parse_args(argv)
     suite = json.loads(SUITE.read_text())
     chosen = corpora(suite, [c for c in args.corpora.split(",") if c] or None, args.role)
+    if args.nuggets:
+        chosen = [{**c, "nuggets": args.nuggets, "own_nuggets": args.nuggets} for c in chosen]
     if args.phase == "table":
         return table(chosen, [a for a in args.arms.split(",") if a] or [args.arm])
     env = dict(kv.split("=", 1) for kv in args.env)
@@ -242,7 +259,7 @@ def table(chosen: list[dict[str, Any]], arms: list[str]) -> int:
     for arm in arms:
         for corpus in chosen:
             ing = RESULTS / f"suite-{arm}-{corpus['name']}-ingest.json"
-            ans = RESULTS / f"suite-{arm}-{corpus['name']}-answers.json"
+            ans = answers_file(arm, corpus)
             built = json.loads(ing.read_text()) if ing.exists() else {}
             usage: dict[str, int] = {}
             for row in (built.get("stats") or {}).get("llm_usage") or []:
