@@ -221,8 +221,17 @@ def render(picked: list[Quote]) -> str:
         refs = ", ".join(str(r) for r in dict.fromkeys(q.ref for q in qs if q.ref != ""))
         head = f"**{heading}**: " if heading else ""
         cite = f" [Data: {qs[0].kind} ({refs})]" if refs else ""
-        out.append(f"- {head}{' '.join(q.text for q in qs)}{cite}")
+        out.append(f"- {head}{_joined([q.text for q in qs])}{cite}")
     return "\n".join(out)
+
+
+def _joined(sentences: list[str]) -> str:
+    """Quoted sentences one after another, as written: one without a closing mark (a
+    headline, a heading) is set off by a dash instead of running into the next."""
+    out = ""
+    for s in sentences:
+        out += (" — " if out and not _ENDED.search(out) else " " if out else "") + s
+    return out
 
 
 def citations(picked: list[Quote]) -> list[Citation]:
