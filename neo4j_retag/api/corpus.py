@@ -66,9 +66,23 @@ class ReportRef(Request):
     report_id: int = Field(ge=INT64[0], le=INT64[1], description="a community report's id")
 
 
+class Evidence(BaseModel):
+    """A sentence of a source: its ``text``, where it is, the entities it is evidence of."""
+
+    id: str
+    text: str
+    location: str = ""
+    page: int | None = None
+    entities: list[str] = []
+
+
 class Finding(BaseModel):
+    """A report's finding; a report composed from evidence lists the source sentences it
+    quotes (``evidence``, with their places)."""
+
     summary: str = ""
     explanation: str = ""
+    evidence: list[Evidence] = []
 
 
 class ReportEntity(BaseModel):
@@ -96,11 +110,16 @@ class TextUnitRef(Request):
 
 
 class TextUnit(BaseModel):
+    """One text unit, its document and place, and its ``sentences`` (the evidence of the
+    graph's elements, each with the entities it is evidence of)."""
+
     id: str
     text: str
     document_id: str
     title: str | None = None
     path: str | None = None
+    location: str | None = None
+    sentences: list[Evidence] = []
 
 
 def corpus_description(graph: Graph) -> str:
@@ -131,7 +150,14 @@ def get_report(graph: Graph, req: ReportRef) -> Report:
     rows = graph.run("serve/report", id=req.report_id, max_entities=MAX_ENTITIES)
     if not rows:
         raise NotFoundError(f"no community report {req.report_id}")
-    return Report(**{**rows[0], "findings": _findings(rows[0].get("findings"))})
+    findings = _findings(rows[0].get("findings"))
+    ids = [i for f in _raw(rows[0].get("findings")) for i in f.get("sentences") or []]
+    if ids:  # composed from evidence: each finding with the sentences it quotes
+        found = {r["id"]: Evidence(id=r["id"], text=r["text"], location=r["location"] or "")
+                 for r in graph.run("serve/sentences", ids=ids)}
+        for f, raw in zip(findings, _raw(rows[0].get("findings")), strict=True):
+            f.evidence = [found[i] for i in raw.get("sentences") or [] if i in found]
+    return Report(**{**rows[0], "findings": findings})
 
 
 def get_text_unit(graph: Graph, req: TextUnitRef) -> TextUnit:
@@ -142,13 +168,16 @@ def get_text_unit(graph: Graph, req: TextUnitRef) -> TextUnit:
     return TextUnit(**rows[0])
 
 
-def _findings(value: Any) -> list[Finding]:
-    """Findings as stored (a JSON string; an imported graph may hold a list)."""
+def _raw(value: Any) -> list[dict[str, Any]]:
+    """Findings as stored (a JSON string; an imported graph may hold a list), the objects."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
-            return [Finding(summary=value)]
+            return [{"summary": value}]
+    return [f for f in value or [] if isinstance(f, dict)]
+
+
+def _findings(value: Any) -> list[Finding]:
     return [Finding(summary=str(f.get("summary") or ""),
-                    explanation=str(f.get("explanation") or ""))
-            for f in value or [] if isinstance(f, dict)]
+                    explanation=str(f.get("explanation") or "")) for f in _raw(value)]

@@ -91,6 +91,20 @@ def test_small_model_graph_rests_on_source_sentences(settings, graph, double, tm
             assert all(s in texts for s in body_sentences(body, texts)), body
 
 
+    # serve's and MCP's get_text_unit and get_report give the evidence too
+    from neo4j_retag.api.corpus import ReportRef, TextUnitRef, get_report, get_text_unit
+    unit_id = _rows(graph, "MATCH (c:Chunk)-[:PART_OF]->(d:Document) WHERE d.path ENDS WITH "
+                           "'news.txt' RETURN c.id AS id")[0]["id"]
+    unit = get_text_unit(graph, TextUnitRef(unit_id=unit_id))
+    assert unit.location == "news.txt" and len(unit.sentences) == 6
+    skulls = next(x for x in unit.sentences if x.text.startswith("A program called Skulls"))
+    assert {"Skulls", "Nokia"} <= set(skulls.entities)
+    cid = _rows(graph, "MATCH (c:Community) RETURN c.id AS id ORDER BY c.id LIMIT 1")[0]["id"]
+    report = get_report(graph, ReportRef(report_id=cid))
+    assert all(f.evidence and all(e.text in texts and e.location for e in f.evidence)
+               for f in report.findings)
+
+
 def body_sentences(body: str, texts: set[str]) -> list[str]:
     """The known sentences a finding's text is made of, in order (all of it, or a failure)."""
     out, rest = [], body
