@@ -28,10 +28,10 @@ from .groups import (
     IndexSettings,
     LLMSettings,
     Neo4jSettings,
-    ServicesSettings,
     Top,
 )
 from .querying import QuerySettings
+from .services import ServicesSettings
 from .serving import ServeSettings
 
 # attribute name on Settings -> group class, in display order
