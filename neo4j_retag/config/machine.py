@@ -5,6 +5,10 @@ a server starts (its thread count) and by `doctor` (a machine too busy for the e
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
+
+STAT = Path("/proc/stat")
 
 
 def cores() -> int:
@@ -22,6 +26,33 @@ def load() -> float | None:
         return os.getloadavg()[0]
     except (AttributeError, OSError):
         return None
+
+
+def busy(seconds: float = 0.5) -> float | None:
+    """Cores busy now: the CPU time all processes used over ``seconds`` (Linux /proc/stat), in
+    cores; None where there is no /proc/stat."""
+    def sample() -> tuple[int, int]:
+        fields = [int(x) for x in STAT.read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields[:8]), idle  # guest time is counted in user already
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    spent = total1 - total0
+    return (spent - (idle1 - idle0)) / spent * cores() if spent > 0 else 0.0
+
+
+def other_work() -> float | None:
+    """The cores other work holds: the one-minute load average, or the cores busy this half
+    second when fewer - the average lags a minute behind work that just ended (an install, a
+    build), and a server started then would keep too few threads for good."""
+    averaged, now = load(), busy()
+    if averaged is None or now is None:
+        return averaged if now is None else now
+    return min(averaged, now)
 
 
 def auto_threads(n_cores: int, load_1m: float | None) -> int:

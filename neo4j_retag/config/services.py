@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .groups import Group, env
-from .machine import auto_threads, cores, load
+from .machine import auto_threads, cores, other_work
 
 # llama.cpp's draftless speculative decoding (`--spec-type`), or auto
 SpecType = Literal["auto", "none", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod",
@@ -39,7 +39,8 @@ class ServicesSettings(Group):
                        " the local token budgets scale with it", ge=1)
     llm_threads: Annotated[int, Field(ge=1)] | Literal["auto"] = env(
         "LLM_THREADS", "auto", "CPU threads of the local llama.cpp server; auto = the cores "
-        "other work leaves free when it starts (the load average), at least 1")
+        "other work leaves free when it starts (the load average, or the cores busy then when "
+        "fewer), at least 1")
     llm_nice: int = env(
         "LLM_NICE", 0, "CPU priority of the local llama.cpp server (nice, 0-19): higher gives "
         "other work the cores first, so a busy machine slows the model, not everything", ge=0,
@@ -75,7 +76,8 @@ class ServicesSettings(Group):
 
     @property
     def threads(self) -> int:
-        """LLM_THREADS, or for ``auto`` the cores other work leaves free now."""
+        """LLM_THREADS, or for ``auto`` the cores other work leaves free now (read in half a
+        second)."""
         if self.llm_threads == "auto":
-            return auto_threads(cores(), load())
+            return auto_threads(cores(), other_work())
         return self.llm_threads

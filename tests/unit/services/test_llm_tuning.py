@@ -30,10 +30,10 @@ def _flag(cmd: list[str], name: str) -> str:
 
 def test_auto_threads_are_read_from_the_machine_at_start(monkeypatch):
     monkeypatch.setattr(services_config, "cores", lambda: 2)
-    monkeypatch.setattr(services_config, "load", lambda: 3.0)  # busy: one thread
+    monkeypatch.setattr(services_config, "other_work", lambda: 3.0)  # busy: one thread
     cmd = llm_local.command(_settings("python", llm_threads="auto"))
     assert _flag(cmd, "--n_threads") == "1" == _flag(cmd, "--n_threads_batch")
-    monkeypatch.setattr(services_config, "load", lambda: 0.1)
+    monkeypatch.setattr(services_config, "other_work", lambda: 0.1)
     assert _flag(llm_local.command(_settings("python", llm_threads="auto")), "--n_threads") == "2"
     assert _flag(llm_local.command(_settings("python", llm_threads=3)), "--n_threads") == "3"
 
