@@ -54,3 +54,17 @@ def test_llm_max_retries_bounds_the_attempts(double, tmp_path):
     with pytest.raises(LLMError):
         _ask(double, tmp_path, llm_max_retries=0)
     assert double.count("relevance") - before == 1
+
+
+def test_the_local_server_is_given_the_reply_s_start(double, tmp_path):
+    # the double stands for the local server on its port: llama.cpp continues the turn
+    port = int(double.base_url.rsplit(":", 1)[1].split("/")[0])
+    double.script["relevance"] = lambda b: "Answer: N"  # as llama.cpp returns a continued turn
+    got, _ = _ask(double, tmp_path, openai_base_url=None, llm_port=port)
+    assert got is False
+    body = [b for k, b in double.calls if k == "relevance"][-1]
+    assert body["messages"][-1] == {"role": "assistant", "content": "Answer:"}
+    double.script["relevance"] = lambda b: "Y"
+    _ask(double, tmp_path)  # a remote endpoint: no assistant turn it may refuse
+    body = [b for k, b in double.calls if k == "relevance"][-1]
+    assert body["messages"][-1]["role"] == "user"

@@ -52,9 +52,10 @@ def test_a_rating_reply_without_a_rating_is_invalid():
 
 
 @pytest.mark.parametrize("written, relevant", [
-    ("Y", True), ("yes", True), (" **Yes**", True), ("True", True), ('{"relevant": true}', True),
+    ("Y", True), ("yes", True), (" **Yes**", True), ("Answer: Y", True), ("Relevant", True),
+    ("True", True), ('{"relevant": true}', True),
     ('{"relevant": "High"}', True), ('{"relevant": "4/5"}', True), ('{"relevant": 1}', True),
-    ("N", False), ("No.", False), ("n", False), ("not relevant", False),
+    ("N", False), ("No.", False), ("n", False), ("not relevant", False), ("Answer: No", False),
     ('{"relevant": false}', False), ('{"relevant": "low"}', False), ('{"relevant": "10%"}', False),
 ])
 def test_lazy_relevance_reads_one_letter_and_the_json_forms(written, relevant):
