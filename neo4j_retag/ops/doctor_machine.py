@@ -21,18 +21,29 @@ def machine_load(settings: Settings, n_cores: int | None = None,
         return Check("machine load", True, f"{n} cores; no load average on this system")
     free = auto_threads(n, got)
     running = llm_local.status(settings)["threads"]
-    threads = f"the local model runs {running} threads" if running else \
-        f"the local model would start with {settings.services.threads} threads"
+    threads = running or settings.services.threads
+    told = (f"the local model runs {_threads(running)}" if running else
+            f"the local model would start with {_threads(threads)}")
     detail = (f"{n} cores, load average {got:.1f} (1 min; the model's own work counts in it); "
-              f"{threads}, {free} free")
-    restart = "`neo4j-retag llm stop` then `neo4j-retag llm start`"
-    nice = "" if settings.services.llm_nice else ", LLM_NICE=10 to let the other work go first"
+              f"{told}, {free} free")
+    restart = "then `neo4j-retag llm stop` and `neo4j-retag llm start`"
+    # auto starts on the cores free then: only a running server or a number can be too many
+    too_many = threads > free and (running or settings.services.llm_threads != "auto")
+    fixes = []
+    if too_many:
+        fixes.append(f"unset LLM_THREADS (auto) or set LLM_THREADS={free}")
+    if not settings.services.llm_nice:
+        fixes.append("set LLM_NICE=10 to let the other work go first")
     if too_busy(n, got):
+        fix = (f"{'; '.join(fixes)}, {restart}; or let the other work end first" if fixes
+               else "let the other work end first")
         return Check("machine load", True, f"{detail}: busier than its cores, so the model "
-                     "runs slowly", f"set LLM_THREADS={free} (or unset it: auto){nice}, then "
-                     f"{restart}; or let the other work end first", warn=True)
-    if running and running > free:
+                     "runs slowly", fix, warn=True)
+    if too_many:
         return Check("machine load", True, f"{detail}: more threads than free cores",
-                     f"unset LLM_THREADS (auto) or set LLM_THREADS={free}, then {restart}",
-                     warn=True)
+                     f"{fixes[0]}, {restart}", warn=True)
     return Check("machine load", True, detail)
+
+
+def _threads(n: int) -> str:
+    return f"{n} thread{'s' if n != 1 else ''}"

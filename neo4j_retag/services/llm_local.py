@@ -281,9 +281,10 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
         local = settings.services
         threads = local.threads  # read once: for auto, the load average moves
         with log_f.open("a") as log:  # where this start's lines begin in the log
+            load = machine.load()
             log.write(f"--- neo4j-retag llm start: {path}, {threads} threads (LLM_THREADS="
-                      f"{local.llm_threads}; {machine.cores()} cores, load "
-                      f"{machine.load()}), nice {local.llm_nice}\n")
+                      f"{local.llm_threads}; {machine.cores()} cores, load average "
+                      f"{'?' if load is None else f'{load:.1f}'}), nice {local.llm_nice}\n")
         process.spawn(command(settings, threads), pid_f, log_f, nice=local.llm_nice)
     else:
         path = model_path(settings)

@@ -24,6 +24,12 @@ def test_load_over_the_cores_warns_with_threads_and_nice_to_set(monkeypatch):
     assert "LLM_THREADS=1" in c.fix and "LLM_NICE=10" in c.fix and "llm stop" in c.fix
     niced = doctor_machine.machine_load(Settings(openai_base_url=None, llm_nice=10), 2, 5.2)
     assert "LLM_NICE" not in niced.fix  # already set: not told again
+    _running(monkeypatch, 1)  # already on the one free core: only the priority is left
+    one = doctor_machine.machine_load(Settings(openai_base_url=None), 2, 5.2)
+    assert one.warn and "LLM_THREADS" not in one.fix and "LLM_NICE=10" in one.fix
+    assert "runs 1 thread," in one.detail
+    both = doctor_machine.machine_load(Settings(openai_base_url=None, llm_nice=10), 2, 5.2)
+    assert both.warn and both.fix == "let the other work end first"
 
 
 def test_a_server_with_more_threads_than_free_cores_warns(monkeypatch):
@@ -52,3 +58,14 @@ async def _none():
 
 async def _one():
     return doctor.Check("embeddings", True, "e")
+
+
+def test_auto_threads_of_a_stopped_server_are_never_too_many(monkeypatch):
+    _running(monkeypatch, None)
+    monkeypatch.setattr(doctor_machine.llm_local, "status", lambda s: {"threads": None})
+    auto = Settings(openai_base_url=None, llm_threads="auto")
+    monkeypatch.setattr(type(auto.services), "threads", property(lambda self: 2))
+    c = doctor_machine.machine_load(auto, 2, 1.2)  # the cores busy now may differ: auto decides
+    assert not c.warn and "would start with 2 threads" in c.detail
+    fixed = doctor_machine.machine_load(Settings(openai_base_url=None, llm_threads=2), 2, 1.2)
+    assert fixed.warn and "LLM_THREADS=1" in fixed.fix
