@@ -339,7 +339,7 @@ DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rate": lambda b: json.dumps({"rating": 3, "reason": "relevant"}),
     "answer": lambda b: "Scrooge met the spirits. [Data: Sources (0, 99)] [Data: Reports (1)]",
     "assign": default_assign,
-    "relevance": lambda b: json.dumps({"relevant": True}),
+    "relevance": lambda b: "Y",  # one letter: the test asks for one token
     "lazy_claims": default_lazy_claims,
     "lazy_subqueries": lambda b: json.dumps({"queries": ["harbour", "festival"]}),
     "lazy_answer": default_lazy_answer,

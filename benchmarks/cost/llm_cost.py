@@ -9,7 +9,12 @@ of the unchanged ones). When a graphrag 3.3 venv is present (GRAPHRAG_VENV, else
 back; else GraphRAG's figures measured for issue 18 on this machine are quoted (marked so).
 
     .venv/bin/python -m benchmarks.cost.llm_cost --articles 20 [--articles 200]
-        [--runs on,off,added] [--assign-batch K]
+        [--runs on,off,added] [--assign-batch K] [--class small|capable]
+
+``--class`` sets LLM_CLASS (fakellm's model name "bench" is a capable model's by default):
+``small`` extracts by selection (names, types, sentence numbers) and assembles descriptions
+and reports from the evidence. Each run says where its calls and prompt tokens went (``where``:
+per stage, largest first, with its share).
 
 Starts (if needed) and EMPTIES the benchmark Neo4j (RETAG_BENCH_BOLT_PORT, default 7689).
 Writes bench-results/llm_cost-<N>.json.
@@ -41,8 +46,8 @@ from neo4j_retag.model import LLMCost
 from neo4j_retag.ops.stats import collect, record_usage
 from neo4j_retag.stages import Stage
 
-# GraphRAG 3.3.0 measured for issue 18 on this machine (run.sh, 600/100, fakellm), quoted
-# when no graphrag venv is present to run it again
+# GraphRAG 3.3.0 measured on this machine (run.sh, 600/100, fakellm; BBC-200 run again for
+# issue 61 gave the same figures), quoted when no graphrag venv is present or --graphrag quote
 GRAPHRAG_QUOTED = {
     200: {"chat_calls": 1399, "report_calls": 388, "prompt_tokens": 2722368,
           "completion_tokens": 494491},
@@ -90,6 +95,20 @@ def fake_stats(url: str, reset: bool = False) -> dict[str, Any]:
     base = url.rsplit("/v1", 1)[0]
     with urllib.request.urlopen(f"{base}/stats{'?reset=1' if reset else ''}") as r:
         return json.load(r)
+
+
+def where(stages: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """The chat calls and prompt tokens per stage, largest first, with their shares (what is
+    left to save, and where)."""
+    chat = {k: v for k, v in stages.items() if k != "embed"}
+    calls = sum(v["calls"] for v in chat.values()) or 1
+    tokens = sum(v["prompt_tokens"] for v in chat.values()) or 1
+    return [{"stage": k, "calls": v["calls"], "call_share": round(v["calls"] / calls, 3),
+             "prompt_tokens": v["prompt_tokens"],
+             "prompt_share": round(v["prompt_tokens"] / tokens, 3)}
+            for k, v in sorted(chat.items(), key=lambda kv: (-kv[1]["calls"],
+                                                             -kv[1]["prompt_tokens"]))
+            if v["calls"]]
 
 
 def stage_table(usage: Usage) -> dict[str, dict[str, int]]:
@@ -159,7 +178,7 @@ def one_ingest(settings, graph: Graph, corpus: Path, url: str) -> dict[str, Any]
         # general report text per level (characters; fakellm's tokens are characters / 4)
         "level_report_chars": {r["level"]: {"reports": r["reports"], "chars": r["chars"]}
                                for r in sizes},
-        "stages": stages, "fakellm_calls_by_kind": fk.get("calls"),
+        "stages": stages, "where": where(stages), "fakellm_calls_by_kind": fk.get("calls"),
         "reports": result.reports.model_dump(mode="json"), "report_sources": report_sources(graph),
         "estimate": {"calls": estimate.total.calls - est_emb.calls,
                      "prompt_tokens": estimate.total.prompt_tokens - est_emb.prompt_tokens,
@@ -217,8 +236,11 @@ def run_ours(n: int, runs: list[str], url: str, work: Path,
     return out
 
 
-def run_graphrag(n: int, work: Path) -> dict[str, Any]:
+def run_graphrag(n: int, work: Path, quote: bool = False) -> dict[str, Any]:
     venv = Path(os.environ.get("GRAPHRAG_VENV", Path.home() / ".cache" / "msgraphrag-venv"))
+    if quote:
+        return {"ran": False, "why": "--graphrag quote", "quoted_from_issue_18":
+                GRAPHRAG_QUOTED.get(n)}
     if not (venv / "bin" / "graphrag").exists():
         return {"ran": False, "why": f"no graphrag venv at {venv} (run.sh would pip-install "
                 "graphrag==3.3.0 there; not done by this benchmark)",
@@ -247,25 +269,36 @@ def main() -> None:
     ap.add_argument("--glean", type=int, default=None,
                     help="GLEAN (default: the setting's); written to llm_cost-<N>-glean<K>.json "
                          "when given")
+    ap.add_argument("--graphrag", choices=["run", "quote"], default="run",
+                    help="run GraphRAG on the same articles (when its venv is present), or "
+                         "quote its last figures")
+    ap.add_argument("--class", dest="llm_class", choices=["small", "capable"], default=None,
+                    help="LLM_CLASS (default: the setting's); written to llm_cost-<N>-<class>"
+                         ".json when given")
     args = ap.parse_args()
     extra: dict[str, Any] = {} if args.assign_batch is None else {
         "topic_assign_batch": args.assign_batch}
     if args.glean is not None:
         extra["glean"] = args.glean
+    if args.llm_class is not None:
+        extra["llm_class"] = args.llm_class
     RESULTS.mkdir(exist_ok=True)
     for n in args.articles or [20]:
         with tempfile.TemporaryDirectory() as tmp, fakellm(args.port) as url:
             work = Path(tmp)
             ours = run_ours(n, args.runs.split(","), url, work, extra)
-            graphrag = run_graphrag(n, work) if Path(work / f"bbc-{n}").exists() else {}
+            graphrag = run_graphrag(n, work, args.graphrag == "quote") \
+                if Path(work / f"bbc-{n}").exists() else {}
         ref = graphrag if graphrag.get("ran") else (graphrag.get("quoted_from_issue_18") or {})
         off = ours.get("cache_off", {})
         ratios = {k: round(off[k] / ref[k], 3) for k in ("chat_calls", "prompt_tokens",
                                                          "completion_tokens", "report_calls")
                   if off and ref.get(k)}
-        index = bench_settings(url, **extra).index
+        used = bench_settings(url, **extra)
+        index = used.index
         res = {"articles": n, "topic_assign_batch": index.topic_assign_batch,
-               "glean": index.glean, "ours": ours, "graphrag": graphrag,
+               "glean": index.glean, "llm_class": "small" if used.llm.small else "capable",
+               "ours": ours, "graphrag": graphrag,
                "ratios_cache_off_vs_graphrag": ratios, "machine": machine()}
         print(json.dumps({k: v for k, v in res.items() if k != "ours"}, indent=2))
         for name, run in ours.items():
@@ -274,11 +307,13 @@ def main() -> None:
                                                  "completion_tokens", "report_calls",
                                                  "topic_prompt_share", "topic_calls",
                                                  "topics_kept", "mining_level")})
+                print("  where", run["where"])
         if "added" in ours:
             a = ours["added"]
             print("added", {k: v for k, v in a.items() if k not in ("first", "second")})
         suffix = "" if args.assign_batch is None else f"-assign{args.assign_batch}"
         suffix += "" if args.glean is None else f"-glean{args.glean}"
+        suffix += "" if args.llm_class is None else f"-{args.llm_class}"
         (RESULTS / f"llm_cost-{n}{suffix}.json").write_text(json.dumps(res, indent=2, default=str))
 
 

@@ -10,8 +10,12 @@ headline found among its story's concepts)?
     RETAG_BENCH_BOLT_PORT=7705 RETAG_BENCH_HTTP_PORT=7405 RETAG_BENCH_DATA=<folder> \
         .venv/bin/python -m benchmarks.speed.lazy [--corpus DIR] [--fakellm-port 8851]
 
-fakellm answers yes/no tests by a hash (about half relevant) and fills claims from the text:
-the counts measure the framework's cost, not answer quality. Writes bench-results/lazy.json.
+fakellm answers the one-letter relevance tests Y and N in turn (a script of its `text_generic`
+kind, which the lazy answer and ReTAG's one answer call also get: their text, not their cost,
+changes) and fills claims from the text: the counts measure the framework's cost, not answer
+quality. Lazy runs at budgets 50/100/500 with the remote defaults, and at 100 with the local
+ones (`lazy-local`: tests read 300 tokens of a text unit, stop at 6 relevant). Writes
+bench-results/lazy.json.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,6 +54,10 @@ QUESTIONS = [
     "Which countries and cities feature, and in what stories?",
 ]
 BUDGETS = (50, 100, 500)
+# the embedded model's lazy budgets (config.LOCAL_LLM_BUDGETS), here on fakellm's instant
+# replies: the time budget never binds
+LOCAL = {"lazy_test_tokens": 300, "lazy_enough": 6}
+SCRIPT = {"text_generic": ["Y", "N"]}  # fakellm's relevance answers, in turn
 
 
 def settings_for(url: str) -> Settings:
@@ -56,8 +65,10 @@ def settings_for(url: str) -> Settings:
     bolt = int(os.environ.get("RETAG_BENCH_BOLT_PORT", "7689"))
     http = int(os.environ.get("RETAG_BENCH_HTTP_PORT", "7476"))
     data = Path(os.environ.get("RETAG_BENCH_DATA", home / f"neo4j-data-bench-{bolt}"))
+    # fakellm's canned answers are about nothing: the answer check would refuse them
     s = Settings(openai_base_url=url, openai_model="bench", llm_concurrency=16, llm_cache=False,
-                 neo4j_bolt_port=bolt, neo4j_http_port=http, neo4j_data=data)
+                 neo4j_bolt_port=bolt, neo4j_http_port=http, neo4j_data=data,
+                 llm_answer_check=False)
     neo4j_local.start(s)
     return s
 
@@ -81,24 +92,29 @@ def index(settings: Settings, corpus: Path, lazy: bool) -> dict:
 
 def ask_all(settings: Settings, index_kind: str) -> list[dict]:
     rows = []
-    runs = [("global", None), ("retag", None), *(("lazy", b) for b in BUDGETS)]
+    runs = [("global", None, {}), ("retag", None, {}), *(("lazy", b, {}) for b in BUDGETS),
+            ("lazy-local", 100, LOCAL)]
     with Graph(settings) as graph:
-        for method, budget in runs:
+        for name, budget, extra in runs:
+            s, method = settings.model_copy(update=extra), name.split("-")[0]
             for i, q in enumerate(QUESTIONS):
                 usage = Usage()
                 t0 = time.perf_counter()
-                rec = {"index": index_kind, "method": method, "budget": budget, "question": i}
+                rec = {"index": index_kind, "method": name, "budget": budget, "question": i}
                 try:
-                    a = run_with_llm(settings, lambda llm, q=q, m=method, b=budget: answer(
-                        m, graph, llm, settings, Query(question=q, budget=b)), usage)
+                    a = run_with_llm(s, lambda llm, q=q, m=method, b=budget, s=s: answer(
+                        m, graph, llm, s, Query(question=q, budget=b)), usage)
                     search = a.trace.lazy_search
                     rec.update(citations=len(a.citations),
                                lazy_search=search.model_dump() if search else None)
                 except Exception as err:  # noqa: BLE001 - a benchmark records, never stops
                     rec["error"] = f"{type(err).__name__}: {err}"[:200]
                 rec.update(llm_calls=usage.total.calls, prompt_tokens=usage.total.prompt_tokens,
+                           completion_tokens=usage.total.completion_tokens,
                            seconds=round(time.perf_counter() - t0, 3),
-                           stages={k: v.calls for k, v in usage.stages.items()})
+                           stages={k: v.calls for k, v in usage.stages.items()},
+                           stage_prompt_tokens={k: v.prompt_tokens
+                                                for k, v in usage.stages.items()})
                 rows.append(rec)
                 print(json.dumps({k: rec[k] for k in ("index", "method", "budget", "question",
                                                       "llm_calls", "seconds")}), flush=True)
@@ -143,10 +159,15 @@ def summarise(rows: list[dict]) -> list[dict]:
             "llm_calls_mean": round(statistics.mean(r["llm_calls"] for r in rs), 1),
             "llm_calls_first": rs[0]["llm_calls"],
             "prompt_tokens_mean": round(statistics.mean(r["prompt_tokens"] for r in rs)),
+            "completion_tokens_mean": round(statistics.mean(r["completion_tokens"] for r in rs)),
+            "relevance_prompt_tokens_mean": round(statistics.mean(
+                r["stage_prompt_tokens"].get("relevance", 0) for r in rs)),
+            "tests_mean": round(statistics.mean(r["lazy_search"]["tests"] for r in ok), 1)
+            if ok and method.startswith("lazy") else None,
             "seconds_mean": round(statistics.mean(r["seconds"] for r in rs), 2),
             "relevant_mean": round(statistics.mean(r["lazy_search"]["relevant"]
-                                                   for r in ok), 1) if ok and method == "lazy"
-            else None})
+                                                   for r in ok), 1)
+            if ok and method.startswith("lazy") else None})
     return out
 
 
@@ -157,8 +178,11 @@ def main() -> None:
     args = ap.parse_args()
     corpus = Path(args.corpus)
     port = args.fakellm_port
+    script = Path(tempfile.mkdtemp()) / "relevance.json"
+    script.write_text(json.dumps(SCRIPT))
     proc = subprocess.Popen([sys.executable, str(SHARED / "tools" / "fakellm" / "fakellm.py"),
-                             str(port), "--quiet"], stderr=subprocess.DEVNULL)
+                             str(port), "--quiet", "--script", str(script)],
+                            stderr=subprocess.DEVNULL)
     try:
         time.sleep(1)
         settings = settings_for(f"http://127.0.0.1:{port}/v1")

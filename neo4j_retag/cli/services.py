@@ -175,9 +175,11 @@ def doctor(obj: Ctx) -> None:
     checks = run_checks(obj.settings)
     table = Table("check", "ok", "detail")
     for c in checks:
-        table.add_row(c.name, "[green]yes[/green]" if c.ok else "[red]NO[/red]",
+        said = c.ok and not c.warn  # a warning is told with its fix, as a failure is
+        table.add_row(c.name, "[red]NO[/red]" if not c.ok else
+                      "[yellow]slow[/yellow]" if c.warn else "[green]yes[/green]",
                       # a detail that names its fix already is not told it twice
-                      c.detail if c.ok or not c.fix or c.fix in c.detail
+                      c.detail if said or not c.fix or c.fix in c.detail
                       else f"{c.detail}\n[yellow]fix:[/yellow] {c.fix}")
     console.print(table)
     if not all(c.ok for c in checks):

@@ -28,10 +28,10 @@ from .groups import (
     IndexSettings,
     LLMSettings,
     Neo4jSettings,
-    ServicesSettings,
     Top,
 )
 from .querying import QuerySettings
+from .services import ServicesSettings
 from .serving import ServeSettings
 
 # attribute name on Settings -> group class, in display order
@@ -80,7 +80,10 @@ LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                      "smollm2": "smollm2"}
 LOCAL_LLM_BUDGETS = {
     "index": {"report_context_tokens": 3000, "report_max_tokens": 800, "summary_max_tokens": 300},
-    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000},
+    # the lazy method's tests sized to the embedded model's speed (~75 prompt tokens/s on two
+    # cores: a test's prompt is its cost): short excerpts, a time budget, an early stop
+    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000,
+              "lazy_test_tokens": 300, "lazy_seconds": 90, "lazy_enough": 6},
     "llm": {"max_tokens": 800, "schema_max_items": 6, "schema_max_chars": 150},
 }
 

@@ -221,36 +221,6 @@ class EmbeddingSettings(Group):
         return (self.api_key or llm.api_key).get_secret_value()
 
 
-class ServicesSettings(Group):
-    """The local services `neo4j-retag neo4j|llm start` install and run (`services/`)."""
-
-    neo4j_version: str = env("NEO4J_VERSION", "5.26.30")
-    gds_version: str = env("GDS_VERSION", "2.13.9")
-    neo4j_data: Path | None = env(
-        "NEO4J_DATA", None, "local server data folder; unset = <home>/neo4j-data")
-    neo4j_heap: str = env("NEO4J_HEAP", "2g")
-    neo4j_pagecache: str = env("NEO4J_PAGECACHE", "1g")
-    llm_model: Literal["qwen2.5-coder-1.5b", "smollm2"] = env(
-        "LLM_MODEL", "qwen2.5-coder-1.5b", "the embedded model the local server runs: "
-        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, `neo4j-retag llm fetch`; setup.sh fetches "
-        "it) or SmolLM2-135M-Instruct (the test suite's: fast, writes poor answers)")
-    neo4j_tx_memory: str | None = env(
-        "NEO4J_TX_MEMORY", None, "db.memory.transaction.max of the local server (a write "
-        "over it is split; unset = Neo4j's default)")
-    llm_model_path: Path | None = env(
-        "LLM_MODEL_PATH", None, "any GGUF for the local server (chat template read from the "
-        "file), instead of LLM_MODEL")
-    llm_ctx: int = env("LLM_CTX", 8192, "context window (tokens) of the local llama.cpp server;"
-                       " the local token budgets scale with it", ge=1)
-    llm_threads: int = env("LLM_THREADS", 2, "CPU threads of the local llama.cpp server", ge=1)
-    llm_server: str = env(
-        "LLM_SERVER", "auto", "which local server runs the model: xllamacpp = llama.cpp's own "
-        "C++ server from the prebuilt xllamacpp wheel (what setup.sh installs); llama-server = "
-        "the same server compiled into .venv/bin (SETUP_LLM_SERVER=llama-server); python = "
-        "llama-cpp-python's server; a path = that llama-server binary; auto = llama-server, "
-        "else xllamacpp, else python, whichever is installed")
-
-
 class IndexSettings(Group):
     """Indexing (Edge et al. 2024 §3.1)."""
 

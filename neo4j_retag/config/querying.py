@@ -58,6 +58,17 @@ class QuerySettings(Group):
         "(0-5) is relevant and its sub-communities are rated next (GraphRAG's default 1)")
     lazy_budget: int = env(
         "LAZY_BUDGET", 100, "ask --method lazy: relevance tests per question (`--budget`)", ge=1)
+    lazy_seconds: float = env(
+        "LAZY_SECONDS", 0.0, "ask --method lazy: no new relevance test after this many seconds "
+        "of testing, so the tests follow the model's speed (0 = no limit; local: 90)", ge=0)
+    lazy_enough: int = env(
+        "LAZY_ENOUGH", 0, "ask --method lazy: the tests stop once this many text units are "
+        "relevant, and the claims of the best-ranked this many are read (0 = no early stop; "
+        "local: 6)", ge=0)
+    lazy_test_tokens: int = env(
+        "LAZY_TEST_TOKENS", 0, "ask --method lazy: a relevance test reads the text unit's "
+        "sentences that best match the question, up to this many tokens (0 = the whole text "
+        "unit, up to MAP_CONTEXT_TOKENS; local: 300 x LLM_CTX/8192)", ge=0)
     retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
         "RETRIEVAL", "auto", "ReTAG's top-p report retrieval: BM25 (full-text), vector "
         "(embeddings), or both fused by reciprocal rank; auto = hybrid with embeddings, else bm25")

@@ -99,7 +99,7 @@ def model(settings: Settings) -> Model:
                 folder = embed_files.folder(settings)
             except (RuntimeError, IntegrityError, OSError) as err:
                 raise ConfigError(str(err)) from err
-            found = _models[key] = Model(folder, settings.services.llm_threads,
+            found = _models[key] = Model(folder, settings.services.threads,
                                          embed_files.home(settings) / "hub-cache")
     return found
 

@@ -27,17 +27,26 @@ class Selection(BaseModel):
 
 class LazySearch(BaseModel):
     """The lazy method's budgeted search (query/lazy.py): relevance tests spent of the budget
-    (a failed test spends one too), text units found relevant, BM25 matches, communities
-    tested and pruned, levels reached; then the claim calls over the relevant text units."""
+    (a failed test spends one too), text units found relevant, BM25 matches and those found by
+    the question's vector, communities tested and pruned, levels reached, why the tests ended
+    before the budget (``stopped``: "seconds" after LAZY_SECONDS, "enough" at LAZY_ENOUGH
+    relevant text units; "" otherwise) with those limits and the tokens a test read at most
+    (LAZY_TEST_TOKENS; 0 = the whole text unit); then the claim calls over the relevant text
+    units."""
 
     budget: int
     tests: int = 0
     relevant: int = 0
     failed_tests: int = 0
     bm25_matches: int = 0
+    vector_matches: int = 0
     communities_tested: int = 0
     communities_pruned: int = 0
     levels_reached: int = 0
+    stopped: Literal["", "seconds", "enough"] = ""
+    seconds: float = 0
+    enough: int = 0
+    test_tokens: int = 0
     claim_calls: int = 0
     claim_failures: int = 0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from neo4j.exceptions import Neo4jError
 from pydantic import BaseModel
@@ -18,14 +17,8 @@ from ..llm.transport import model_ids
 from ..services import llm_local
 from ..stages import Stage
 from .doctor_budgets import over_budgets, window
-
-
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
+from .doctor_check import Check
+from .doctor_machine import machine_load
 
 
 class Ping(BaseModel):
@@ -200,6 +193,8 @@ async def _embeddings(settings: Settings) -> Check:
 def run_checks(settings: Settings) -> list[Check]:
     checks = _neo4j(settings)
     checks.append(_model(settings))
+    if settings.llm.local:
+        checks.append(machine_load(settings))
     checks += _budgets(settings)
     checks += asyncio.run(_llm(settings))
     checks.append(asyncio.run(_embeddings(settings)))

@@ -2,11 +2,15 @@
 a full one (it needs nothing else).
 
 Sub-queries from the question (one call, stage ``lazy_subqueries``; optional: a failure is a
-trace note) -> every text unit ranked best-first by BM25 through the Neo4j full-text index ->
-relevance tests under the budget (``lazy_search``; stage ``relevance``) -> the claims of the
-relevant text units, one call per group that fits the map budget (stage ``lazy_claims``) ->
-claims ranked by BM25 in memory (rank-bm25) against the question and sub-queries, fitted to
-the reduce budget -> the answer (stage ``lazy_answer``), citing TEXT UNITS.
+trace note) -> every text unit ranked best-first with no LLM call (``lazy_rank``: BM25 through
+the Neo4j full-text index, fused with the question's nearest text units where they have
+embeddings) -> one-token relevance tests of each text unit's best sentences
+(``lazy_relevance``, ``lazy_excerpt``; stage ``relevance``) under the budget, which may end
+them early: a time and a count of relevant text units (``lazy_budget``, ``lazy_search``) ->
+the claims of the relevant text units (the best-ranked LAZY_ENOUGH), one call per group that
+fits the map budget (stage ``lazy_claims``) -> claims ranked by BM25 in memory (rank-bm25)
+against the question and sub-queries, fitted to the reduce budget -> the answer (stage
+``lazy_answer``), citing TEXT UNITS.
 
 Faults: a failed test or claim call fails that item, counted in ``trace.lazy_search`` and
 recorded in ``trace.failures`` (an `errors.Failure` each); every
@@ -34,33 +38,18 @@ from .answer.map_reduce import MapFailedError
 from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for, words
 from .contract import Method, Option
+from .lazy_budget import Budget
+from .lazy_excerpt import excerpt
+from .lazy_rank import rank_units
+from .lazy_relevance import relevant
 from .lazy_search import Hierarchy, search
-from .ratings import read_rating
-from .retrieval import lucene_query
 
 MAX_SUBQUERIES = 3
 MAX_CLAIMS = 8  # per claim call
-RANK_LIMIT = 100_000  # BM25 matches read (the rest follow in document order)
 
 
 class NothingRelevantError(RetagError):
     """The relevance budget was spent and no text unit was relevant: no answer."""
-
-
-# a text unit's relevance test: yes or no, as the model wrote it ("yes", "high", "2/5", "80%"
-# read on 0-1, relevant from 0.5; `ratings.read_rating`); a number outside 0-1 or anything
-# unreadable is invalid: asked again, then a failed test (no docstring: it would be sent in
-# the JSON schema of every test)
-class Relevance(BaseModel):
-    relevant: bool
-
-    @field_validator("relevant", mode="before")
-    @classmethod
-    def _read(cls, v: Any) -> bool:
-        read = read_rating(v, 0, 1)
-        if read.outside is not None:
-            raise ValueError(f"{read.outside:g} is outside 0-1 (answer true or false)")
-        return read.value >= 0.5
 
 
 class SubQueries(BaseModel):
@@ -195,7 +184,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     """The `lazy` method. Raises LevelError when the graph has no text unit (no call made),
     NothingRelevantError when no text unit tested relevant, MapFailedError when every test or
     every claim call failed."""
-    budget = query.budget or settings.query.lazy_budget
+    budget = Budget.of(settings, query.budget)
     trace = Trace(method="lazy", level=-1)
     question = query.question
     with timed(trace.seconds, "rank"):
@@ -205,20 +194,17 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
                              "(`--lazy` indexes with no LLM call)")
         subs = await sub_queries(llm, settings, question, trace)
         trace.keywords = subs
-        q = lucene_query(question, *subs)
-        hits = [r["id"] for r in graph.run("query/rank_chunks", query=q, k=RANK_LIMIT)] if q else []
-        matched = set(hits)
-        ranked = hits + [u["id"] for u in units if u["id"] not in matched]
+        ranking = await rank_units(graph, llm, settings, question, subs, units, trace)
+        ranked = ranking.ranked
     texts = Texts(graph)
+    terms = " ".join([question, *subs])
+    test_tokens = settings.query.lazy_test_tokens or settings.query.map_context_tokens
 
     async def test(ids: list[str]) -> list[bool | None]:
         async def one(row: Record) -> bool | None:
-            msgs = render("query/lazy_relevance", question=question,
-                          text=truncate(row["text"], settings.query.map_context_tokens,
-                                        settings.encoding))
+            text = excerpt(row["text"], terms, test_tokens, settings.encoding)
             try:
-                return (await llm.structured(msgs, Relevance, stage=Stage.RELEVANCE,
-                                             max_tokens=20)).relevant
+                return await relevant(llm, question, text)
             except LLMError as err:  # a failed test: the budget is spent all the same
                 trace.failures.append(Failure.of(f"relevance {row['id']}", err))
                 return None
@@ -227,21 +213,28 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     with timed(trace.seconds, "relevance"):
         found = await search(ranked, hier, budget, test)
     trace.lazy_search = LazySearch(
-        budget=budget, tests=found.spent, relevant=len(found.relevant),
-        failed_tests=found.failed, bm25_matches=len(hits),
+        budget=budget.tests, tests=found.spent, relevant=len(found.relevant),
+        failed_tests=found.failed, bm25_matches=ranking.bm25, vector_matches=ranking.vector,
         communities_tested=found.communities_tested, communities_pruned=len(found.pruned),
-        levels_reached=found.levels_reached)
+        levels_reached=found.levels_reached, stopped=budget.stopped,
+        seconds=settings.query.lazy_seconds, enough=settings.query.lazy_enough,
+        test_tokens=settings.query.lazy_test_tokens)
     if found.spent and found.failed == found.spent:
         raise MapFailedError(f"{found.failed} of {found.spent} relevance tests failed: no "
                              "answer (retry, or check the LLM with `neo4j-retag doctor`)")
     if not found.relevant:
         raise NothingRelevantError(
             f"no text unit was relevant to the question in {found.spent} relevance tests "
-            f"(budget {budget}): no answer; a larger --budget tests more")
-    relevant = [texts.rows[u] for u in sorted(found.relevant, key=ranked.index)]
-    trace.text_units_retrieved = len(relevant)
+            f"(budget {budget.tests}): no answer; a larger --budget tests more")
+    best = sorted(found.relevant, key=ranked.index)
+    if budget.enough and len(best) > budget.enough:  # a batch in flight found more
+        trace.note(f"{len(best)} text units relevant: the claims of the best-ranked "
+                   f"{budget.enough} are read (LAZY_ENOUGH)")
+        best = best[:budget.enough]
+    relevant_units = [texts.rows[u] for u in best]
+    trace.text_units_retrieved = len(relevant_units)
     with timed(trace.seconds, "claims"):
-        claims = await extract_claims(llm, settings, question, relevant, trace)
+        claims = await extract_claims(llm, settings, question, relevant_units, trace)
         ranked_claims = rank_claims(claims, words(" ".join([question, *subs])))
     rows, used = [], 0
     for c in ranked_claims:
@@ -266,16 +259,16 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         trace.note("the answer step gave no text: the best claims are shown")
 
     def cite(i: int, cited: bool = True) -> Citation:
-        return Citation(kind="text_unit", id=relevant[i]["id"],
-                        title=relevant[i]["title"] or "", cited_in_answer=cited)
+        return Citation(kind="text_unit", id=relevant_units[i]["id"],
+                        title=relevant_units[i]["title"] or "", cited_in_answer=cited)
 
-    valid = {f"Sources:{i}": cite(i) for i in range(len(relevant))}
+    valid = {f"Sources:{i}": cite(i) for i in range(len(relevant_units))}
     text, citations = cite_or_attribute(
         text, valid, [(r[1], [int(x) for x in r[2].split("; ")]) for r in rows], trace,
         kind="Sources", by="the text units of the claim")
     cited_ids = {c.id for c in citations}
     behind = dict.fromkeys(int(s) for r in rows for s in r[2].split("; "))
-    sources = [cite(i, relevant[i]["id"] in cited_ids) for i in behind]
+    sources = [cite(i, relevant_units[i]["id"] in cited_ids) for i in behind]
     return Answer(answer=text, citations=citations, sources=sources, trace=trace)
 
 
@@ -286,8 +279,10 @@ def lazy_lines(answer: Answer) -> list[str]:
              f"{[c.location or c.id for c in answer.citations]} | chatter stripped "
              f"{tr.chatter_stripped}"]
     if ls:
+        stop = {"enough": f", stopped at {ls.enough} relevant (LAZY_ENOUGH)",
+                "seconds": f", stopped after {ls.seconds:g} s (LAZY_SECONDS)"}.get(ls.stopped, "")
         lines.append(f"lazy search: {ls.tests} of {ls.budget} relevance tests "
-                     f"({ls.failed_tests} failed), {ls.relevant} text units relevant, "
+                     f"({ls.failed_tests} failed){stop}, {ls.relevant} text units relevant, "
                      f"{ls.communities_tested} communities tested, {ls.communities_pruned} "
                      f"pruned | claim calls {ls.claim_calls} ({ls.claim_failures} failed)")
     return lines
@@ -297,5 +292,6 @@ LAZY = Method("lazy", ask_lazy, "LazyGraphRAG: relevance tests of text units und
               "claims citing text units; on a lazy index or a full one",
               options=(Option("budget", int, "relevance tests (default LAZY_BUDGET)", ge=1,
                               le=10_000),),
-              settings=("lazy_budget", "map_context_tokens", "reduce_context_tokens"),
+              settings=("lazy_budget", "lazy_seconds", "lazy_enough", "lazy_test_tokens",
+                        "map_context_tokens", "reduce_context_tokens"),
               trace_part="lazy_search", render=lazy_lines, rank=7)

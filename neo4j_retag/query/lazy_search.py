@@ -14,7 +14,9 @@ Our own reading of the MIT reference (microsoft/intelligence-toolkit,
   best-ranked communities get looked at again); a level where nothing was relevant ends it;
 - the untested neighbours (previous / next text unit) of relevant text units are reserved
   budget, tested at the end;
-- tests never exceed the budget: every call counts, a failed one too.
+- tests never exceed the budget: every call counts, a failed one too; the budget's time and
+  its count of relevant text units end the tests early (``lazy_budget``), neighbours
+  included.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+
+from .lazy_budget import Budget
 
 TEST_BATCH = 5  # tests in flight at once
 PER_COMMUNITY = 10  # tests per community per round
@@ -83,8 +87,11 @@ def level_plan(ranked: list[str], hier: Hierarchy,
     return order, assigned
 
 
-async def search(ranked: list[str], hier: Hierarchy, budget: int, test: Tester) -> SearchResult:
-    """Spend at most ``budget`` relevance tests on ``ranked`` (every text unit, best first)."""
+async def search(ranked: list[str], hier: Hierarchy, budget: int | Budget,
+                 test: Tester) -> SearchResult:
+    """Spend at most ``budget`` relevance tests (a count, or a `Budget` that may also stop
+    early) on ``ranked`` (every text unit, best first)."""
+    limits = budget if isinstance(budget, Budget) else Budget(budget)
     out = SearchResult()
     plans = {ROOT: ([ROOT], {ROOT: list(ranked)})}
     for lv in hier.levels:
@@ -95,8 +102,11 @@ async def search(ranked: list[str], hier: Hierarchy, budget: int, test: Tester) 
         return [n for u in out.relevant for n in hier.neighbours.get(u, ())
                 if n not in out.tested]
 
+    def left() -> int:
+        return limits.left(out.spent, len(out.relevant))
+
     def room() -> int:
-        return budget - out.spent - len(set(reserved()))
+        return left() - len(set(reserved()))
 
     async def run(batch: list[str]) -> bool:
         got = await test(batch)
@@ -152,5 +162,5 @@ async def search(ranked: list[str], hier: Hierarchy, budget: int, test: Tester) 
         step = min(step + 1, len(order) - 1)
 
     # the neighbours of relevant text units, with what is left of the budget
-    await assess(list(dict.fromkeys(reserved())), lambda: budget - out.spent)
+    await assess(list(dict.fromkeys(reserved())), left)
     return out

@@ -24,6 +24,12 @@ def nearest_reports(graph: Graph, vector: Vector, level: int, k: int) -> list[Re
     return retrieve_vector(graph, GENERAL, level, vector, k)
 
 
+def nearest_text_unit_ids(graph: Graph, vector: Vector, k: int) -> list[str]:
+    """The ids of the ``k`` text units nearest ``vector``, nearest first (no text read)."""
+    return [r["id"] for r in graph.run("query/nearest_nodes", index=db_vectors.INDEXES["Chunk"],
+                                       k=k, vector=vector)]
+
+
 def nearest_text_units(graph: Graph, vector: Vector, k: int) -> list[Record]:
     """The ``k`` text units nearest ``vector``, as ``query/search_text_units`` gives them
     (text_unit_id, text, title, score)."""

@@ -28,9 +28,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from neo4j_retag.config import Settings
+from neo4j_retag.config import Settings, machine
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.services import llm_fetch, process
+from neo4j_retag.services import llm_fetch, llm_tuning, process
 from neo4j_retag.services.gguf import check_file, read_metadata
 
 from ..model import JSON
@@ -119,19 +119,21 @@ def server_binary(settings: Settings) -> Path | str | None:
     return XLLAMA if has_xllama else None
 
 
-def command(settings: Settings) -> list[str]:
-    """The server command line (exposed for `status` output and debugging).
+def command(settings: Settings, threads: int | None = None) -> list[str]:
+    """The server command line (exposed for `status` output and debugging), on ``threads``
+    threads (default ``settings.services.threads``: LLM_THREADS, or the free cores now).
 
     Raises ``ConfigError`` when the model is missing or LLM_MODEL_PATH or LLM_SERVER names no
     file (see ``model_path``, ``server_binary``).
     """
-    threads = str(settings.services.llm_threads)
+    local = settings.services
+    n = str(threads or local.threads)
     binary = server_binary(settings)
     if binary == XLLAMA:
         return [sys.executable, "-m", "neo4j_retag.services.xllama",
                 "--model", str(model_path(settings)), "--alias", settings.llm.model,
                 "--host", "127.0.0.1", "--port", str(settings.llm.port),
-                "--ctx", str(settings.services.llm_ctx), "--threads", threads]
+                "--ctx", str(local.llm_ctx), "--threads", n, *llm_tuning.xllama(settings)]
     if binary is not None:
         return [
             str(binary),
@@ -139,9 +141,9 @@ def command(settings: Settings) -> list[str]:
             "--alias", settings.llm.model,
             "--host", "127.0.0.1",
             "--port", str(settings.llm.port),
-            "--ctx-size", str(settings.services.llm_ctx),
-            "--threads", threads,
-            "--threads-batch", threads,
+            "--ctx-size", str(local.llm_ctx),
+            "--threads", n,
+            "--threads-batch", n,
             "--batch-size", "512",
             # one slot with the whole context, requests served in turn (as the Python server)
             "--parallel", "1",
@@ -150,6 +152,7 @@ def command(settings: Settings) -> list[str]:
             # decoding of the 135M model loops more often without it
             "--repeat-penalty", "1.1",
             "--no-webui",
+            *llm_tuning.llama_server(settings),
         ]
     return [
         sys.executable, "-m", "llama_cpp.server",
@@ -157,9 +160,9 @@ def command(settings: Settings) -> list[str]:
         "--model_alias", settings.llm.model,
         "--host", "127.0.0.1",
         "--port", str(settings.llm.port),
-        "--n_ctx", str(settings.services.llm_ctx),
-        "--n_threads", threads,
-        "--n_threads_batch", threads,   # prompt processing; default is every core
+        "--n_ctx", str(local.llm_ctx),
+        "--n_threads", n,
+        "--n_threads_batch", n,   # prompt processing; default is every core
         "--n_batch", "512",
         # the Jinja template stored in the GGUF (SmolLM2's ChatML, Qwen's, Llama's ...)
         "--chat_format", "chat_template.default",
@@ -170,6 +173,7 @@ def command(settings: Settings) -> list[str]:
         "--interrupt_requests", "false",
         "--use_mlock", "false",
         "--verbose", "true",            # per-request timings in the log
+        *llm_tuning.python_server(settings),
     ]
 
 
@@ -177,7 +181,8 @@ def status(settings: Settings) -> JSON:
     """State of the local server: running, ready (answers /v1/models), busy (took the request
     but did not answer in 2 s: generating for another caller), pid, base_url, model
     (the alias served), model_file, gguf (name, architecture, trained context_length, whether
-    it has a chat template), n_ctx (the context it is served with: LLM_CTX), server (the
+    it has a chat template), n_ctx (the context it is served with: LLM_CTX), threads (those
+    the running server was started with), server (the
     llama-server binary or "llama_cpp.server"), log. Never
     raises (``model_file`` / ``gguf`` are None when the file is missing or unreadable)."""
     model_file: str | None = None
@@ -201,6 +206,7 @@ def status(settings: Settings) -> JSON:
         "model_file": model_file,
         "gguf": meta,
         "n_ctx": settings.services.llm_ctx,
+        "threads": llm_tuning.served_threads(pid),
         "server": _server_name(settings),
         "log": str(log_file(settings)),
     }
@@ -272,9 +278,14 @@ def start(settings: Settings, timeout: float = 120) -> JSON:
             )
         path, _ = checked_model(settings)
         log_f.parent.mkdir(parents=True, exist_ok=True)
+        local = settings.services
+        threads = local.threads  # read once: for auto, the load average moves
         with log_f.open("a") as log:  # where this start's lines begin in the log
-            log.write(f"--- neo4j-retag llm start: {path}\n")
-        process.spawn(command(settings), pid_f, log_f)
+            load = machine.load()
+            log.write(f"--- neo4j-retag llm start: {path}, {threads} threads (LLM_THREADS="
+                      f"{local.llm_threads}; {machine.cores()} cores, load average "
+                      f"{'?' if load is None else f'{load:.1f}'}), nice {local.llm_nice}\n")
+        process.spawn(command(settings, threads), pid_f, log_f, nice=local.llm_nice)
     else:
         path = model_path(settings)
     # a server of ours may be generating for another caller: busy counts as up

@@ -34,14 +34,17 @@ def read_pid(pid_file: Path) -> int | None:
 
 
 def spawn(cmd: list[str], pid_file: Path, log_file: Path, env: dict[str, str] | None = None,
-          cwd: Path | None = None) -> int:
-    """Start ``cmd`` detached (own session, so it outlives the CLI); returns its pid."""
+          cwd: Path | None = None, nice: int = 0) -> int:
+    """Start ``cmd`` detached (own session, so it outlives the CLI), ``nice`` steps below
+    normal CPU priority (set before it runs: every thread it starts inherits it); returns its
+    pid."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     pid_file.parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "ab") as log:
         proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+            preexec_fn=(lambda: os.nice(nice)) if nice else None,  # noqa: PLW1509 - no threads
         )
     pid_file.write_text(str(proc.pid))
     return proc.pid

@@ -13,7 +13,7 @@ from neo4j_retag.errors import LevelError
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
-from neo4j_retag.query.lazy import NothingRelevantError
+from neo4j_retag.query.lazy import LAZY, NothingRelevantError
 from tests.conftest import double_vars, ingest, neo4j_vars
 
 pytestmark = pytest.mark.integration
@@ -35,6 +35,11 @@ def lazy(settings, graph):
                                     "chunk_overlap": 8})
     ingest(s, graph, [SAMPLE])
     return s
+
+
+def passage(body) -> str:
+    """The passage a relevance test reads (after the question: the prompt's fixed part first)."""
+    return body["messages"][-1]["content"].split("Passage:")[1].lower()
 
 
 def chunk_ids(graph) -> set[str]:
@@ -61,8 +66,7 @@ def test_budget_is_never_exceeded_and_pruning_is_traced(lazy, graph, double):
     n_units = len(chunk_ids(graph))
     assert n_units > 16
     # relevant: only the harbour story's text units
-    double.script["relevance"] = lambda b: json.dumps(
-        {"relevant": "harbour" in b["messages"][-1]["content"].split("Question:")[0].lower()})
+    double.script["relevance"] = lambda b: "Y" if "harbour" in passage(b) else "N"
     uncached = lazy.model_copy(update={"llm_cache": False})  # every test a call
     for budget in (3, 8, n_units + 50):
         before = double.count("relevance")
@@ -75,7 +79,7 @@ def test_budget_is_never_exceeded_and_pruning_is_traced(lazy, graph, double):
 
 
 def test_nothing_relevant_is_an_honest_no_answer_exit_1(lazy, graph, double):
-    double.script["relevance"] = lambda b: json.dumps({"relevant": False})
+    double.script["relevance"] = lambda b: "No."
     with pytest.raises(NothingRelevantError, match="no text unit was relevant"):
         ask(lazy, graph, budget=20)
     assert double.count("lazy_claims") == double.count("lazy_answer") == 0
@@ -88,9 +92,9 @@ def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
     from tests.llm_double import Fail
 
     def flaky(body):
-        if "harbour" in body["messages"][-1]["content"].split("Question:")[0].lower():
+        if "harbour" in passage(body):
             raise Fail(500)
-        return json.dumps({"relevant": True})
+        return "yes"
     double.script["relevance"] = flaky
     a, _ = ask(lazy, graph, budget=10)
     assert a.trace.lazy_search.failed_tests >= 1 and a.trace.lazy_search.tests <= 10
@@ -98,6 +102,51 @@ def test_failed_tests_and_claims_fail_their_items(lazy, graph, double):
     env = {**neo4j_vars(lazy), **double_vars(lazy), "LLM_CACHE": "false"}
     r = CliRunner().invoke(main, ["ask", QUESTION, "--method", "lazy", "--budget", "4"], env=env)
     assert r.exit_code == 1 and "relevance tests failed" in r.output
+
+
+def test_a_test_is_one_token_after_the_question_and_the_passage_s_best_sentences(lazy, graph,
+                                                                                 double):
+    s = lazy.model_copy(update={"lazy_test_tokens": 12, "llm_cache": False})
+    a, usage = ask(s, graph, budget=6)
+    bodies = [b for k, b in double.calls if k == "relevance"]
+    assert len(bodies) == 6 == a.trace.lazy_search.tests
+    for b in bodies:
+        assert b["max_tokens"] == 1 and "response_format" not in b  # any endpoint takes it
+        user = b["messages"][-1]["content"]
+        # the question before the passage: a local server's cache keeps the fixed prefix
+        assert user.index("Question:") < user.index("Passage:")
+        assert len(passage(b).split()) <= 16  # the best sentences within 12 tokens
+    first = [b["messages"][-1]["content"].split("Passage:")[0] for b in bodies]
+    assert len(set(first)) == 1  # the same prefix for every test of one question
+    assert a.trace.lazy_search.test_tokens == 12
+
+
+def test_text_units_are_ranked_by_bm25_and_the_question_s_vector(lazy, graph, double):
+    a, usage = ask(lazy, graph, budget=4)
+    sel = a.trace.lazy_search
+    assert sel.vector_matches > 0 and usage.stages["embed_query"].calls == 1
+    off = lazy.model_copy(update={"embeddings": False})
+    b, usage = ask(off, graph, budget=4)  # no vectors: BM25 alone, no embedding call
+    assert b.trace.lazy_search.vector_matches == 0 and "embed_query" not in usage.stages
+
+
+def test_enough_relevant_text_units_end_the_tests_before_the_budget(lazy, graph, double):
+    s = lazy.model_copy(update={"lazy_enough": 3, "llm_cache": False})
+    a, _ = ask(s, graph, budget=30)  # every text unit relevant (the double says Y)
+    sel = a.trace.lazy_search
+    assert sel.stopped == "enough" and sel.enough == 3
+    assert 3 <= sel.tests < 30 and sel.relevant >= 3
+    assert a.trace.text_units_retrieved == 3  # the claims of the best-ranked three
+    assert {c.id for c in a.sources} <= chunk_ids(graph) and len(a.sources) <= 3
+    assert "stopped at 3 relevant (LAZY_ENOUGH)" in "\n".join(LAZY.render(a))
+
+
+def test_a_time_budget_ends_the_tests(lazy, graph, double):
+    s = lazy.model_copy(update={"lazy_seconds": 1e-6, "llm_cache": False})
+    a, _ = ask(s, graph, budget=30)
+    sel = a.trace.lazy_search
+    assert sel.stopped == "seconds" and sel.tests <= 5  # the first batch, then no other
+    assert a.citations
 
 
 def test_lazy_runs_on_a_full_index_too(indexed, graph, double):

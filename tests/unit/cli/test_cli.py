@@ -97,6 +97,17 @@ def test_doctor_tells_a_fix_once(monkeypatch):
     assert "check OPENAI_BASE_URL" in out.output
 
 
+def test_doctor_tells_a_busy_machine_and_its_fix_without_failing(monkeypatch):
+    from neo4j_retag.ops import doctor
+    monkeypatch.setattr(doctor, "run_checks", lambda s: [
+        doctor.Check("LLM endpoint", True, "answers"),
+        doctor.Check("machine load", True, "2 cores, load average 5.0", "set LLM_THREADS=1",
+                     warn=True)])
+    out = cli(["doctor"], {})
+    assert out.exit_code == 0  # a busy machine is slow, not broken
+    assert "slow" in out.output and "set LLM_THREADS=1" in out.output
+
+
 def _refused_answer():
     from neo4j_retag.model import Answer, Trace
     from neo4j_retag.refusal import Refusal

@@ -11,9 +11,10 @@ from pydantic import ValidationError
 
 from neo4j_retag.config import Settings
 from neo4j_retag.llm import LLM, Usage
+from neo4j_retag.llm.reply import ReplyFault
 from neo4j_retag.model import ReportRow, Trace
 from neo4j_retag.query.dynamic import Rating, rate
-from neo4j_retag.query.lazy import Relevance
+from neo4j_retag.query.lazy_relevance import read_answer
 from neo4j_retag.query.ratings import read_rating
 
 
@@ -51,17 +52,21 @@ def test_a_rating_reply_without_a_rating_is_invalid():
 
 
 @pytest.mark.parametrize("written, relevant", [
-    (True, True), ("yes", True), ("High", True), ("4/5", True), ("75%", True), (1, True),
-    (False, False), ("no", False), ("low", False), ("1/5", False), ("10%", False), (0, False),
+    ("Y", True), ("yes", True), (" **Yes**", True), ("Answer: Y", True), ("Relevant", True),
+    ("True", True), ('{"relevant": true}', True),
+    ('{"relevant": "High"}', True), ('{"relevant": "4/5"}', True), ('{"relevant": 1}', True),
+    ("N", False), ("No.", False), ("n", False), ("not relevant", False), ("Answer: No", False),
+    ('{"relevant": false}', False), ('{"relevant": "low"}', False), ('{"relevant": "10%"}', False),
 ])
-def test_lazy_relevance_reads_the_same_forms(written, relevant):
-    assert Relevance.model_validate({"relevant": written}).relevant is relevant
+def test_lazy_relevance_reads_one_letter_and_the_json_forms(written, relevant):
+    assert read_answer(written, []) is relevant
 
 
-@pytest.mark.parametrize("written", ["perhaps", 3, "-1"])
-def test_lazy_relevance_outside_0_1_or_unreadable_is_invalid(written):
-    with pytest.raises(ValidationError):
-        Relevance.model_validate({"relevant": written})
+@pytest.mark.parametrize("written", ["perhaps", "The passage", '{"relevant": 3}', "{",
+                                     '{"relevant": "-1"}', "?"])
+def test_lazy_relevance_unreadable_or_outside_0_1_is_invalid(written):
+    with pytest.raises(ReplyFault, match="invalid"):
+        read_answer(written, [])
 
 
 def _rate(double, tmp_path, replies):
