@@ -53,6 +53,11 @@ def _commands(body: str) -> list[list[str]]:
     return out
 
 
+def _left(ctx: click.Context) -> list[str]:
+    """The words a group left for its subcommand (click 8.2 keeps the first apart)."""
+    return [*getattr(ctx, "_protected_args", []), *ctx.args]
+
+
 def _check_cli(words: list[str]) -> str | None:
     """Why ``neo4j-retag <words>`` would not parse, or None."""
     # a synopsis's optional parts ("[--json]") and "..." are not arguments
@@ -60,8 +65,8 @@ def _check_cli(words: list[str]) -> str | None:
     try:
         ctx = main.make_context("neo4j-retag", list(args), resilient_parsing=False)
         cmd: click.Command = main
-        while isinstance(cmd, click.Group) and ctx.protected_args + ctx.args:
-            name, *rest = ctx.protected_args + ctx.args
+        while isinstance(cmd, click.Group) and _left(ctx):
+            name, *rest = _left(ctx)
             sub = cmd.get_command(ctx, name)
             if sub is None:
                 return f"no command {name!r}"
