@@ -34,10 +34,11 @@ from ..model import Answer, Citation, LazySearch, Query, Trace, timed
 from ..prompts import csv_table, render
 from ..stages import Stage
 from ..tokens import count, truncate
+from .answer import QUOTE, Context, chosen, quoted_answer
 from .answer.map_reduce import MapFailedError
 from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for, words
-from .contract import Method, Option
+from .contract import Method, Option, variant
 from .lazy_budget import Budget
 from .lazy_excerpt import excerpt
 from .lazy_rank import rank_units
@@ -233,6 +234,16 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         best = best[:budget.enough]
     relevant_units = [texts.rows[u] for u in best]
     trace.text_units_retrieved = len(relevant_units)
+    if chosen(settings, query, LAZY_ANSWERS, trace) == QUOTE:  # the relevant units quoted
+        read = [Citation(kind="text_unit", id=u["id"], title=u["title"] or "")
+                for u in relevant_units]
+        quoted = quoted_answer(graph, settings, query, Context(
+            units=[u["id"] for u in relevant_units], sources=read), trace)
+        if quoted is not None:
+            return quoted
+        trace.note("nothing to quote: no sentence of the relevant text units shares a word "
+                   "with the question; answered from their claims instead")
+        trace.answer = CLAIMS
     with timed(trace.seconds, "claims"):
         claims = await extract_claims(llm, settings, question, relevant_units, trace)
         ranked_claims = rank_claims(claims, words(" ".join([question, *subs])))
@@ -288,10 +299,18 @@ def lazy_lines(answer: Answer) -> list[str]:
     return lines
 
 
+# its own answer: claims of the relevant text units, one answer call over them
+CLAIMS = "claims"
+LAZY_ANSWERS = (CLAIMS, QUOTE)
 LAZY = Method("lazy", ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
               "claims citing text units; on a lazy index or a full one",
               options=(Option("budget", int, "relevance tests (default LAZY_BUDGET)", ge=1,
                               le=10_000),),
               settings=("lazy_budget", "lazy_seconds", "lazy_enough", "lazy_test_tokens",
                         "map_context_tokens", "reduce_context_tokens"),
-              trace_part="lazy_search", render=lazy_lines, rank=7)
+              trace_part="lazy_search", render=lazy_lines, rank=7, answers=LAZY_ANSWERS)
+# the small model's lazy answer: the relevant text units' sentences quoted (no claim call, no
+# answer call: nothing written)
+LAZY_QUOTED = variant(LAZY, "lazy-quoted", "LazyGraphRAG's relevance search, the relevant "
+                      "text units' sentences quoted (no claim or answer call)",
+                      module=__name__, rank=8, answer="quote")

@@ -23,7 +23,8 @@ def _ask(monkeypatch, method, **kw):
 
 def test_budget_and_refine_on_a_method_that_ignores_them_are_noted(monkeypatch):
     a = _ask(monkeypatch, "rag", budget=5, refine_rounds=2)
-    assert "the budget option applies to lazy only: rag ignored it" in a.trace.notes
+    assert ("the budget option applies to lazy and lazy-quoted only: rag ignored it"
+            in a.trace.notes)
     refinable = ", ".join(n for n, m in query.METHODS.items() if m.refinable)
     assert refinable.startswith("retag, retag-quoted, global")  # the registry's, as declared
     assert f"refinement applies to {refinable} only: the rag answer is not refined" \
