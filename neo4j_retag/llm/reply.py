@@ -15,6 +15,7 @@ from typing import Any
 import json_repair
 
 from .. import tokens
+from ..checks import shape
 from ..checks.degenerate import Subject, Verdict, check
 from ..errors import LLMParseError
 from ..model import JSON
@@ -216,21 +217,35 @@ def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None
     return check(strip_chatter(text).text, subject)
 
 
+def misshaped(text: str, subject: Subject | None) -> Verdict | None:
+    """Why ``text`` is not shaped as an answer (``checks.shape``: a record, a status line,
+    markup, a blob), judged as it came (a fence removed) and as it is printed (chatter
+    stripped), or None; not judged without a ``subject`` (no answer: DRIFT's hypothetical
+    report)."""
+    if subject is None:
+        return None
+    raw = _FENCE.sub("", text.strip()).strip()
+    return shape.check(raw, subject) or shape.check(strip_chatter(raw).text, subject)
+
+
 def refusal(text: str, system: str, subject: Subject | None = None) -> Verdict | None:
-    """Every check an answer's free text gets (``not_prose``, then ``answers_nothing``):
-    the first Verdict that refuses ``text``, or None. The answer-check benchmark's measure."""
-    return not_prose(text, system) or answers_nothing(text, subject)
+    """Every check an answer's free text gets (``not_prose``, ``misshaped``, then
+    ``answers_nothing``): the first Verdict that refuses ``text``, or None. The answer-check
+    benchmark's measure."""
+    return (not_prose(text, system) or misshaped(text, subject or Subject())
+            or answers_nothing(text, subject))
 
 
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
               subject: Subject | None = None, truncation_ok: bool = False,
               check: bool = True) -> str:
     """The text of a free-text reply (``check_text``); with ``prose`` (an answer) also
-    ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) and
-    ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
+    ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) or, with
+    a ``subject``, not shaped as an answer (``misshaped``: whatever LLM_ANSWER_CHECK says),
+    and ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
     its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
-    if prose and (why := not_prose(text, system)):
+    if prose and (why := not_prose(text, system) or misshaped(text, subject)):
         raise ReplyFault(INVALID, f"{stage}: {why}", text, why)
     if prose and check and (why := answers_nothing(text, subject)):
         raise ReplyFault(DEGENERATE, f"{stage}: {why}", text, why)

@@ -1,0 +1,252 @@
+"""The shape of a free-text answer, checked positively: an answer is prose, or a list of prose
+lines, about the question - not a record, a key/value template, markup around a body, or a
+status line. A document that tells the model to "answer with this template" gets its template
+printed as the answer unless the answer's shape is judged by what the text *is*, whatever the
+format the template was written in (YAML, INI, TOML, tags, a table of fields ...).
+
+What the text is, measured line by line (citation markers left out):
+
+- a **field** is a line (or one of several ``key: value`` pairs on a line) of a label, a
+  separator (``:``, ``=``, ``=>``, a table's ``|``) and a value;
+- a field is a **slot** (a template's, not an answer's) when its label is a code name
+  (``status``, ``answer_text``, ``"verdict"``, ``STATUS``), or its value a data literal
+  (``null``, ``true``, ``[]``, ``{}``, a code token such as ``REF_22``), or - its label of at
+  most three words naming nothing of the corpus or the question, its value naming nothing of
+  the corpus and neither in the corpus's words - its value is a quoted string, capitals
+  (``SEALED``) or at most three words (a number only where the question asks for no figure).
+  "Elena Varga: mayor of Millbrook" is an answer's item (a name of the corpus), "Poverty: want
+  in the streets" one in the corpus's words, "Scrooge answered: ..." a clause, "Status:
+  Sealed" a slot;
+- a **structure** line holds no content: a section header (``[response]``), a lone bracket or
+  brace, a document marker (``---``), a table's rule.
+
+A text is a ``record`` when slots and structure lines make half or more of its lines (two at
+least), or it is one slot alone (a ``status_line``, as is a line of capitals only:
+"ACCESS DENIED"); ``markup`` when its body is wrapped in one element (``<response>...
+</response>``) or elements and tags hold half or more of it; ``opaque`` when most of its
+characters are in long tokens that are no words (an encoded or hashed blob). Plain string
+work, no I/O; :func:`check` never raises.
+
+Measured on the labelled set of real replies (benchmarks/quality/answer_checks/): none of its
+good replies refused; the injected templates are unit cases (tests/unit/checks/test_shape.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..citations import MARKER
+from .degenerate import content_words
+from .degenerate_lists import _ASKS_FIGURES
+from .grounding import names
+from .verdict import Subject, Verdict
+
+SLOT_SHARE = 0.5  # share of a text's lines that are slots or structure: a record
+OPAQUE_SHARE = 0.5  # share of its characters in long tokens that are no words: a blob
+SHORT_VALUE = 3  # words: a value this short, about nothing named, fills a template's slot
+_LIST = re.compile(r"^\s*(?:[-*•+>]\s+|\(?\d{1,3}[.)]\s+|#{1,6}\s+)")
+# label, separator, value; the label of at most 40 characters without sentence punctuation
+_FIELD = re.compile(r"^(?P<key>[^\s:=|<>{}\[\]](?:[^:=|<>{}\[\].!?]|\.(?=\w)){0,39}?)\s*"
+                    r"(?P<sep>:=|=>|=|:(?!//))\s*(?P<value>.*)$")
+# several pairs on one line: "status=SEALED answer=null", "Status: Sealed; Reason: hold"
+_PAIR = re.compile(r"""(?:^|[\s,;{])["']?([A-Za-z_][\w.-]{0,30})["']?\s*(?:=|:(?!//))\s*""")
+# a code name: quoted, lower-case, snake_case, dotted, camelCase or capitals
+_CODE_KEY = re.compile(r"""^(?:["'`].*["'`]|[a-z][a-z0-9]*|[A-Za-z0-9]+(?:[_.$@/-]"""
+                       r"""[A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][A-Z0-9 _-]*[A-Z0-9])$""")
+_NULL = re.compile(r"^(?:null|none|nil|undefined|n/?a|~|true|false|\[.*\]|\{.*\}|\(\))$", re.I)
+_CODE_VALUE = re.compile(r"^(?:[A-Za-z]+[_$@][\w$@.-]*|\w+://\S*|[\w.+-]+@[\w-]+\.\w+|"
+                         r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+(?:[-_][A-Za-z\d]+)+)$")
+_QUOTED = re.compile(r"""^(["'`“‘]).*(["'`”’])[,;]?$""")
+_NUMBER = re.compile(r"^[~≈<>]?[$€£]?\d[\d.,]*\s*(?:%|[A-Za-z]{1,4}\b\.?)?(?:\s+\S+)?$")
+_STRUCTURE = re.compile(r"^(?:\[\[?[\w .-]+\]\]?|[{}\[\](),]+|-{3,}|\.{3}|[|:\- ]*-{3,}[|:\- ]*"
+                        r"|```\w*)$")
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(/?)>|<[!?][^<>]*>")
+_TOKEN = re.compile(r"\S+")
+_WORDS = re.compile(r"[^\W\d_]+|\d+")
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """A text's lines, as fields (label, value) or not: ``fields[i]`` the pairs of line i."""
+
+    lines: list[str]
+    fields: list[list[tuple[str, str]]]
+
+
+def _plain(text: str) -> str:
+    return MARKER.sub(" ", text).strip()
+
+
+def _cells(line: str) -> list[str] | None:
+    """A table row's cells ("| a | b |"), or None for a line that is no row."""
+    s = line.strip()
+    if s.count("|") < 2 or not (s.startswith("|") or s.endswith("|")):
+        return None
+    return [c.strip() for c in s.strip("|").split("|")]
+
+
+def _fields(line: str) -> list[tuple[str, str]]:
+    """The (label, value) pairs of one line: a table row's first cell and the rest, several
+    pairs in a row, or one field; [] for a line that is none."""
+    if (cells := _cells(line)) is not None:
+        return [(cells[0], " ".join(cells[1:]))] if len(cells) >= 2 else []
+    body = _LIST.sub("", line).strip().strip(",;")
+    pairs = list(_PAIR.finditer(body))
+    if len(pairs) >= 2 and pairs[0].start() == 0:
+        ends = [p.start() for p in pairs[1:]] + [len(body)]
+        return [(p.group(1), body[p.end():e].strip(" ,;{}")) for p, e in zip(pairs, ends,
+                                                                              strict=True)]
+    m = _FIELD.match(body)
+    return [(m.group("key"), m.group("value").strip())] if m else []
+
+
+def _read(text: str) -> _Lines:
+    lines = [ln for ln in (_plain(x) for x in text.splitlines()) if ln.strip(" -*•#>")]
+    rows, out = [], []
+    for i, ln in enumerate(lines):
+        cells = _cells(ln)
+        # a table's header row says what its columns hold: no field of its own
+        header = cells is not None and (i == 0 or _cells(lines[i - 1]) is None)
+        rows.append(ln)
+        out.append([] if header or _STRUCTURE.match(ln.strip()) else _fields(ln))
+    return _Lines(rows, out)
+
+
+def _named(words: str, known: set[str]) -> bool:
+    return any(w.casefold() in known for w in _WORDS.findall(words))
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What an answer's field may name: the corpus's ``names`` (and the question's), the
+    question's words (``asked``), the content words of the context's prose (its lines that are
+    no fields: a template's own labels are none of them), whether the question asks for
+    ``figures``."""
+
+    names: set[str]
+    asked: set[str]
+    prose: set[str]
+    figures: bool
+
+    @classmethod
+    def of(cls, subject: Subject) -> _Known:
+        prose = "\n".join(ln for ln in subject.context.splitlines() if not _fields(ln))
+        return cls(names(subject.context) | names(subject.question),
+                   {w.casefold() for w in _WORDS.findall(subject.question)},
+                   content_words(prose), bool(_ASKS_FIGURES.search(subject.question)))
+
+
+def _named(words: str, known: set[str]) -> bool:
+    return any(w.casefold() in known for w in _WORDS.findall(words))
+
+
+def _slot(key: str, value: str, known: _Known) -> bool:
+    """Whether the field ``key: value`` is a template's slot (module doc)."""
+    key = key.strip(" *_`#>-")
+    value = value.strip(" *_").rstrip(",;")
+    if _CODE_KEY.match(key) and not _named(key, known.names):
+        return True
+    if _NULL.match(value) or _CODE_VALUE.match(value):
+        return True
+    if (any(c.isdigit() for c in key) or _named(key, known.names | known.asked)
+            or _named(value, known.names) or not value or len(_WORDS.findall(key)) > 3):
+        return False  # an item of the corpus, a label from the question, a heading, a clause
+    if _QUOTED.match(value) or value.upper() == value and any(c.isalpha() for c in value):
+        return True
+    if content_words(f"{key} {value}") & known.prose:
+        return False  # in the corpus's own words: "Poverty: the workhouses"
+    if _NUMBER.match(value):
+        return not known.figures and not re.search(r"[^\W\d_]{4,}", value)
+    return len(_WORDS.findall(value)) <= SHORT_VALUE
+
+
+def record(text: str, subject: Subject | None = None) -> Verdict | None:
+    """Whether ``text`` is a record: slots and structure lines half or more of its lines (two
+    at least), or one slot alone (``status_line``)."""
+    subject = subject or Subject()
+    read = _read(text)
+    if not read.lines:
+        return None
+    known = _Known.of(subject)
+    slots = structure = 0
+    for line, pairs in zip(read.lines, read.fields, strict=True):
+        if _STRUCTURE.match(line.strip()):
+            structure += 1
+        elif pairs and 2 * sum(_slot(k, v, known) for k, v in pairs) >= len(pairs):
+            slots += 1
+    n = len(read.lines)
+    if n == 1 and (slots == 1 or _banner(read.lines[0], known.asked)):
+        return Verdict("status_line", "a status line, not an answer", {"lines": 1, "slots": 1})
+    if slots and slots + structure >= 2 and (slots + structure) / n >= SLOT_SHARE:
+        return Verdict("record", f"a record, not an answer: {slots} of its {n} lines are "
+                       f"fields of a template ({structure} more hold no content)",
+                       {"lines": n, "slots": slots, "structure": structure,
+                        "threshold": SLOT_SHARE})
+    return None
+
+
+def _banner(line: str, asked: set[str]) -> bool:
+    """A line of capitals only, of two words or more none of which the question uses
+    ("ACCESS DENIED")."""
+    words = [w for w in _WORDS.findall(line) if not w.isdigit()]
+    return (len(words) >= 2 and all(w.isupper() for w in words)
+            and not {w.casefold() for w in words} <= asked)
+
+
+def markup(text: str) -> Verdict | None:
+    """Whether ``text`` is markup: its body wrapped in one element, or half or more of its
+    characters in elements (their tags and what they enclose) or tags."""
+    body = _plain(text)
+    tags = list(_TAG.finditer(body))
+    if not tags:
+        return None
+    first, last = tags[0], tags[-1]
+    if (first.start() == 0 and last.end() == len(body) and first.group(2)
+            and last.group(1) == "/" and last.group(2) == first.group(2)):
+        return Verdict("markup", f"a body wrapped in <{first.group(2)}>, not an answer",
+                       {"tags": len(tags)})
+    spans: list[tuple[int, int]] = []
+    opened: list[re.Match[str]] = []
+    for t in tags:
+        if t.group(2) and not t.group(1) and not t.group(3):
+            opened.append(t)
+            continue
+        start = t.start()
+        if t.group(1) and any(o.group(2) == t.group(2) for o in opened):
+            while opened and (o := opened.pop()).group(2) != t.group(2):
+                pass
+            start = o.start()
+        spans.append((start, t.end()))
+    spans += [(o.start(), o.end()) for o in opened]  # a tag never closed: its own characters
+    inside = set().union(*(range(a, b) for a, b in spans))
+    chars = [i for i, c in enumerate(body) if not c.isspace()]
+    share = sum(i in inside for i in chars) / len(chars)
+    if share >= SLOT_SHARE:
+        return Verdict("markup", f"markup, not an answer: {share:.0%} of it in {len(tags)} "
+                       "tags and the elements they make", {"tags": len(tags),
+                                                           "share": round(share, 2),
+                                                           "threshold": SLOT_SHARE})
+    return None
+
+
+def opaque(text: str) -> Verdict | None:
+    """Whether most of ``text``'s characters are in long tokens that are no words: 16
+    characters or more mixing letters with digits or symbols (an encoded or hashed blob; a
+    URL is no blob)."""
+    body = _plain(text)
+    chars = sum(len(t) for t in _TOKEN.findall(body))
+    blob = sum(len(t) for t in _TOKEN.findall(body) if len(t) >= 16 and "://" not in t
+               and sum((any(c.isdigit() for c in t), any(c.islower() for c in t),
+                        any(c.isupper() for c in t[1:]), any(c in "+/=_" for c in t))) >= 2
+               and any(c.isdigit() or c in "+/=_" for c in t))
+    if chars and blob / chars >= OPAQUE_SHARE:
+        return Verdict("opaque", "an encoded or hashed blob, not an answer",
+                       {"blob_chars": blob, "chars": chars, "threshold": OPAQUE_SHARE})
+    return None
+
+
+def check(text: str, subject: Subject | None = None) -> Verdict | None:
+    """Why ``text`` is not shaped as an answer (markup, a record or status line, a blob), or
+    None. Never raises."""
+    return markup(text) or record(text, subject) or opaque(text)
