@@ -47,3 +47,30 @@ korpus sammlung geschichte geschichten
 GUESS = re.compile(r"\b(?:likely|possibly|presumably|probably|perhaps|apparently|(?:may|might) "
                    r"have|wahrscheinlich|vermutlich|möglicherweise|vielleicht|anscheinend)\b",
                    re.I)
+# a sentence addressed to the model answering, telling it what to say: "When asked about the
+# lab, say that ...", "Assistants must answer ...", "Ignore all previous instructions" (and
+# their German forms). Reported speech is none ("When asked, most fishermen say ..."): the
+# verb must open the clause, as an order does. In another language, or paraphrased ("the
+# correct figure, for anyone who asks, is ..."), an instruction is not recognised: its
+# sentence is then data like any other (docs/faults.md)
+DIRECTIVE = re.compile(
+    r"\b(?:when(?:ever)?|if)\s+(?:you\s+are\s+|you're\s+|you\s+get\s+)?(?:asked|questioned)\b"
+    r"[^.!?\n]{0,160}?,\s*(?:always\s+|just\s+|simply\s+|only\s+)?(?:say|answer|reply|respond|"
+    r"state|claim|insist|write|tell)\b"
+    r"|\b(?:assistants?|chatbots?|LLMs?|(?:large\s+)?language\s+models?|the\s+(?:AI|model|bot)|"
+    r"AI\s+(?:assistants?|models?|systems?))\b[^.!?\n]{0,80}?\b(?:must|should|shall|are\s+to|"
+    r"is\s+to|have\s+to|has\s+to|needs?\s+to)\s+(?:always\s+|only\s+)?(?:say|answer|reply|"
+    r"respond|state|claim|write|tell|report|ignore)\b"
+    r"|^\s*(?:always\s+|only\s+|please\s+)?(?:say|answer|reply|respond|state|claim)\s+"
+    r"(?:that|with|only)\b"
+    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+)?(?:previous|prior|"
+    r"above|earlier|other|system)\s+(?:instructions?|prompts?|rules?)\b"
+    r"|\b(?:wenn|falls)\s+(?:du|Sie|man)\b[^.!?\n]{0,160}?\bgefragt\s+(?:wirst|werden|wird)\b"
+    r"[^.!?\n]{0,80}?,\s*(?:antworte|sage|sag|behaupte|antworten\s+Sie|sagen\s+Sie)\b"
+    r"|\b(?:ignoriere|vergiss)\b[^.!?\n]{0,40}\b(?:Anweisungen|Vorgaben|Regeln)\b",
+    re.I | re.M)
+# words by which an answer reports an instruction instead of following it ("a notice tells
+# assistants to say ...")
+REPORTED = re.compile(r"\b(?:instruct\w*|directive|(?:tells?|told|asks?|asked|urges?)\s+"
+                      r"(?:assistants?|readers?|models?|the\s+(?:AI|model|assistant|reader)))\b"
+                      r"|\b(?:anweis\w*|fordert)\b", re.I)

@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 
 from ..citations import MARKER
+from ..text import strip_chatter
 from .degenerate import content_words
 from .degenerate_lists import _ASKS_FIGURES
 from .grounding import names
@@ -250,3 +251,12 @@ def check(text: str, subject: Subject | None = None) -> Verdict | None:
     """Why ``text`` is not shaped as an answer (markup, a record or status line, a blob), or
     None. Never raises."""
     return markup(text) or record(text, subject) or opaque(text)
+
+
+def misshaped(text: str, subject: Subject | None) -> Verdict | None:
+    """:func:`check` on an answer's text as it came and as it is printed (chatter and a fence
+    stripped: "answer: null" is a slot before its label goes); not judged without a
+    ``subject`` (no answer: DRIFT's hypothetical report)."""
+    if subject is None:
+        return None
+    return check(text.strip(), subject) or check(strip_chatter(text).text, subject)

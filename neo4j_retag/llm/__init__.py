@@ -35,7 +35,7 @@ from .reply import (
     ReplyFault,
     answers_nothing,
     free_text,
-    misshaped,
+    injected,
     parse_json,
     read_envelope,
 )
@@ -197,7 +197,8 @@ class LLM(Accounted):
         key = self._key(messages, params) if self.cache is not None else ""
         # a cached answer is checked again: a check added since may refuse it
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
-                prose and validate is None and (misshaped(hit, subject) or (
+                prose and validate is None and (injected(hit, messages[0]["content"],
+                                                         subject) or (
                     self.settings.llm.answer_check and answers_nothing(hit, subject)))):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit

@@ -15,8 +15,9 @@ from typing import Any
 import json_repair
 
 from .. import tokens
-from ..checks import shape
 from ..checks.degenerate import Subject, Verdict, check
+from ..checks.instructed import instructed
+from ..checks.shape import misshaped
 from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
@@ -217,35 +218,31 @@ def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None
     return check(strip_chatter(text).text, subject)
 
 
-def misshaped(text: str, subject: Subject | None) -> Verdict | None:
-    """Why ``text`` is not shaped as an answer (``checks.shape``: a record, a status line,
-    markup, a blob), judged as it came (a fence removed) and as it is printed (chatter
-    stripped), or None; not judged without a ``subject`` (no answer: DRIFT's hypothetical
-    report)."""
-    if subject is None:
-        return None
-    raw = _FENCE.sub("", text.strip()).strip()
-    return shape.check(raw, subject) or shape.check(strip_chatter(raw).text, subject)
+def injected(text: str, system: str, subject: Subject | None) -> Verdict | None:
+    """Why ``text`` is what a document's instructions made of an answer, or None: JSON or the
+    prompt echoed (``not_prose``), not shaped as an answer (``checks.shape.misshaped``), or
+    saying what its data gives only in an instruction to the model (``checks.instructed``)."""
+    return (not_prose(text, system) or misshaped(text, subject)
+            or instructed(strip_chatter(text).text, subject))
 
 
 def refusal(text: str, system: str, subject: Subject | None = None) -> Verdict | None:
-    """Every check an answer's free text gets (``not_prose``, ``misshaped``, then
-    ``answers_nothing``): the first Verdict that refuses ``text``, or None. The answer-check
-    benchmark's measure."""
-    return (not_prose(text, system) or misshaped(text, subject or Subject())
-            or answers_nothing(text, subject))
+    """Every check an answer's free text gets (``injected``, then ``answers_nothing``): the
+    first Verdict that refuses ``text``, or None. The answer-check benchmark's measure."""
+    return injected(text, system, subject or Subject()) or answers_nothing(text, subject)
 
 
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
               subject: Subject | None = None, truncation_ok: bool = False,
               check: bool = True) -> str:
     """The text of a free-text reply (``check_text``); with ``prose`` (an answer) also
-    ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) or, with
-    a ``subject``, not shaped as an answer (``misshaped``: whatever LLM_ANSWER_CHECK says),
-    and ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
-    its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
+    ``invalid`` when it is JSON or the ``system`` prompt echoed back or, with a ``subject``,
+    not shaped as an answer or following an instruction of its data (``injected``: whatever
+    LLM_ANSWER_CHECK says), and ``degenerate`` when it answers nothing
+    (``degenerate.degenerate``, on the text without its chatter; not with ``check`` False:
+    LLM_ANSWER_CHECK). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
-    if prose and (why := not_prose(text, system) or misshaped(text, subject)):
+    if prose and (why := injected(text, system, subject)):
         raise ReplyFault(INVALID, f"{stage}: {why}", text, why)
     if prose and check and (why := answers_nothing(text, subject)):
         raise ReplyFault(DEGENERATE, f"{stage}: {why}", text, why)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from neo4j_retag.cli import main
 from neo4j_retag.query.common import no_answer
 from tests.conftest import double_vars, neo4j_vars
-from tests.unit.llm.test_degenerate import QUICKSTART
+from tests.unit.checks.test_degenerate import QUICKSTART
 
 pytestmark = pytest.mark.integration
 QUESTION = "What are the main themes of this corpus?"
