@@ -6,9 +6,9 @@ again, then nudged to prose), the rule kept on the fault; a cached template is a
 
 import pytest
 
-from neo4j_retag.checks.shape import check
+from neo4j_retag.checks.shape import check, misshaped
 from neo4j_retag.llm import ReplyFault, Subject
-from neo4j_retag.llm.reply import misshaped, refusal
+from neo4j_retag.llm.reply import refusal
 from neo4j_retag.stages import Stage
 from tests.unit.llm.test_client import answers, run, settings_for
 
