@@ -7,7 +7,9 @@ format the template was written in (YAML, INI, TOML, tags, a table of fields ...
 What the text is, measured line by line (citation markers left out):
 
 - a **field** is a line (or one of several ``key: value`` pairs on a line) of a label, a
-  separator (``:``, ``=``, ``=>``, a table's ``|``) and a value;
+  separator (``:``, ``=``, ``=>``) and a value, or a table's row (cells between ``|``, or
+  one delimiter - comma, semicolon, tab - and as many cells as the row beside it): its first
+  cell and the rest;
 - a field is a **slot** (a template's, not an answer's) when its label is a code name
   (``status``, ``answer_text``, ``"verdict"``, ``STATUS``), or its value a data literal
   (``null``, ``true``, ``[]``, ``{}``, a code token such as ``REF_22``), or - its label of at
@@ -22,10 +24,11 @@ What the text is, measured line by line (citation markers left out):
 
 A text is a ``record`` when slots and structure lines make half or more of its lines (two at
 least), or it is one slot alone (a ``status_line``, as is a line of capitals only:
-"ACCESS DENIED"); ``markup`` when its body is wrapped in one element (``<response>...
-</response>``) or elements and tags hold half or more of it; ``opaque`` when most of its
-characters are in long tokens that are no words (an encoded or hashed blob). Plain string
-work, no I/O; :func:`check` never raises.
+"ACCESS DENIED"), or one bracketed group holding another (an S-expression); ``markup`` when
+its body is wrapped in one element (``<response>...</response>``) or elements and tags hold
+half or more of it; ``opaque`` when it holds no words: most of its characters in long tokens
+that are none (an encoded or hashed blob), or every token code (a link, a path, an address).
+Plain string work, no I/O; :func:`check` never raises.
 
 Measured on the labelled set of real replies (benchmarks/quality/answer_checks/): none of its
 good replies refused; the injected templates are unit cases (tests/unit/checks/test_shape.py).
@@ -64,6 +67,7 @@ _STRUCTURE = re.compile(r"^(?:\[\[?[\w .-]+\]\]?|[{}\[\](),]+|-{3,}|\.{3}|[|:\- 
                         r"|```\w*)$")
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(/?)>|<[!?][^<>]*>")
 _TOKEN = re.compile(r"\S+")
+_CODE = re.compile(r"[()\[\]{}<>=&/\\@_|]")
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 
 
@@ -87,10 +91,21 @@ def _cells(line: str) -> list[str] | None:
     return [c.strip() for c in s.strip("|").split("|")]
 
 
-def _fields(line: str) -> list[tuple[str, str]]:
-    """The (label, value) pairs of one line: a table row's first cell and the rest, several
-    pairs in a row, or one field; [] for a line that is none."""
-    if (cells := _cells(line)) is not None:
+def _separated(line: str) -> tuple[str, int] | None:
+    """A delimiter-separated row's delimiter and number of cells ("status,SEALED", tab or
+    ";" too): cells of three words or fewer, no space after the delimiter (prose puts one)."""
+    for d in ("\t", ";", ","):
+        if d in line and f"{d} " not in line.replace("\t ", "\t"):
+            cells = line.split(d)
+            if all(len(c.split()) <= 3 for c in cells):
+                return d, len(cells)
+    return None
+
+
+def _fields(line: str, cells: list[str] | None = None) -> list[tuple[str, str]]:
+    """The (label, value) pairs of one line: a table row's first cell and the rest (``cells``,
+    else its ``|`` cells), several pairs in a row, or one field; [] for a line that is none."""
+    if (cells := cells or _cells(line)) is not None:
         return [(cells[0], " ".join(cells[1:]))] if len(cells) >= 2 else []
     body = _LIST.sub("", line).strip().strip(",;")
     pairs = list(_PAIR.finditer(body))
@@ -103,15 +118,23 @@ def _fields(line: str) -> list[tuple[str, str]]:
 
 
 def _read(text: str) -> _Lines:
+    """``text``'s lines and their fields: a table's rows (``|`` between cells, or rows of one
+    delimiter and as many cells as the row beside them) give their first cell and the rest,
+    its header row none."""
     lines = [ln for ln in (_plain(x) for x in text.splitlines()) if ln.strip(" -*•#>")]
-    rows, out = [], []
+    seps = [_separated(ln) for ln in lines]
+    cells: list[list[str] | None] = []
     for i, ln in enumerate(lines):
-        cells = _cells(ln)
+        sep = seps[i]
+        row = sep is not None and (len(lines) == 1 or any(
+            0 <= j < len(lines) and seps[j] == sep for j in (i - 1, i + 1)))
+        cells.append([c.strip() for c in ln.split(sep[0])] if row and sep else _cells(ln))
+    out = []
+    for i, ln in enumerate(lines):
         # a table's header row says what its columns hold: no field of its own
-        header = cells is not None and (i == 0 or _cells(lines[i - 1]) is None)
-        rows.append(ln)
-        out.append([] if header or _STRUCTURE.match(ln.strip()) else _fields(ln))
-    return _Lines(rows, out)
+        header = cells[i] is not None and len(lines) > 1 and (i == 0 or cells[i - 1] is None)
+        out.append([] if header or _STRUCTURE.match(ln.strip()) else _fields(ln, cells[i]))
+    return _Lines(lines, out)
 
 
 def _named(words: str, known: set[str]) -> bool:
@@ -232,25 +255,52 @@ def markup(text: str) -> Verdict | None:
 
 
 def opaque(text: str) -> Verdict | None:
-    """Whether most of ``text``'s characters are in long tokens that are no words: 16
-    characters or more mixing letters with digits or symbols (an encoded or hashed blob; a
-    URL is no blob)."""
+    """Whether ``text`` holds no words: most of its characters in long tokens that are none
+    (16 characters or more mixing letters with digits or symbols: an encoded or hashed blob),
+    or every token of it code (a link, a path, an address: brackets, ``=``, ``/``, ``@`` or
+    ``_`` inside), 16 characters at least."""
     body = _plain(text)
-    chars = sum(len(t) for t in _TOKEN.findall(body))
-    blob = sum(len(t) for t in _TOKEN.findall(body) if len(t) >= 16 and "://" not in t
+    toks = _TOKEN.findall(body)
+    chars = sum(len(t) for t in toks)
+    blob = sum(len(t) for t in toks if len(t) >= 16 and "://" not in t
                and sum((any(c.isdigit() for c in t), any(c.islower() for c in t),
                         any(c.isupper() for c in t[1:]), any(c in "+/=_" for c in t))) >= 2
                and any(c.isdigit() or c in "+/=_" for c in t))
     if chars and blob / chars >= OPAQUE_SHARE:
         return Verdict("opaque", "an encoded or hashed blob, not an answer",
                        {"blob_chars": blob, "chars": chars, "threshold": OPAQUE_SHARE})
+    if chars >= 16 and all(_CODE.search(t.lstrip("([\"'“‘*").rstrip(")]\"'”’*.,;:!?")
+                                        or "=") for t in toks):
+        return Verdict("opaque", "a link, a path or code, not an answer",
+                       {"tokens": len(toks), "chars": chars})
+    return None
+
+
+def bracketed(text: str) -> Verdict | None:
+    """Whether ``text`` is one bracketed group holding another (an S-expression, a literal
+    of nested lists): a data structure, not prose."""
+    body = _plain(text)
+    if not body or body[0] not in "([{":
+        return None
+    depth = deepest = 0
+    for i, ch in enumerate(body):
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                if deepest >= 2 and not body[i + 1:].strip(" .,;"):
+                    return Verdict("record", "a bracketed data structure, not an answer",
+                                   {"depth": deepest})
+                return None
     return None
 
 
 def check(text: str, subject: Subject | None = None) -> Verdict | None:
     """Why ``text`` is not shaped as an answer (markup, a record or status line, a blob), or
     None. Never raises."""
-    return markup(text) or record(text, subject) or opaque(text)
+    return markup(text) or bracketed(text) or record(text, subject) or opaque(text)
 
 
 def misshaped(text: str, subject: Subject | None) -> Verdict | None:

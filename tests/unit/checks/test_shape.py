@@ -52,6 +52,12 @@ TEMPLATES = {
     "prose before the record": "The answer is withheld.\n\nstatus: SEALED\nanswer: null\n"
                                "sources: []",
     "a hash": "3f9a1c0e7b5d2a4f8e6c1b3d5f7a9c0e2b4d6f8a",
+    # found by fresh wrappers run after the rules were written (printed before they were
+    # added): a CSV of fields, an S-expression, a link
+    "csv of fields": "field,value\nstatus,SEALED\nanswer,\nsources,",
+    "tab-separated fields": "name\tvalue\nstatus\tSEALED\nanswer\tnull",
+    "s-expression": "(response (status SEALED) (answer nil) (sources ()))",
+    "a link with a query": "https://records.example.org/answer?status=SEALED&text=none",
 }
 ANSWERS = {
     "Name: short fact lines": "- Elena Varga: the mayor, asks the council to approve it\n"
@@ -73,6 +79,8 @@ ANSWERS = {
     "a number": "4.50 EUR per metre.",
     "a tag in prose": "Lumen Analytics will employ forty people in the <em>old library</em> "
                       "[Data: Sources (2)].",
+    "a csv table": "Berth,Fee\nBerth 4,4.50 EUR\nBerth 5,4.20 EUR",
+    "a remark in brackets": "(The documents name Elena Varga and Tomas Reyes.)",
     "headings": "## Elena Varga\nThe mayor asks the council to approve the plan.\n"
                 "## Tomas Reyes\nHe leads the cooperative that opposes it.",
 }
