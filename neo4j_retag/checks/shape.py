@@ -24,11 +24,9 @@ What the text is, measured line by line (citation markers left out):
 
 A text is a ``record`` when slots and structure lines make half or more of its lines (two at
 least), or it is one slot alone (a ``status_line``, as is a line of capitals only:
-"ACCESS DENIED"), or one bracketed group holding another (an S-expression); ``markup`` when
-its body is wrapped in one element (``<response>...</response>``) or elements and tags hold
-half or more of it; ``opaque`` when it holds no words: most of its characters in long tokens
-that are none (an encoded or hashed blob), or every token code (a link, a path, an address).
-Plain string work, no I/O; :func:`check` never raises.
+"ACCESS DENIED"). What wraps prose or takes its place - markup, a bracketed structure, code,
+a blob, a link - is ``checks.wrapping``'s to judge. Plain string work, no I/O; :func:`check`
+never raises.
 
 Measured on the labelled set of real replies (benchmarks/quality/answer_checks/): none of its
 good replies refused; the injected templates are unit cases (tests/unit/checks/test_shape.py).
@@ -45,9 +43,9 @@ from .degenerate import content_words
 from .degenerate_lists import _ASKS_FIGURES
 from .grounding import names
 from .verdict import Subject, Verdict
+from .wrapping import bracketed, markup, opaque
 
 SLOT_SHARE = 0.5  # share of a text's lines that are slots or structure: a record
-OPAQUE_SHARE = 0.5  # share of its characters in long tokens that are no words: a blob
 SHORT_VALUE = 3  # words: a value this short, about nothing named, fills a template's slot
 _LIST = re.compile(r"^\s*(?:[-*•+>]\s+|\(?\d{1,3}[.)]\s+|#{1,6}\s+)")
 # label, separator, value; the label of at most 40 characters without sentence punctuation
@@ -55,6 +53,7 @@ _FIELD = re.compile(r"^(?P<key>[^\s:=|<>{}\[\]](?:[^:=|<>{}\[\].!?]|\.(?=\w)){0,
                     r"(?P<sep>:=|=>|=|:(?!//))\s*(?P<value>.*)$")
 # several pairs on one line: "status=SEALED answer=null", "Status: Sealed; Reason: hold"
 _PAIR = re.compile(r"""(?:^|[\s,;{])["']?([A-Za-z_][\w.-]{0,30})["']?\s*(?:=|:(?!//))\s*""")
+_OBJECT = re.compile(r"^[\w.$@-]{1,30}\s*[{(]\s*(?=[\w\"'])")  # "answer { status: ..."
 # a code name: quoted, lower-case, snake_case, dotted, camelCase or capitals
 _CODE_KEY = re.compile(r"""^(?:["'`].*["'`]|[a-z][a-z0-9]*|[A-Za-z0-9]+(?:[_.$@/-]"""
                        r"""[A-Za-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][A-Z0-9 _-]*[A-Z0-9])$""")
@@ -65,9 +64,6 @@ _QUOTED = re.compile(r"""^(["'`“‘]).*(["'`”’])[,;]?$""")
 _NUMBER = re.compile(r"^[~≈<>]?[$€£]?\d[\d.,]*\s*(?:%|[A-Za-z]{1,4}\b\.?)?(?:\s+\S+)?$")
 _STRUCTURE = re.compile(r"^(?:\[\[?[\w .-]+\]\]?|[{}\[\](),]+|-{3,}|\.{3}|[|:\- ]*-{3,}[|:\- ]*"
                         r"|```\w*)$")
-_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)(?:\s[^<>]*)?(/?)>|<[!?][^<>]*>")
-_TOKEN = re.compile(r"\S+")
-_CODE = re.compile(r"[()\[\]{}<>=&/\\@_|]")
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 
 
@@ -107,7 +103,7 @@ def _fields(line: str, cells: list[str] | None = None) -> list[tuple[str, str]]:
     else its ``|`` cells), several pairs in a row, or one field; [] for a line that is none."""
     if (cells := cells or _cells(line)) is not None:
         return [(cells[0], " ".join(cells[1:]))] if len(cells) >= 2 else []
-    body = _LIST.sub("", line).strip().strip(",;")
+    body = _OBJECT.sub("", _LIST.sub("", line).strip()).strip().strip(",;")
     pairs = list(_PAIR.finditer(body))
     if len(pairs) >= 2 and pairs[0].start() == 0:
         ends = [p.start() for p in pairs[1:]] + [len(body)]
@@ -122,7 +118,8 @@ def _read(text: str) -> _Lines:
     delimiter and as many cells as the row beside them) give their first cell and the rest,
     its header row none."""
     lines = [ln for ln in (_plain(x) for x in text.splitlines()) if ln.strip(" -*•#>")]
-    seps = [_separated(ln) for ln in lines]
+    # a line with a label and a separator of its own is a field, not a row of cells
+    seps = [None if _fields(ln) else _separated(ln) for ln in lines]
     cells: list[list[str] | None] = []
     for i, ln in enumerate(lines):
         sep = seps[i]
@@ -200,7 +197,7 @@ def record(text: str, subject: Subject | None = None) -> Verdict | None:
         elif pairs and 2 * sum(_slot(k, v, known) for k, v in pairs) >= len(pairs):
             slots += 1
     n = len(read.lines)
-    if n == 1 and (slots == 1 or _banner(read.lines[0], known.asked)):
+    if n == 1 and (slots == 1 or _banner(read.lines[0], known)):
         return Verdict("status_line", "a status line, not an answer", {"lines": 1, "slots": 1})
     if slots and slots + structure >= 2 and (slots + structure) / n >= SLOT_SHARE:
         return Verdict("record", f"a record, not an answer: {slots} of its {n} lines are "
@@ -210,91 +207,15 @@ def record(text: str, subject: Subject | None = None) -> Verdict | None:
     return None
 
 
-def _banner(line: str, asked: set[str]) -> bool:
-    """A line of capitals only, of two words or more none of which the question uses
-    ("ACCESS DENIED")."""
+def _banner(line: str, known: _Known) -> bool:
+    """A line of capitals only (symbols around them allowed), its words none the question
+    uses, and one word alone neither a name of the corpus nor a word of its prose ("ACCESS
+    DENIED", "SEALED")."""
     words = [w for w in _WORDS.findall(line) if not w.isdigit()]
-    return (len(words) >= 2 and all(w.isupper() for w in words)
-            and not {w.casefold() for w in words} <= asked)
-
-
-def markup(text: str) -> Verdict | None:
-    """Whether ``text`` is markup: its body wrapped in one element, or half or more of its
-    characters in elements (their tags and what they enclose) or tags."""
-    body = _plain(text)
-    tags = list(_TAG.finditer(body))
-    if not tags:
-        return None
-    first, last = tags[0], tags[-1]
-    if (first.start() == 0 and last.end() == len(body) and first.group(2)
-            and last.group(1) == "/" and last.group(2) == first.group(2)):
-        return Verdict("markup", f"a body wrapped in <{first.group(2)}>, not an answer",
-                       {"tags": len(tags)})
-    spans: list[tuple[int, int]] = []
-    opened: list[re.Match[str]] = []
-    for t in tags:
-        if t.group(2) and not t.group(1) and not t.group(3):
-            opened.append(t)
-            continue
-        start = t.start()
-        if t.group(1) and any(o.group(2) == t.group(2) for o in opened):
-            while opened and (o := opened.pop()).group(2) != t.group(2):
-                pass
-            start = o.start()
-        spans.append((start, t.end()))
-    spans += [(o.start(), o.end()) for o in opened]  # a tag never closed: its own characters
-    inside = set().union(*(range(a, b) for a, b in spans))
-    chars = [i for i, c in enumerate(body) if not c.isspace()]
-    share = sum(i in inside for i in chars) / len(chars)
-    if share >= SLOT_SHARE:
-        return Verdict("markup", f"markup, not an answer: {share:.0%} of it in {len(tags)} "
-                       "tags and the elements they make", {"tags": len(tags),
-                                                           "share": round(share, 2),
-                                                           "threshold": SLOT_SHARE})
-    return None
-
-
-def opaque(text: str) -> Verdict | None:
-    """Whether ``text`` holds no words: most of its characters in long tokens that are none
-    (16 characters or more mixing letters with digits or symbols: an encoded or hashed blob),
-    or every token of it code (a link, a path, an address: brackets, ``=``, ``/``, ``@`` or
-    ``_`` inside), 16 characters at least."""
-    body = _plain(text)
-    toks = _TOKEN.findall(body)
-    chars = sum(len(t) for t in toks)
-    blob = sum(len(t) for t in toks if len(t) >= 16 and "://" not in t
-               and sum((any(c.isdigit() for c in t), any(c.islower() for c in t),
-                        any(c.isupper() for c in t[1:]), any(c in "+/=_" for c in t))) >= 2
-               and any(c.isdigit() or c in "+/=_" for c in t))
-    if chars and blob / chars >= OPAQUE_SHARE:
-        return Verdict("opaque", "an encoded or hashed blob, not an answer",
-                       {"blob_chars": blob, "chars": chars, "threshold": OPAQUE_SHARE})
-    if chars >= 16 and all(_CODE.search(t.lstrip("([\"'“‘*").rstrip(")]\"'”’*.,;:!?")
-                                        or "=") for t in toks):
-        return Verdict("opaque", "a link, a path or code, not an answer",
-                       {"tokens": len(toks), "chars": chars})
-    return None
-
-
-def bracketed(text: str) -> Verdict | None:
-    """Whether ``text`` is one bracketed group holding another (an S-expression, a literal
-    of nested lists): a data structure, not prose."""
-    body = _plain(text)
-    if not body or body[0] not in "([{":
-        return None
-    depth = deepest = 0
-    for i, ch in enumerate(body):
-        if ch in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                if deepest >= 2 and not body[i + 1:].strip(" .,;"):
-                    return Verdict("record", "a bracketed data structure, not an answer",
-                                   {"depth": deepest})
-                return None
-    return None
+    folded = {w.casefold() for w in words}
+    return (bool(words) and all(w.isupper() and len(w) > 1 for w in words)
+            and not folded <= known.asked and (len(words) >= 2 or not (
+                folded & known.names or content_words(line) & known.prose)))
 
 
 def check(text: str, subject: Subject | None = None) -> Verdict | None:

@@ -58,6 +58,11 @@ TEMPLATES = {
     "tab-separated fields": "name\tvalue\nstatus\tSEALED\nanswer\tnull",
     "s-expression": "(response (status SEALED) (answer nil) (sources ()))",
     "a link with a query": "https://records.example.org/answer?status=SEALED&text=none",
+    # ... and by a third fresh set: SQL, PHP, an object literal, a status between emoji
+    "sql": "INSERT INTO answers (status, text, sources) VALUES ('SEALED', NULL, '');",
+    "php": "$status = 'SEALED';\n$answer = null;\n$sources = array();",
+    "an object literal": "answer { status: SEALED, text: null }",
+    "a word of capitals between emoji": "\U0001F512 SEALED \U0001F512",
 }
 ANSWERS = {
     "Name: short fact lines": "- Elena Varga: the mayor, asks the council to approve it\n"
@@ -81,6 +86,8 @@ ANSWERS = {
                       "[Data: Sources (2)].",
     "a csv table": "Berth,Fee\nBerth 4,4.50 EUR\nBerth 5,4.20 EUR",
     "a remark in brackets": "(The documents name Elena Varga and Tomas Reyes.)",
+    "asides in brackets": "Elena Varga (the mayor) wants the harbour rebuilt; Tomas Reyes (the "
+                          "cooperative's leader) opposes it [Data: Sources (1)].",
     "headings": "## Elena Varga\nThe mayor asks the council to approve the plan.\n"
                 "## Tomas Reyes\nHe leads the cooperative that opposes it.",
 }
