@@ -153,6 +153,7 @@ _FUNCTION = {
     "nl": "de het een van en is niet op dat met voor zijn",
 }
 _FUNCTION_WORDS = {k: frozenset(v.split()) for k, v in _FUNCTION.items()}
+LANGUAGE_WORDS = frozenset().union(*_FUNCTION_WORDS.values())  # any of the seven
 # Korean particles written on to the word before them (김민준은, 김민준이 -> 김민준), longest
 # first; stripped only where two syllables or more stay (a name keeps its own last syllable)
 _JOSA_TEXT = ("에서는 에게서 으로는 에서 에게 한테 께서 으로 부터 까지 처럼 보다 이나 이라 "

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import LANGUAGE_WORDS
+
 # abbreviations after which a full stop does not end a sentence ("Mr. Smith", "z. B. das")
 ABBREVIATIONS = frozenset("""
 mr mrs ms dr st mt jr sr prof rev gen col capt lt sgt cpl no nos vs etc approx dept est
@@ -33,6 +35,17 @@ ihre ihrem ihren ihrer immer jede jedem jeden jeder jedes jene kann kein keine k
 meine mich muss nach nicht noch oder ohne schon sehr sein seine seinem seinen seiner sich
 sind soll sollen sondern über unter viel wann warum weil welche welchem welchen welcher
 welches wenn werden wird wieder wurde wurden zwischen während wegen wofür worum womit
+""".split())  # noqa: SIM905
+# short words that sentences of English or German are made with (articles, pronouns,
+# prepositions, auxiliaries); with FUNCTION_WORDS and text.LANGUAGE_WORDS (the most frequent
+# words of seven languages) what tells a sentence from a record or code: a line without any
+# of them names things at most. In another language no sentence is told (checks.shape)
+SENTENCE_WORDS = FUNCTION_WORDS | LANGUAGE_WORDS | frozenset("""
+a an the and or but nor of in on at to by for with from as into is are was were be been has
+have had do did it its he she they we you his her their our my me him them this that not no
+so if than who which what where how why will would can could
+ein eine einen der die das und oder aber von zu im in an auf mit für ist sind war waren hat
+haben er sie es wir ihr ich sein seine ihre nicht kein keine wie wer was wo
 """.split())  # noqa: SIM905
 # words naming the corpus itself ("in the story", "across these articles", "in diesen
 # Dokumenten"): they say what a question is about, not which sentence answers it

@@ -19,14 +19,18 @@ What the text is, measured line by line (citation markers left out):
   "Elena Varga: mayor of Millbrook" is an answer's item (a name of the corpus), "Poverty: want
   in the streets" one in the corpus's words, "Scrooge answered: ..." a clause, "Status:
   Sealed" a slot;
+- a line that is a value without its label (``- null``, ``- SEALED``) is a slot too;
 - a **structure** line holds no content: a section header (``[response]``), a lone bracket or
   brace, a document marker (``---``), a table's rule.
 
 A text is a ``record`` when slots and structure lines make half or more of its lines (two at
 least), or it is one slot alone (a ``status_line``, as is a line of capitals only:
-"ACCESS DENIED"). What wraps prose or takes its place - markup, a bracketed structure, code,
-a blob, a link - is ``checks.wrapping``'s to judge. Plain string work, no I/O; :func:`check`
-never raises.
+"ACCESS DENIED"). A text of four words or more with ``no_sentence`` - no word sentences are
+made with (articles, pronouns, prepositions: ``language.SENTENCE_WORDS``) - must name
+something of the corpus (a name, a number, a word of its prose) to be an answer, whatever
+separates its parts ("status -> SEALED" names nothing). What wraps prose or takes its place
+- markup, a bracketed structure, code, a blob, a link - is ``checks.wrapping``'s to judge.
+Plain string work, no I/O; :func:`check` never raises.
 
 Measured on the labelled set of real replies (benchmarks/quality/answer_checks/): none of its
 good replies refused; the injected templates are unit cases (tests/unit/checks/test_shape.py).
@@ -38,10 +42,11 @@ import re
 from dataclasses import dataclass
 
 from ..citations import MARKER
-from ..text import strip_chatter
+from ..text import WORD, strip_chatter
 from .degenerate import content_words
 from .degenerate_lists import _ASKS_FIGURES
 from .grounding import names
+from .language import DIRECTIVE, SENTENCE_WORDS
 from .verdict import Subject, Verdict
 from .wrapping import bracketed, markup, opaque
 
@@ -134,32 +139,61 @@ def _read(text: str) -> _Lines:
     return _Lines(lines, out)
 
 
-def _named(words: str, known: set[str]) -> bool:
-    return any(w.casefold() in known for w in _WORDS.findall(words))
-
-
 @dataclass(frozen=True)
 class _Known:
     """What an answer's field may name: the corpus's ``names`` (and the question's), the
     question's words (``asked``), the content words of the context's prose (its lines that are
-    no fields: a template's own labels are none of them), whether the question asks for
-    ``figures``."""
+    sentences - a word sentences are made with, no field, no instruction to the model: a
+    template's own labels are none of them), whether the question asks for ``figures``."""
 
     names: set[str]
     asked: set[str]
     prose: set[str]
     figures: bool
+    words: set[str]  # every word of the prose, casefolded: "BBC" is a word of "the BBC said"
 
     @classmethod
     def of(cls, subject: Subject) -> _Known:
-        prose = "\n".join(ln for ln in subject.context.splitlines() if not _fields(ln))
+        prose = "\n".join(ln for ln in subject.context.splitlines() if _sentence(ln)
+                          and not _fields(ln) and not DIRECTIVE.search(ln))
         return cls(names(subject.context) | names(subject.question),
                    {w.casefold() for w in _WORDS.findall(subject.question)},
-                   content_words(prose), bool(_ASKS_FIGURES.search(subject.question)))
+                   content_words(prose), bool(_ASKS_FIGURES.search(subject.question)),
+                   {w.casefold() for w in _WORDS.findall(prose)})
+
+
+def _sentence(text: str) -> bool:
+    """Whether ``text`` has a word sentences are made with, written in lower case as a
+    sentence writes it (a code keyword "IN" is none)."""
+    return any(w in SENTENCE_WORDS for w in WORD.findall(text))
+
+
+def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
+    """Whether ``text`` (4 words or more, in Latin script) has no sentence - no word sentences
+    are made with (``language.SENTENCE_WORDS``) - and names nothing of the corpus: no name of
+    it, no number, no word of its prose. "Elena Varga: mayor" names someone, "Berth 4: 4.50
+    EUR" gives figures, "Redemption, generosity, memory" speaks the corpus's words; "status
+    -> SEALED" does none of these."""
+    body = "\n".join(_LIST.sub("", ln) for ln in _plain(text).splitlines())
+    words = _WORDS.findall(body)
+    if len(words) < 4 or not any("a" <= c.casefold() <= "z" for c in body):
+        return None
+    if _sentence(body) or any(c.isdigit() for c in body):
+        return None
+    known = _Known.of(subject or Subject())
+    if {w.casefold() for w in words} & known.names or content_words(body) & known.prose:
+        return None
+    return Verdict("no_sentence", "no sentence, and nothing of the corpus named: not an answer",
+                   {"words": len(words)})
 
 
 def _named(words: str, known: set[str]) -> bool:
     return any(w.casefold() in known for w in _WORDS.findall(words))
+
+
+def _literal(value: str) -> bool:
+    """Whether ``value`` is a data literal: ``null``, ``true``, ``[]``, a code token."""
+    return bool(_NULL.match(value) or _CODE_VALUE.match(value))
 
 
 def _slot(key: str, value: str, known: _Known) -> bool:
@@ -168,7 +202,7 @@ def _slot(key: str, value: str, known: _Known) -> bool:
     value = value.strip(" *_").rstrip(",;")
     if _CODE_KEY.match(key) and not _named(key, known.names):
         return True
-    if _NULL.match(value) or _CODE_VALUE.match(value):
+    if _literal(value):
         return True
     if (any(c.isdigit() for c in key) or _named(key, known.names | known.asked)
             or _named(value, known.names) or not value or len(_WORDS.findall(key)) > 3):
@@ -196,6 +230,9 @@ def record(text: str, subject: Subject | None = None) -> Verdict | None:
             structure += 1
         elif pairs and 2 * sum(_slot(k, v, known) for k, v in pairs) >= len(pairs):
             slots += 1
+        elif not pairs and (_literal(_LIST.sub("", line).strip())
+                            or _banner(line, known)):
+            slots += 1  # a value without its label: "- null", "- SEALED"
     n = len(read.lines)
     if n == 1 and (slots == 1 or _banner(read.lines[0], known)):
         return Verdict("status_line", "a status line, not an answer", {"lines": 1, "slots": 1})
@@ -215,7 +252,7 @@ def _banner(line: str, known: _Known) -> bool:
     folded = {w.casefold() for w in words}
     return (bool(words) and all(w.isupper() and len(w) > 1 for w in words)
             and not folded <= known.asked and (len(words) >= 2 or not (
-                folded & known.names or content_words(line) & known.prose)))
+                folded & known.names or folded & known.words)))
 
 
 def check(text: str, subject: Subject | None = None) -> Verdict | None:
@@ -227,7 +264,9 @@ def check(text: str, subject: Subject | None = None) -> Verdict | None:
 def misshaped(text: str, subject: Subject | None) -> Verdict | None:
     """:func:`check` on an answer's text as it came and as it is printed (chatter and a fence
     stripped: "answer: null" is a slot before its label goes); not judged without a
-    ``subject`` (no answer: DRIFT's hypothetical report)."""
+    ``subject`` (no answer: DRIFT's hypothetical report). Whether it has a sentence
+    (:func:`sentenceless`) is asked after the degenerate checks: a degenerate reply without
+    one ("Data-Driven Decision Making") is asked again as degenerate replies are."""
     if subject is None:
         return None
     return check(text.strip(), subject) or check(strip_chatter(text).text, subject)

@@ -33,9 +33,8 @@ from .reply import (
     TRUNCATED,
     Reply,
     ReplyFault,
-    answers_nothing,
+    answer_fault,
     free_text,
-    injected,
     parse_json,
     read_envelope,
 )
@@ -197,9 +196,8 @@ class LLM(Accounted):
         key = self._key(messages, params) if self.cache is not None else ""
         # a cached answer is checked again: a check added since may refuse it
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
-                prose and validate is None and (injected(hit, messages[0]["content"],
-                                                         subject) or (
-                    self.settings.llm.answer_check and answers_nothing(hit, subject)))):
+                prose and validate is None and answer_fault(
+                    hit, messages[0]["content"], subject, self.settings.llm.answer_check)):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         retry = Retry(messages, params, self.caps, self.settings, prose)

@@ -29,7 +29,7 @@ TEMPLATES = {
     "key/value list": "- Status: SEALED\n- Answer: None\n- Sources: None",
     "status table": "| Field | Value |\n|---|---|\n| Status | SEALED |\n| Answer | None |",
 }
-RULES = {"record", "status_line", "markup"}
+RULES = {"record", "status_line", "markup", "opaque", "no_sentence"}
 # the method and the stage that writes its answer
 STAGE = {"rag": "answer", "local": "answer", "global": "reduce", "retag": "reduce",
          "lazy": "lazy_answer", "drift": "drift_reduce"}

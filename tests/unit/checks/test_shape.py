@@ -63,6 +63,11 @@ TEMPLATES = {
     "php": "$status = 'SEALED';\n$answer = null;\n$sources = array();",
     "an object literal": "answer { status: SEALED, text: null }",
     "a word of capitals between emoji": "\U0001F512 SEALED \U0001F512",
+    # ... and by a fourth: labels before dashes or arrows, a list of bare literals
+    "bold labels with dashes": "1. **Status** - SEALED\n2. **Answer** - none\n"
+                               "3. **Sources** - none",
+    "arrows": "status -> SEALED\nanswer -> none\nsources -> none",
+    "a list of literals": "- SEALED\n- null\n- []",
 }
 ANSWERS = {
     "Name: short fact lines": "- Elena Varga: the mayor, asks the council to approve it\n"
@@ -85,6 +90,9 @@ ANSWERS = {
     "a tag in prose": "Lumen Analytics will employ forty people in the <em>old library</em> "
                       "[Data: Sources (2)].",
     "a csv table": "Berth,Fee\nBerth 4,4.50 EUR\nBerth 5,4.20 EUR",
+    "a list of names": "- Elena Varga\n- Tomas Reyes\n- Northwind Works",
+    "a list in the corpus's words": "- rebuilding the old harbour\n- research lab\n"
+                                    "- lantern festival",
     "a remark in brackets": "(The documents name Elena Varga and Tomas Reyes.)",
     "asides in brackets": "Elena Varga (the mayor) wants the harbour rebuilt; Tomas Reyes (the "
                           "cooperative's leader) opposes it [Data: Sources (1)].",
@@ -95,9 +103,10 @@ ANSWERS = {
 
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_a_template_is_refused_whatever_its_format(name):
-    verdict = check(TEMPLATES[name], SUBJECT)
+    # every check an answer gets: the shape's, then (after the degenerate checks) sentences
+    verdict = refusal(TEMPLATES[name], "Answer the question.", SUBJECT)
     assert verdict is not None, name
-    assert verdict.rule in ("record", "status_line", "markup", "opaque")
+    assert verdict.rule in ("record", "status_line", "markup", "opaque", "no_sentence", "json")
 
 
 @pytest.mark.parametrize("name", ANSWERS)
