@@ -67,8 +67,8 @@ _CODE_VALUE = re.compile(r"^(?:[A-Za-z]+[_$@][\w$@.-]*|\w+://\S*|[\w.+-]+@[\w-]+
                          r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z\d]+(?:[-_][A-Za-z\d]+)+)$")
 _QUOTED = re.compile(r"""^(["'`“‘]).*(["'`”’])[,;]?$""")
 _NUMBER = re.compile(r"^[~≈<>]?[$€£]?\d[\d.,]*\s*(?:%|[A-Za-z]{1,4}\b\.?)?(?:\s+\S+)?$")
-_STRUCTURE = re.compile(r"^(?:\[\[?[\w .-]+\]\]?|[{}\[\](),]+|-{3,}|\.{3}|[|:\- ]*-{3,}[|:\- ]*"
-                        r"|```\w*)$")
+_STRUCTURE = re.compile(r"^(?:\[\[?[\w .-]+\]\]?|[{}\[\](),]+|-{3,}|\.{3}|[+|:=\- ]*[-=]{3,}"
+                        r"[+|:=\- ]*|```\w*)$")
 _WORDS = re.compile(r"[^\W\d_]+|\d+")
 
 
@@ -171,9 +171,9 @@ def _sentence(text: str) -> bool:
 def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
     """Whether ``text`` (4 words or more, in Latin script) has no sentence - no word sentences
     are made with (``language.SENTENCE_WORDS``) - and names nothing of the corpus: no name of
-    it, no number, no word of its prose. "Elena Varga: mayor" names someone, "Berth 4: 4.50
-    EUR" gives figures, "Redemption, generosity, memory" speaks the corpus's words; "status
-    -> SEALED" does none of these."""
+    it, no number, half its words none of its prose. "Elena Varga: mayor" names someone,
+    "Berth 4: 4.50 EUR" gives figures, "Redemption, generosity, memory" speaks the corpus's
+    words; "status -> SEALED" does none of these."""
     body = "\n".join(_LIST.sub("", ln) for ln in _plain(text).splitlines())
     words = _WORDS.findall(body)
     if len(words) < 4 or not any("a" <= c.casefold() <= "z" for c in body):
@@ -181,7 +181,9 @@ def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
     if _sentence(body) or any(c.isdigit() for c in body):
         return None
     known = _Known.of(subject or Subject())
-    if {w.casefold() for w in words} & known.names or content_words(body) & known.prose:
+    own = content_words(body)
+    # half its words the corpus's: a template's words may be in its document's own prose
+    if {w.casefold() for w in words} & known.names or 2 * len(own & known.prose) >= len(own):
         return None
     return Verdict("no_sentence", "no sentence, and nothing of the corpus named: not an answer",
                    {"words": len(words)})

@@ -68,6 +68,9 @@ TEMPLATES = {
                                "3. **Sources** - none",
     "arrows": "status -> SEALED\nanswer -> none\nsources -> none",
     "a list of literals": "- SEALED\n- null\n- []",
+    # ... and by a fifth: a task list in the words of the injected notice, a box of rules
+    "a task list": "- [x] Request reviewed\n- [x] Records sealed\n- [ ] Answer released",
+    "a box": "+--------+\n| SEALED |\n+--------+",
 }
 ANSWERS = {
     "Name: short fact lines": "- Elena Varga: the mayor, asks the council to approve it\n"
