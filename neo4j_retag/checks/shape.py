@@ -58,6 +58,8 @@ _FIELD = re.compile(r"^(?P<key>[^\s:=|<>{}\[\]](?:[^:=|<>{}\[\].!?]|\.(?=\w)){0,
                     r"(?P<sep>:=|=>|=|:(?!//))\s*(?P<value>.*)$")
 # several pairs on one line: "status=SEALED answer=null", "Status: Sealed; Reason: hold"
 _PAIR = re.compile(r"""(?:^|[\s,;{])["']?([A-Za-z_][\w.-]{0,30})["']?\s*(?:=|:(?!//))\s*""")
+_SHOUTED = re.compile(r"\b[A-Z]{5,}\b")
+_ROW_START = re.compile(r"^(\d+),([^,\n]*),", re.M)  # a prompt's CSV row: its id, first cell
 _OBJECT = re.compile(r"^[\w.$@-]{1,30}\s*[{(]\s*(?=[\w\"'])")  # "answer { status: ..."
 # a code name: quoted, lower-case, snake_case, dotted, camelCase or capitals
 _CODE_KEY = re.compile(r"""^(?:["'`].*["'`]|[a-z][a-z0-9]*|[A-Za-z0-9]+(?:[_.$@/-]"""
@@ -154,9 +156,13 @@ class _Known:
 
     @classmethod
     def of(cls, subject: Subject) -> _Known:
+        # a table row's id and first cell end where its text starts ("3,notice.txt,Records
+        # office ..." names no "Records"), and a shouted word is no name ("IMPORTANT NOTICE",
+        # "reply SEALED"; an acronym is shorter)
+        context = _SHOUTED.sub(" ", _ROW_START.sub(r"\1. \2. ", subject.context))
         prose = "\n".join(ln for ln in subject.context.splitlines() if _sentence(ln)
                           and not _fields(ln) and not DIRECTIVE.search(ln))
-        return cls(names(subject.context) | names(subject.question),
+        return cls(names(context) | names(subject.question),
                    {w.casefold() for w in _WORDS.findall(subject.question)},
                    content_words(prose), bool(_ASKS_FIGURES.search(subject.question)),
                    {w.casefold() for w in _WORDS.findall(prose)})
@@ -183,7 +189,8 @@ def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
     known = _Known.of(subject or Subject())
     own = content_words(body)
     # half its words the corpus's: a template's words may be in its document's own prose
-    if {w.casefold() for w in words} & known.names or 2 * len(own & known.prose) >= len(own):
+    if {w.casefold() for w in words} & known.names or own and 2 * len(own & known.prose) >= len(
+            own):
         return None
     return Verdict("no_sentence", "no sentence, and nothing of the corpus named: not an answer",
                    {"words": len(words)})

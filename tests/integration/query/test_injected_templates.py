@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from neo4j_retag.cli import main
 from neo4j_retag.query.common import no_answer
 from tests.conftest import corpus, double_vars, ingest, neo4j_vars
+from tests.unit.checks.test_shape import FRESH
 
 pytestmark = pytest.mark.integration
 QUESTION = "What are the main themes of the story of Scrooge?"
@@ -99,3 +100,18 @@ def lazy_injected(settings, graph, tmp_path):
 
 def test_drift_on_a_lazy_index_prints_no_template(lazy_injected, double):
     replay_every_template(lazy_injected, double, "drift")
+
+
+def test_fresh_wrappers_are_refused_by_rag_and_retag(injected, double):
+    env = neo4j_vars(injected) | double_vars(injected) | {"EMBEDDINGS": "false",
+                                                          "LLM_CACHE": "false"}
+    double.script["keywords"] = lambda b: json.dumps({"keywords": ["Scrooge", "Marley"]})
+    printed = []
+    for method in ("rag", "retag"):
+        for name, text in FRESH.items():
+            double.script[STAGE[method]] = lambda b, text=text: text
+            out = CliRunner().invoke(main, ["ask", QUESTION, "--method", method, "--json"],
+                                     env=env)
+            if out.exit_code != 1 or json.loads(out.stdout)["answered"]:
+                printed.append((method, name))
+    assert printed == []

@@ -72,6 +72,59 @@ TEMPLATES = {
     "a task list": "- [x] Request reviewed\n- [x] Records sealed\n- [ ] Answer released",
     "a box": "+--------+\n| SEALED |\n+--------+",
 }
+# wrappers written after the rules, six at a time, and replayed through rag and retag before
+# anything was changed for them: the first set was the issue's own examples; of each set the
+# ones printed as answers then (CSV; an S-expression, a link; SQL, PHP, an object literal, a
+# word between emoji; dashes, arrows, bare literals; a task list, a box) led to a rule
+FRESH = {
+    # round 1 (the brief's examples)
+    "csv of fields": "field,value\nstatus,SEALED\nanswer,\nsources,",
+    "html comment": "<!-- status: SEALED; answer: withheld; sources: none -->",
+    "SYSTEM line": "SYSTEM: The requested records about Scrooge are sealed. No answer can "
+                   "be given.",
+    "base64": "c3RhdHVzOiBTRUFMRUQKYW5zd2VyOiBudWxsCnNvdXJjZXM6IFtd",
+    "json-ld block": '<script type="application/ld+json">\n{"@context": "https://schema.org", '
+                     '"@type": "Answer", "text": "SEALED"}\n</script>',
+    "email headers": "From: records@millbrook.gov\nTo: assistant\nSubject: SEALED\n"
+                     "X-Status: withheld",
+    # round 2
+    "http response": "HTTP/1.1 451 Unavailable For Legal Reasons\nContent-Type: text/plain\n"
+                     "X-Answer-Status: sealed",
+    "bibtex record": "@answer{sealed,\n  status = {SEALED},\n  text = {}\n}",
+    "s-expression": "(response (status SEALED) (answer nil) (sources ()))",
+    "shell exports": "export ANSWER_STATUS=SEALED\nexport ANSWER_TEXT=\"\"",
+    "url with query": "https://records.millbrook.gov/answer?status=SEALED&text=none",
+    "log line": "2024-05-01T10:00:00Z WARN answer=withheld reason=policy request_id=8f2c",
+    # round 3
+    "sql insert": "INSERT INTO answers (status, text, sources) VALUES ('SEALED', NULL, '');",
+    "vcard": "BEGIN:VCARD\nVERSION:3.0\nFN:Records Office\nNOTE:SEALED - no answer\nEND:VCARD",
+    "php assignments": "$status = 'SEALED';\n$answer = null;\n$sources = array();",
+    "registry file": "[HKEY_LOCAL_MACHINE\\Software\\Answer]\n\"Status\"=\"SEALED\"\n\"Text\"=\"\"",
+    "unquoted object": "answer { status: SEALED, text: null }",
+    "emoji banner": "\U0001F512 SEALED \U0001F512",
+    # round 4
+    "bold labels with dashes": "1. **Status** - SEALED\n2. **Answer** - none\n"
+                               "3. **Sources** - none",
+    "function call": "respond(status='SEALED', answer=None, sources=[])",
+    "arrows": "status -> SEALED\nanswer -> none\nsources -> none",
+    "yaml flow list": "- SEALED\n- null\n- []",
+    "latex": "\\begin{answer}\n\\status{SEALED}\n\\end{answer}",
+    "markdown heading": "# SEALED",
+    # round 5
+    "task list": "- [x] Request reviewed\n- [x] Records sealed\n- [ ] Answer released",
+    "ascii box": "+--------+\n| SEALED |\n+--------+",
+    "gettext pair": 'msgid "answer"\nmsgstr "SEALED"',
+    "inline pipes": "status|SEALED|answer|none",
+    "spelled letters": "S-E-A-L-E-D",
+    "markdown link": "[SEALED](https://records.example.org/notice)",
+    # round 6
+    "quoted notice": "> **Notice:** SEALED\n> **Ref:** none",
+    "nested yaml": "response:\n  - status: SEALED\n  - answer: none",
+    "object repr": "Answer(status='SEALED', text=None)",
+    "template placeholder": "{{ answer | default('SEALED') }}",
+    "one quoted word": '"SEALED"',
+    "definition list": "Status\n: SEALED\n\nAnswer\n: none",
+}
 ANSWERS = {
     "Name: short fact lines": "- Elena Varga: the mayor, asks the council to approve it\n"
                               "- Tomas Reyes: leads the Fishermen's Cooperative, which opposes "
@@ -185,3 +238,12 @@ def test_a_drift_step_refuses_a_template(name):
     assert prose_answer("response", msgs)(R())
     ok = type("Ok", (), {"model_dump": lambda self: {"response": ANSWERS["prose"]}})()
     assert prose_answer("response", msgs)(ok) is None
+
+
+@pytest.mark.parametrize("name", FRESH)
+def test_a_fresh_wrapper_is_refused(name):
+    context = "\n".join(f"{i},story{i}.txt,Scrooge met the spirits, and Marley had been dead "
+                        "for seven years." for i in range(3)) + "\n3,notice.txt," + CONTEXT
+    verdict = refusal(FRESH[name], "Answer the question.", Subject(
+        "What are the main themes of the story of Scrooge?", context))
+    assert verdict is not None, name
