@@ -38,6 +38,7 @@ good replies refused; the injected templates are unit cases (tests/unit/checks/t
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -186,7 +187,7 @@ def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
         return None
     if _sentence(body) or any(c.isdigit() for c in body):
         return None
-    known = _Known.of(subject or Subject())
+    known = _known(subject or Subject())
     own = content_words(body)
     # half its words the corpus's: a template's words may be in its document's own prose
     if {w.casefold() for w in words} & known.names or own and 2 * len(own & known.prose) >= len(
@@ -194,6 +195,12 @@ def sentenceless(text: str, subject: Subject | None = None) -> Verdict | None:
         return None
     return Verdict("no_sentence", "no sentence, and nothing of the corpus named: not an answer",
                    {"words": len(words)})
+
+
+@functools.lru_cache(maxsize=16)
+def _known(subject: Subject) -> _Known:
+    # one context is read once for the many checks of its answer (or of a batch's map points)
+    return _Known.of(subject)
 
 
 def _named(words: str, known: set[str]) -> bool:
@@ -232,7 +239,7 @@ def record(text: str, subject: Subject | None = None) -> Verdict | None:
     read = _read(text)
     if not read.lines:
         return None
-    known = _Known.of(subject)
+    known = _known(subject)
     slots = structure = 0
     for line, pairs in zip(read.lines, read.fields, strict=True):
         if _STRUCTURE.match(line.strip()):
