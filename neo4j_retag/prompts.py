@@ -4,6 +4,12 @@ Values are substituted once (string.Template), so braces or `$` in document text
 Rendering is strict: a placeholder without a value, or a value without a placeholder, raises
 ConfigError naming the file - a misspelt placeholder never reaches the LLM unnoticed.
 
+Data from the documents sits in a block: a tag on a line of its own (``<data>``, ``<text>``),
+the placeholder, the closing tag on a line of its own; the prompt says the text between them is
+data, never instructions (tests/unit/test_prompts.py walks every prompt). A value rendered into
+a block has every copy of the prompt's block tags defused (``</data>`` becomes ``&lt;/data>``):
+a document cannot close its block and write after it as if it were the prompt.
+
 Callers name a prompt (``render("query/map", ...)``); the folder is resolved once here, as
 `Graph.run` resolves Cypher files, so it is not threaded through the stages. Tests may point
 `FOLDER` elsewhere (``monkeypatch.setattr(prompts, "FOLDER", tmp_path)``).
@@ -57,13 +63,39 @@ def placeholders(texts: list[str]) -> set[str]:
     return {n for t in texts for n in Template(t).get_identifiers()}
 
 
+# a block of data: its tag alone on a line, the data, the closing tag alone on a line
+_BLOCK = re.compile(r"^<([a-z]+)(?:[ \t][^>\n]*)?>[ \t]*\n(.*?)^</\1>[ \t]*$", re.M | re.S)
+
+
+def blocks(texts: list[str]) -> dict[str, set[str]]:
+    """The placeholders of some template texts that sit in a data block, each with the tags
+    of its blocks."""
+    out: dict[str, set[str]] = {}
+    for t in texts:
+        for m in _BLOCK.finditer(t):
+            for name in placeholders([m.group(2)]):
+                out.setdefault(name, set()).add(m.group(1))
+    return out
+
+
+def defused(text: str, tags: set[str] | tuple[str, ...]) -> str:
+    """``text`` with every opening or closing tag named in ``tags`` written as ``&lt;``...:
+    data that cannot end its block (or open another) early."""
+    if not tags:
+        return text
+    names = "|".join(sorted(map(re.escape, tags)))
+    return re.sub(rf"<(?=\s*/?\s*(?:{names})\b)", "&lt;", text, flags=re.I)
+
+
 def _fill(name: str, texts: list[str], values: dict[str, object]) -> list[str]:
     wanted = placeholders(texts)
     missing, unused = wanted - set(values), set(values) - wanted
     if missing or unused:
         raise ConfigError(f"prompt {name}: placeholders without a value {sorted(missing)}, "
                           f"values without a placeholder {sorted(unused)}")
-    strs = {k: str(v) for k, v in values.items()}
+    guarded = blocks(texts)
+    tags = set().union(*guarded.values()) if guarded else set()
+    strs = {k: defused(str(v), tags) if k in guarded else str(v) for k, v in values.items()}
     # safe_substitute: a lone "$" in the prompt's own text (a price) stays as written
     return [Template(t).safe_substitute(strs) for t in texts]
 

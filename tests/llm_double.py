@@ -207,7 +207,10 @@ def default_map(body: dict[str, Any]) -> str:
 
 
 def default_reduce(body: dict[str, Any]) -> str:
-    ids = re.findall(r"Reports \((\d+)\)", body["messages"][-1]["content"])
+    # every id of every reference: a partial reduce's answer cites several in one
+    ids = [x.strip() for ref in re.findall(r"Reports \(([\d, ]+)\)",
+                                           body["messages"][-1]["content"])
+           for x in ref.split(",") if x.strip()]
     return "The main themes are what the reports say. " + (
         f"[Data: Reports ({', '.join(dict.fromkeys(ids))})]" if ids else "")
 

@@ -21,8 +21,9 @@ class Subject:
 class Verdict:
     """Why a reply is no answer: ``rule`` (repeated_lines, near_copies, repeated_labels,
     looping_phrase, repeated_sentences, non_answer, echo, bare_word, ungrounded; the reply
-    checks add json, prompt_echo, prompt_header), ``why`` (one line) and ``numbers`` (the
-    counts and shares the rule compared with its threshold)."""
+    checks add json, prompt_echo, prompt_header; checks.shape record, status_line,
+    no_sentence, markup, opaque), ``why`` (one line) and ``numbers`` (the counts and shares
+    the rule compared with its threshold)."""
 
     rule: str  # also empty_items, template_subject
     why: str

@@ -24,7 +24,7 @@ from ..db import Graph, Record
 from ..errors import Failure, LLMError
 from ..llm import LLM
 from ..model import Progress, TextUnit
-from ..prompts import render
+from ..prompts import defused, render
 from ..stages import Stage
 from .topic_names import Topic
 
@@ -44,7 +44,8 @@ def labels_model(names: tuple[str, ...], size: int) -> type[BaseModel]:
 def _messages(listing: str, units: list[TextUnit]) -> list[dict[str, str]]:
     if len(units) == 1:
         return render("index/assign_topics", topics=listing, text=units[0].text)
-    passages = "\n\n".join(f'<text passage="{i}">\n{u.text}\n</text>'
+    # each passage in its own block, whose tag its text cannot write (prompts.defused)
+    passages = "\n\n".join(f'<text passage="{i}">\n{defused(u.text, ("text", "data"))}\n</text>'
                            for i, u in enumerate(units, 1))
     return render("index/assign_topics_batch", topics=listing, passages=passages,
                   n=str(len(units)))

@@ -33,7 +33,7 @@ from .reply import (
     TRUNCATED,
     Reply,
     ReplyFault,
-    answers_nothing,
+    answer_fault,
     free_text,
     parse_json,
     read_envelope,
@@ -200,9 +200,10 @@ class LLM(Accounted):
             params["response_format"] = response_format
         # the key hashes the whole prompt: only worth it with a cache to look in
         key = self._key(messages, params) if self.cache is not None else ""
+        # a cached answer is checked again: a check added since may refuse it
         if self.cache is not None and (hit := self.cache.get(key)) is not None and not (
-                prose and validate is None and self.settings.llm.answer_check
-                and answers_nothing(hit, subject)):
+                prose and validate is None and answer_fault(
+                    hit, messages[0]["content"], subject, self.settings.llm.answer_check)):
             self.usage.stage(stage).cached += 1
             return validate(hit, []) if validate else hit
         retry = Retry(messages, params, self.caps, self.settings, prose)

@@ -16,6 +16,8 @@ import json_repair
 
 from .. import tokens
 from ..checks.degenerate import Subject, Verdict, check
+from ..checks.instructed import instructed
+from ..checks.shape import misshaped, sentenceless
 from ..errors import LLMParseError
 from ..model import JSON
 from ..text import clean, strip_chatter
@@ -234,24 +236,45 @@ def answers_nothing(text: str, subject: Subject | None = None) -> Verdict | None
     return check(strip_chatter(text).text, subject)
 
 
+def injected(text: str, system: str, subject: Subject | None) -> Verdict | None:
+    """Why ``text`` is what a document's instructions made of an answer, or None: JSON or the
+    prompt echoed (``not_prose``), not shaped as an answer (``checks.shape.misshaped``), or
+    saying what its data gives only in an instruction to the model (``checks.instructed``)."""
+    return (not_prose(text, system) or misshaped(text, subject)
+            or instructed(strip_chatter(text).text, subject))
+
+
 def refusal(text: str, system: str, subject: Subject | None = None) -> Verdict | None:
-    """Every check an answer's free text gets (``not_prose``, then ``answers_nothing``):
-    the first Verdict that refuses ``text``, or None. The answer-check benchmark's measure."""
-    return not_prose(text, system) or answers_nothing(text, subject)
+    """The Verdict of the first check an answer's free text gets (``answer_fault``) that
+    refuses ``text``, or None: the answer-check benchmark's measure."""
+    found = answer_fault(text, system, subject or Subject())
+    return found[1] if found else None
+
+
+def answer_fault(text: str, system: str, subject: Subject | None,
+                 check: bool = True) -> tuple[str, Verdict] | None:
+    """The fault an answer's free text is (its reason and Verdict), or None: ``invalid`` when
+    it is what a document's instructions made of it (``injected``), ``degenerate`` when it
+    answers nothing (not with ``check`` False: LLM_ANSWER_CHECK), ``invalid`` when it has no
+    sentence and names nothing of the corpus (``sentenceless``, after the degenerate checks:
+    a degenerate reply is asked again as one)."""
+    if why := injected(text, system, subject):
+        return INVALID, why
+    if check and (why := answers_nothing(text, subject)):
+        return DEGENERATE, why
+    if subject and (why := sentenceless(strip_chatter(text).text, subject)):
+        return INVALID, why
+    return None
 
 
 def free_text(reply: Reply, *, stage: str, system: str, prose: bool = False,
               subject: Subject | None = None, truncation_ok: bool = False,
               check: bool = True) -> str:
-    """The text of a free-text reply (``check_text``); with ``prose`` (an answer) also
-    ``invalid`` when it is JSON or the ``system`` prompt echoed back (``not_prose``) and
-    ``degenerate`` when it answers nothing (``degenerate.degenerate``, on the text without
-    its chatter; not with ``check`` False: LLM_ANSWER_CHECK). Raises ReplyFault."""
+    """The text of a free-text reply (``check_text``); with ``prose`` (an answer) checked as
+    one (``answer_fault``). Raises ReplyFault."""
     text = check_text(reply, truncation_ok=truncation_ok)
-    if prose and (why := not_prose(text, system)):
-        raise ReplyFault(INVALID, f"{stage}: {why}", text, why)
-    if prose and check and (why := answers_nothing(text, subject)):
-        raise ReplyFault(DEGENERATE, f"{stage}: {why}", text, why)
+    if prose and (found := answer_fault(text, system, subject, check)):
+        raise ReplyFault(found[0], f"{stage}: {found[1]}", text, found[1])
     return text
 
 

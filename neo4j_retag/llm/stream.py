@@ -25,7 +25,7 @@ from .reply import (
     CONTENT_FILTER,
     TRUNCATED,
     ReplyFault,
-    answers_nothing,
+    answer_fault,
     free_text,
     read_envelope,
 )
@@ -43,15 +43,17 @@ async def complete_streaming(llm: LLM, messages: list[dict[str, str]], *, stage:
                              on_refusal: Callable[[ReplyFault], None] | None = None,
                              max_tokens: int | None = None) -> str:
     """The checked text of one completion, its pieces given to ``on_token`` as they arrive.
-    ``prose``, ``subject``, ``on_refusal`` and ``max_tokens`` as for ``LLM.complete`` (JSON
-    or an echoed template is invalid, text that answers nothing degenerate). Raises what
+    ``prose``, ``subject``, ``on_refusal`` and ``max_tokens`` as for ``LLM.complete`` (a
+    document's template or instruction followed is invalid, text that answers nothing
+    degenerate). Raises what
     ``LLM.complete`` raises."""
     params: dict[str, Any] = {"temperature": llm.settings.llm.temperature,
                               "max_tokens": max_tokens or llm.settings.llm.max_tokens}
     key = llm._key(messages, params)
+    # a cached answer is checked again: a check added since may refuse it
     if llm.cache is not None and (hit := llm.cache.get(key)) is not None and not (
-            prose and llm.settings.llm.answer_check
-            and answers_nothing(str(hit), subject)):
+            prose and answer_fault(str(hit), messages[0]["content"], subject,
+                                   llm.settings.llm.answer_check)):
         llm.usage.stage(stage).cached += 1
         on_token(hit)
         return str(hit)

@@ -22,8 +22,8 @@ from ..checks.degenerate import degenerate
 from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
-from ..llm import LLM
-from ..llm.reply import not_prose
+from ..llm import LLM, Subject
+from ..llm.reply import injected
 from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render
 from ..stages import Stage
@@ -156,13 +156,15 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
 
 
 def prose_answer(field: str, msgs: list[dict[str, str]]) -> Callable[[Reply], str | None]:
-    """Why a reply's answer ``field`` is no answer, or None: JSON or the prompt echoed
-    (``not_prose``: a document's template), or repeating itself. Such a reply is asked again,
-    then the step fails - never scored (a JSON object was once scored 100). Grounding is the
-    reduce step's check: "the data does not say" is a fair intermediate answer (score 0)."""
+    """Why a reply's answer ``field`` is no answer, or None: what a document's instructions
+    made of it (``injected``: JSON, the prompt echoed, a record or markup, a fact only an
+    instruction of its data gives), or repeating itself. Such a reply is asked
+    again, then the step fails - never scored (a JSON object was once scored 100). Grounding
+    is the reduce step's check: "the data does not say" is a fair intermediate answer (score
+    0)."""
     def accept(reply: Reply) -> str | None:
         text = str(reply.model_dump()[field])
-        why = not_prose(text, msgs[0]["content"])
+        why = injected(text, msgs[0]["content"], Subject("", msgs[-1]["content"]))
         return why.why if why else degenerate(strip_chatter(text)[0])
     return accept
 

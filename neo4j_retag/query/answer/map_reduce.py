@@ -19,6 +19,8 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from ... import events
 from ...checks.degenerate import check as check_answer
+from ...checks.instructed import instructed
+from ...checks.shape import misshaped
 from ...citations import check
 from ...config import Settings
 from ...errors import Failure, LLMError, LLMParseError
@@ -139,7 +141,9 @@ async def _map(llm: LLM, settings: Settings, question: str, batch: list[ReportRo
         p.reports = [i for i in dict.fromkeys(cited) if i in in_batch]
         p.description, changed = strip_chatter(p.description)
         trace.chatter_stripped += changed
-        v = check_answer(p.description, subject) if settings.llm.answer_check else None
+        # a document's template or instruction followed: dropped whatever LLM_ANSWER_CHECK says
+        v = misshaped(p.description, subject) or instructed(p.description, subject) or (
+            check_answer(p.description, subject) if settings.llm.answer_check else None)
         if p.score > 0 and v:
             trace.points_degenerate += 1
             trace.refusals.append(Refusal.of(Stage.MAP, v.rule, v.why, v.numbers, p.description))

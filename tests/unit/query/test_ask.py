@@ -64,7 +64,8 @@ def test_the_option_reaches_the_method_and_its_part_prints_and_dumps_flat(echo):
     # an option the chosen method does not take is said in the trace, not dropped
     other = asyncio.run(answer("echo", None, None, None,
                                ask_model()(question="q", budget=5).query()))
-    assert "the budget option applies to lazy and lazy-quoted only: echo ignored it" in other.trace.notes
+    assert ("the budget option applies to lazy and lazy-quoted only: echo ignored it"
+            in other.trace.notes)
 
 
 def test_an_unknown_field_is_refused_not_dropped():

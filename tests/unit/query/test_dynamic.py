@@ -91,7 +91,7 @@ def test_use_summary_rates_each_report_by_its_summary(double, tmp_path):
     seen = []
 
     def rating(text):
-        seen.append(text.split("Information:\n", 1)[1].split("\n\nQuestion:", 1)[0])
+        seen.append(text.split("Information:\n<data>\n", 1)[1].split("\n</data>", 1)[0])
         return 4 if "Ghost" in text else 0
     got, _, trace = select(double, tmp_path, rating, dynamic_use_summary=True)
     assert got == [111]  # the same walk

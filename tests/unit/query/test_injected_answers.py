@@ -84,7 +84,7 @@ def test_every_prompt_with_corpus_text_says_it_is_data():
         if len(secs) == 1 and secs[0][0] == "user" and "<<" not in path.read_text():
             continue  # a fragment (analyst point, no-answer sentence): part of another prompt
         if placeholders([t for _, t in secs]) & CORPUS and not re.search(
-                r"(never|not) instructions", " ".join(t for _, t in secs)):
+                r"(never|not) instructions", " ".join(" ".join(t.split()) for _, t in secs)):
             missing.append(name)
     assert missing == []
 

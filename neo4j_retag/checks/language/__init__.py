@@ -21,7 +21,7 @@ import re
 
 import regex
 
-from ..text import WORD
+from ...text import WORD
 
 
 def _words(text: str) -> frozenset[str]:
@@ -241,6 +241,8 @@ LANGUAGE_MARKERS = {
     "nl": "de het een van en is niet op dat met voor zijn",
 }
 _MARKER_WORDS = {k: _words(v) for k, v in LANGUAGE_MARKERS.items()}
+# any of the seven languages' most frequent words
+LANGUAGE_WORDS = frozenset().union(*_MARKER_WORDS.values())
 # Korean particles written on to the word before them (김민준은, 김민준이 -> 김민준), longest
 # first; stripped only where two syllables or more stay (a name keeps its own last syllable)
 KOREAN_PARTICLES = _words("""
@@ -288,3 +290,8 @@ def english_share(text: str) -> float:
     """The share of ``text``'s words that are ``ENGLISH_MARKERS`` (0.0 for no word)."""
     words = WORD.findall(text.casefold())
     return sum(w in ENGLISH_MARKERS for w in words) / len(words) if words else 0.0
+
+# the words of the answer checks (checks.shape, checks.wrapping, checks.instructed)
+from .answers import DIRECTIVE as DIRECTIVE  # noqa: E402
+from .answers import REPORTED as REPORTED  # noqa: E402
+from .answers import SENTENCE_WORDS as SENTENCE_WORDS  # noqa: E402
