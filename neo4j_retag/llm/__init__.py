@@ -24,6 +24,7 @@ from ..checks.degenerate import Subject
 from ..config import Settings
 from ..errors import LLMError, LLMParseError
 from ..stages import Stage
+from .answer_faults import answer_fault, free_text
 from .embeddings import Endpoint
 from .endpoint import ADAPTABLE, DROPPABLE, Capabilities, refused_param
 from .health import Health
@@ -33,8 +34,6 @@ from .reply import (
     TRUNCATED,
     Reply,
     ReplyFault,
-    answer_fault,
-    free_text,
     parse_json,
     read_envelope,
 )

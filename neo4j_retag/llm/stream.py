@@ -20,13 +20,12 @@ import openai
 from ..checks.degenerate import Subject
 from ..errors import LLMParseError
 from ..stages import Stage
+from .answer_faults import answer_fault, free_text
 from .endpoint import transport_reason
 from .reply import (
     CONTENT_FILTER,
     TRUNCATED,
     ReplyFault,
-    answer_fault,
-    free_text,
     read_envelope,
 )
 from .transport import STAGE_HEADER

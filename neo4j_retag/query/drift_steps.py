@@ -23,7 +23,7 @@ from ..config import Settings
 from ..db import Graph
 from ..errors import Failure, LLMError
 from ..llm import LLM, Subject
-from ..llm.reply import injected
+from ..llm.answer_faults import injected
 from ..model import Citation, DriftStep, ReportRow, Trace
 from ..prompts import csv_table, fragment, render
 from ..stages import Stage

@@ -1,7 +1,8 @@
 """Benchmark (not a test): the answer checks on the labelled set of real replies
 (replies.jsonl, see labelled.py): every check a free-text answer gets
-(``llm.reply.refusal``: JSON or the prompt echoed, then ``llm.degenerate``) against the label
-read by hand. Prints the confusion table, false refusals and misses per rule, and writes
+(``llm.answer_faults.refusal``: JSON or the prompt echoed, then ``checks.degenerate``)
+against the label read by hand. Prints the confusion table, false refusals and misses per
+rule, and writes
 bench-results/answer-checks.json. No LLM, no Neo4j; a second or two.
 
     .venv/bin/python -m benchmarks.quality.answer_checks.bench
@@ -18,7 +19,7 @@ from collections import Counter
 
 from benchmarks.quality.answer_checks import labelled
 from neo4j_retag.llm import Subject
-from neo4j_retag.llm.reply import refusal
+from neo4j_retag.llm.answer_faults import refusal
 
 OUT = labelled.ROOT / "bench-results" / "answer-checks.json"
 

@@ -294,4 +294,6 @@ def english_share(text: str) -> float:
 # the words of the answer checks (checks.shape, checks.wrapping, checks.instructed)
 from .answers import DIRECTIVE as DIRECTIVE  # noqa: E402
 from .answers import REPORTED as REPORTED  # noqa: E402
-from .answers import SENTENCE_WORDS as SENTENCE_WORDS  # noqa: E402
+from .answers import SENTENCE_EXTRA  # noqa: E402
+
+SENTENCE_WORDS = FUNCTION_WORDS | LANGUAGE_WORDS | SENTENCE_EXTRA

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 
-from . import FUNCTION_WORDS, LANGUAGE_WORDS
-
 # short words that sentences of English or German are made with (articles, pronouns,
-# prepositions, auxiliaries); with FUNCTION_WORDS and LANGUAGE_WORDS (the most frequent
-# words of seven languages) what tells a sentence from a record or code: a line without any
-# of them names things at most. In another language no sentence is told (checks.shape)
-SENTENCE_WORDS = FUNCTION_WORDS | LANGUAGE_WORDS | frozenset("""
+# prepositions, auxiliaries); with FUNCTION_WORDS and LANGUAGE_WORDS (the most frequent words
+# of seven languages: SENTENCE_WORDS, checks.language) what tells a sentence from a record or
+# code: a line without any of them names things at most. In another language no sentence is
+# told (checks.shape)
+SENTENCE_EXTRA = frozenset("""
 a an the and or but nor of in on at to by for with from as into is are was were be been has
 have had do did it its he she they we you his her their our my me him them this that not no
 so if than who which what where how why will would can could

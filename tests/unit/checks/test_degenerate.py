@@ -133,13 +133,13 @@ def test_two_degenerate_answers_fail_the_call_and_are_never_cached(tmp_path, dou
 ])
 def test_json_behind_a_lead_in_or_with_a_defect_is_no_prose(text):
     # issue 32 item 5: the JSON check ran before the lead-in was stripped
-    from neo4j_retag.llm.reply import not_prose
+    from neo4j_retag.llm.answer_faults import not_prose
     assert "JSON value" in not_prose(text, "Answer the question.").why
 
 
 @pytest.mark.parametrize("text", ["[Data: Reports (1, 2)]", "{Millbrook} is a town {x}", ""])
 def test_markers_braces_and_empty_text_are_not_json(text):
-    from neo4j_retag.llm.reply import not_prose
+    from neo4j_retag.llm.answer_faults import not_prose
     assert not_prose(text, "Answer the question.") is None
 
 

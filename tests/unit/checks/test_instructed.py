@@ -8,7 +8,7 @@ import pytest
 from neo4j_retag.checks.instructed import instructed
 from neo4j_retag.checks.language import DIRECTIVE
 from neo4j_retag.llm import Subject
-from neo4j_retag.llm.reply import refusal
+from neo4j_retag.llm.answer_faults import refusal
 from neo4j_retag.model import ReportRow, Trace
 from tests.unit.llm.test_client import run, settings_for
 

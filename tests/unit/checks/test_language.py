@@ -26,7 +26,7 @@ august september october
 aunt clerk colleague cousins daughters deputy fiancee grandson lawyer nephew niece rival
 servants spokesman spokesperson spokeswoman
 dataset documents narrative tale topics transcript transcripts
-cent hier ours percentage percentages prices prominently shall thus votes
+cent er hier ours percentage percentages prices prominently shall thus votes
 """.split())  # noqa: SIM905 - a list reads worse
 
 

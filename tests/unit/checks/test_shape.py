@@ -8,7 +8,7 @@ import pytest
 
 from neo4j_retag.checks.shape import check, misshaped
 from neo4j_retag.llm import ReplyFault, Subject
-from neo4j_retag.llm.reply import refusal
+from neo4j_retag.llm.answer_faults import refusal
 from neo4j_retag.stages import Stage
 from tests.unit.llm.test_client import answers, run, settings_for
 

@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.quality.answer_checks import labelled
 from neo4j_retag.llm import Subject
-from neo4j_retag.llm.reply import refusal
+from neo4j_retag.llm.answer_faults import refusal
 
 ROWS = labelled.rows()
 
