@@ -2,7 +2,8 @@
 # One command: install, start Neo4j + GDS and the local LLM, check them, then answer FIRST and
 # deepen AFTER:
 #   1. the lazy index of the sample corpus (`ingest --lazy`: noun-phrase concepts and their
-#      communities, 0 LLM calls) and a first answer by `ask --method lazy`;
+#      communities, 0 LLM calls) and a first answer by `ask --method lazy --answer quote`
+#      (relevance tests of one token each, the relevant text units' sentences quoted);
 #   2. the full index on the same corpus (`ingest --full`: GraphRAG extraction, communities,
 #      reports, ReTAG topics), then the answers by global search and by ReTAG.
 # The model is Qwen2.5-Coder-1.5B-Instruct (LLM_MODEL; setup.sh fetches it, sha256-checked);
@@ -30,7 +31,7 @@ QUESTION=${QUESTION:-"What are the main themes of this corpus?"}
 CORPUS=${CORPUS:-examples/sample-corpus}
 
 echo
-echo "== 1. First answer: the lazy index (no LLM call to build) and ask --method lazy =="
+echo "== 1. First answer: the lazy index (no LLM call to build) and ask --method lazy --answer quote =="
 # a graph that already holds the full index (a rerun) keeps it: --lazy would be refused there,
 # and `ask --method lazy` reads a full index as well
 method=$($R stats --json 2>/dev/null \
@@ -43,7 +44,7 @@ else
   milestone "lazy index skipped (the graph holds the full index)"
 fi
 lazy_rc=0
-$R ask "$QUESTION" --method lazy || lazy_rc=$?
+$R ask "$QUESTION" --method lazy --answer quote || lazy_rc=$?
 if [ "$lazy_rc" = 0 ]; then
   milestone "first answer (lazy)"
 else
@@ -67,10 +68,10 @@ global_rc=0
 $R ask "$QUESTION" --method global || global_rc=$?
 milestone "global answer (exit $global_rc)"
 echo
-echo "== Answer by ask's default (ASK_METHOD; the embedded model's: auto, a global question to ReTAG) =="
+echo "== Answer by ask's default (ASK_METHOD unset: the model class's; the embedded model's: auto, a global question to retag-quoted) =="
 retag_rc=0
 $R ask "$QUESTION" || retag_rc=$?
-milestone "retag answer (exit $retag_rc)"
+milestone "default answer (exit $retag_rc)"
 $R browse || true
 if [ "$ingest_rc" != 0 ]; then
   echo "note: ingest left failed items (see its summary): rerun \`$R ingest --resume\`" >&2

@@ -56,7 +56,7 @@ def split(milestones: list[dict[str, Any]]) -> dict[str, float | None]:
             "services": span("setup done", "services up"),
             "first_answer": span("start", first),
             "full_index": span(first, "full index built"),
-            "full_answers": span("full index built", "retag answer"),
+            "full_answers": span("full index built", "default answer"),
             "total": span("start", "done")}
 
 
