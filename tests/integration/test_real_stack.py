@@ -10,21 +10,19 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from neo4j_retag.citations import MARKER
+from neo4j_retag.citations import MARKER, parse
 from neo4j_retag.cli import main
 from neo4j_retag.index.extract_records import ExtractedClaim, grounded
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import build_topics
 from neo4j_retag.llm import Usage, run_with_llm
-from neo4j_retag.model import Query, ReportRow
+from neo4j_retag.model import Query
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.query.answer.map_reduce import MapFailedError
-from neo4j_retag.query.answer.quote import quotes, sentences
-from neo4j_retag.query.citations import report_ids
+from neo4j_retag.query.answer.quote import sentences
 from neo4j_retag.query.global_search import ask_global
 from neo4j_retag.query.retag import ask_retag
 from neo4j_retag.text import strip_chatter
-from neo4j_retag.tokens import truncate
 from tests.conftest import CORPORA
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
@@ -81,13 +79,18 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert unreported == 0
     assert s["community_reports"] >= 1
 
+    # the local model selects (LLM_CLASS=small): every entity rests on sentences of the slice,
+    # its description made of them
+    for r in real_graph.driver.execute_query(
+            "MATCH (e:Entity) RETURN e.description AS d, [(e)-[:EVIDENCE]->(s) | s.text] AS ev"
+    ).records:
+        assert r["ev"] and all(t in r["d"] for t in r["ev"][:1]), r
+    assert usage.stage("summarize").calls == 0
+
+    # its topics are groups of the grounded communities: no mining, no assignment call
     topics = run(settings, usage, lambda llm: build_topics(real_graph, llm, settings))
-    assert usage.stage("map").calls >= 1  # mining ran global queries
-    # the 135M model's mining may answer nothing: a failed item, never stored as the corpus
-    # description or a topic (the next build mines again)
-    assert topics.corpus_description or (topics.failed and not topics.mined
-                                         and not real_graph.run("query/topics"))
-    assert "unable to answer" not in topics.corpus_description
+    assert usage.stage("map").calls == 0 and usage.stage("topic_assign").calls == 0
+    assert not topics.failed and "unable to answer" not in topics.corpus_description
 
     ids = {r["id"] for r in real_graph.driver.execute_query(
         "MATCH (c:Community) RETURN c.id AS id").records}
@@ -133,34 +136,25 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     assert data["answer"] and data["trace"]["method"] == "retag"
     assert {"classify", "keywords", "retrieve", "total"} <= set(data["trace"]["seconds"])
     assert data["trace"]["llm"]["calls"] + data["trace"]["llm"]["cached"] >= 1  # keywords
-    # the embedded model's ReTAG answer is quoted (RETAG_EXTRACT_WORDS; another endpoint's is
-    # written): asked of someone the reports name, with real keywords from the model and real
-    # full-text search, each sentence is a sentence of the report it cites, and no answer call
-    # is made - or, when no report read holds a sentence naming him, the model writes it
-    assert settings.query.retag_extract_words  # the local server's default
-    out = CliRunner().invoke(main, ["ask", "What does Scrooge do?", "--method", "retag",
+    # the small model's ReTAG (retag-quoted): real keywords from the model and real full-text
+    # search, then the answer quoted - each sentence a sentence of the text units it cites,
+    # with their place, and no answer call
+    out = CliRunner().invoke(main, ["ask", "What does Scrooge do?", "--method", "retag-quoted",
                                     "--level", "0", "--json"], env=env)
     data = json.loads(out.stdout)
-    assert out.exit_code in (0, 1), out.output
-    texts = {r["id"]: r["t"] for r in real_graph.driver.execute_query(
-        "MATCH (c:Community) RETURN c.id AS id, c.full_content AS t").records}
-    read = [c["id"] for c in data["trace"]["context"]]
-    cap = settings.query.retag_report_tokens  # the reports as ReTAG read them
-    named = [q for i in read for q in quotes(ReportRow(id=i, full_content=truncate(
-        texts[i] or "", cap, settings.encoding) if cap else texts[i] or ""))
-             if "scrooge" in f"{q.finding} {q.text}".casefold()]
-    quoted = any(n.startswith("the answer quotes") for n in data["trace"]["notes"])
-    assert quoted or not named, data["trace"]["notes"]  # a sentence naming him is quoted
-    if quoted:
-        assert out.exit_code == 0 and "answer" not in data["trace"]["llm_stages"], out.output
-        for line in data["answer"].split("\n"):
-            cited = report_ids(line)
-            assert len(cited) == 1 and cited[0] in read, line
-            body = line.removeprefix("- ").split("**: ", 1)[-1].rsplit(" [Data:", 1)[0]
-            for sent in sentences(body):
-                assert plain(sent) in plain(texts[cited[0]]), (sent, cited)
-    else:
-        assert any("nothing to quote" in n for n in data["trace"]["notes"]), data["trace"]
+    assert out.exit_code == 0, out.output
+    assert data["trace"]["answer"] == "quote" and "answer" not in data["trace"]["llm_stages"]
+    units = {r["id"]: r["ss"] for r in real_graph.driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.id AS id, [(c)-[:HAS_SENTENCE]->(s) | s.text] AS ss").records}
+    assert data["citations"] and all(c["kind"] == "text_unit" and c["location"]
+                                     for c in data["citations"])
+    for line in data["answer"].split("\n"):
+        cited = [i for _, i in parse(line)]
+        assert cited and all(i in units for i in cited), line
+        body = line.removeprefix("- ").split("**: ", 1)[-1].rsplit(" [Data:", 1)[0]
+        said = {plain(t) for i in cited for t in units[i]}
+        for sent in sentences(body.replace(" — ", "\n")):
+            assert plain(sent) in said, (sent, cited)
 
     # a rerun of the ingest is free: every LLM answer comes from the cache or is not needed
     before = usage.total.calls

@@ -314,7 +314,7 @@ def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, do
         return f"Scrooge saw the ghosts. [Data: Reports ({first})]"
 
     double.script["answer"] = answer
-    direct = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000})
+    direct = indexed.model_copy(update={"retag_topics": False, "answer": "one-call"})
     before = double.count()
     r = run(direct, lambda llm: ask_retag(graph, llm, direct, q))
     # keywords, the question's vector when embedded, one answer: no map, no reduce
@@ -325,32 +325,17 @@ def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, do
     assert any(n.startswith("one answer call over") for n in r.trace.notes)
 
 
-def test_retag_with_nothing_to_quote_has_the_model_write_the_answer(indexed, graph, double):
-    # RETAG_EXTRACT_WORDS on real Neo4j: the double's reports hold only fragments ("Scrooge is
-    # here."), so nothing is quoted and the one answer call writes the answer, said in a note
+def test_retag_quoted_over_written_reports_quotes_them_and_writes_only_with_nothing_to_quote(
+        indexed, graph, double):
+    # the double's reports are written (not composed from evidence): a quote gives their own
+    # sentences cited by the report; with no sentence sharing a word with the question, the
+    # method's written answerer (map-reduce, retag's own) answers, said in a note
     q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
-    double.script["answer"] = lambda body: "Scrooge saw the ghosts."
-    quoted = indexed.model_copy(update={"retag_topics": False, "retag_extract_words": 160,
-                                        "retag_direct_tokens": 6000})
+    quoted = indexed.model_copy(update={"retag_topics": False, "answer": "quote"})
     r = run(quoted, lambda llm: ask_retag(graph, llm, quoted, q))
-    assert double.count("answer") == 1 and r.answered
-    assert any("nothing to quote (RETAG_EXTRACT_WORDS), a model writes the answer" in n
-               for n in r.trace.notes)
-    assert any(n.startswith("one answer call over") for n in r.trace.notes)
-
-
-def test_retag_one_call_reads_the_text_units_behind_its_reports(indexed, graph, double):
-    # RETAG_TEXT_UNIT_TOKENS on real Neo4j: the units come from the reports' member entities
-    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
-    chunks = {r["id"] for r in graph.driver.execute_query(
-        "MATCH (c:Chunk) RETURN c.id AS id").records}
-    double.script["answer"] = lambda body: "Scrooge saw the ghosts. [Data: Sources (0)]"
-    units = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000,
-                                       "retag_text_unit_tokens": 1500})
-    r = run(units, lambda llm: ask_retag(graph, llm, units, q))
-    body = next(b for k, b in double.calls if k == "answer")
-    assert "-----Sources-----" in body["messages"][-1]["content"]
-    assert r.trace.text_units_retrieved >= 1
-    assert [c.kind for c in r.citations] == ["text_unit"] and r.citations[0].id in chunks
-    unit_sources = [c.id for c in r.sources if c.kind == "text_unit"]
-    assert len(unit_sources) == r.trace.text_units_retrieved and set(unit_sources) <= chunks
+    assert r.answered and r.trace.answer == "quote" and double.count("map") == 0
+    assert r.citations and all(c.kind == "report" for c in r.citations)
+    nothing = Query(question="Quantum chromodynamics?", level=0, top_p=200)
+    w = run(quoted, lambda llm: ask_retag(graph, llm, quoted, nothing))
+    assert w.trace.answer == "map-reduce" and any(
+        n.startswith("nothing to quote") for n in w.trace.notes)

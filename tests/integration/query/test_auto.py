@@ -14,13 +14,21 @@ from tests.llm_double import Fail
 pytestmark = pytest.mark.integration
 
 
-def test_method_for_kinds():
-    assert method_for("global", True) == "retag"
-    assert method_for("global", False) == "global"
-    assert method_for("specific", True) == method_for("specific", False) == "local"
-    # ReTAG set to read the general graph (the embedded model's): global questions go to it
-    assert method_for("global", False, general_retag=True) == "retag"
-    assert method_for("specific", False, general_retag=True) == "local"
+def test_method_for_kinds(indexed):
+    capable = indexed  # the double: a capable model by its name
+    assert method_for("global", True, capable) == "retag"
+    assert method_for("global", False, capable) == "global"
+    assert method_for("specific", True, capable) == method_for("specific", False,
+                                                               capable) == "local"
+    # ReTAG set to read the general graph: global questions go to it
+    general = capable.model_copy(update={"retag_topics": False})
+    assert method_for("global", False, general) == "retag"
+    assert method_for("specific", False, general) == "local"
+    # a small model's questions go to the quoted variants, whatever the topics
+    small = capable.model_copy(update={"llm_class": "small"})
+    assert method_for("global", True, small) == method_for("global", False, small) == \
+        "retag-quoted"
+    assert method_for("specific", True, small) == "local-quoted"
 
 
 def test_auto_routes_global_and_specific_questions(indexed, graph, double):
@@ -55,9 +63,9 @@ def test_auto_routes_global_and_specific_questions(indexed, graph, double):
 
 
 def test_auto_sends_global_questions_to_retag_over_the_general_graph(indexed, graph, double):
-    # RETAG_TOPICS=false (the embedded model's): no topics needed, ReTAG reads the general
-    # graph's reports, here in one answer call
-    general = indexed.model_copy(update={"retag_topics": False, "retag_direct_tokens": 6000})
+    # RETAG_TOPICS=false: no topics needed, ReTAG reads the general graph's reports, here in
+    # one answer call
+    general = indexed.model_copy(update={"retag_topics": False, "answer": "one-call"})
     a = run(general, lambda llm: answer("auto", graph, llm, general,
                                         Query(question="What are the main themes?", level=0)))
     assert a.trace.method == "retag" and a.trace.routing.method == "retag"
