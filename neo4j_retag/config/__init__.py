@@ -179,6 +179,9 @@ class Settings(BaseModel):
         """A copy with ``update`` applied; flat names (``{"chunk_size": 120}``) go to their
         group. Groups are copied too: a copy never shares a group with its original."""
         by_group, rest = _split(update or {})
+        # a name no setting has (one removed, a typo) would be set and never read: refused
+        if unknown := sorted(set(rest) - set(type(self).model_fields)):
+            raise ValueError(f"no such setting: {', '.join(unknown)}")
         top = {**rest, **by_group[None]}
         new = super().model_copy(update=top, deep=deep)
         for group in GROUPS:

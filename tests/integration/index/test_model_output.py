@@ -9,7 +9,7 @@ import json
 import pytest
 
 from neo4j_retag.errors import ConfigError
-from neo4j_retag.index.extract_records import OVER_CHARS, OVER_ITEMS
+from neo4j_retag.index.extract_records import NO_LIST, OVER_CHARS, OVER_ITEMS
 from neo4j_retag.index.tuples import TOO_FEW
 from neo4j_retag.ops.stats import collect
 from tests.conftest import ingest
@@ -30,7 +30,9 @@ def test_json_schema_and_tuple_replies_are_bounded_and_counted_alike(settings, g
     s.llm.schema_max_items, s.llm.schema_max_chars = 5, 200
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "json.txt").write_text("The Quarry Guild met at Fenwick Hall.")
-    (tmp_path / "docs" / "tuples.txt").write_text("Ada Fenwick leads the Quarry Guild.")
+    # the description's words are the text's: a written description is held to its evidence
+    (tmp_path / "docs" / "tuples.txt").write_text(
+        "Ada Fenwick leads the Quarry Guild. She leads the guild, complete, since 2001.")
 
     def extract(body):
         text = body["messages"][-1]["content"]
@@ -48,7 +50,8 @@ def test_json_schema_and_tuple_replies_are_bounded_and_counted_alike(settings, g
     assert sum(n.startswith("Stone ") for n in names) == 5
     assert all(len(d) <= 200 for n, d in names.items() if n.startswith("Stone "))
     assert "Leads ## the guild <|COMPLETE|> since 2001" in names["ADA FENWICK"]
-    want = {OVER_ITEMS: 4, OVER_CHARS: 5, TOO_FEW: 1}
+    # the claims call is answered with the same entity list, no claims in it: counted
+    want = {OVER_ITEMS: 4, OVER_CHARS: 5, TOO_FEW: 1, NO_LIST: 1}
     assert res.dropped_records == want and collect(graph)["dropped_records"] == want
 
 

@@ -35,8 +35,10 @@ def test_ask_equals_ask_json(indexed, client):
     assert api.keys() == cli.keys() and api["trace"].keys() == cli["trace"].keys()
     assert api["citations"] == cli["citations"] and api["citations"]
     assert api["answer"] == cli["answer"] and api["sources"] == cli["sources"]
-    # serve's default method is auto: one classification call, then retag or local
-    auto = client.post("/ask", json={"question": QUESTION, "level": 0}).json()
+    # serve's default method is ask's (ASK_METHOD, else the model class's default)
+    default = client.post("/ask", json={"question": QUESTION, "level": 0}).json()
+    assert default["trace"]["method"] == cli["trace"]["method"]
+    auto = client.post("/ask", json={"question": QUESTION, "level": 0, "method": "auto"}).json()
     assert auto["trace"]["routing"]["kind"] == "global"
 
 
@@ -59,7 +61,8 @@ def test_a_declared_variant_is_asked_alike_by_the_cli_and_http(indexed, client, 
     assert cli["trace"]["topic"] is None and api["trace"]["topic"] is None
     assert api["answer"] == cli["answer"] and api["citations"] == cli["citations"]
     assert double.count("classify") == classified  # no topic classification
-    assert "the topic option applies to retag only: retag-general ignored it" \
+    assert "the topic option applies to retag and retag-quoted-topics only: retag-general " \
+        "ignored it" \
         in api["trace"]["notes"]
 
 
@@ -87,7 +90,8 @@ def test_a_refused_answer_is_the_same_no_answer_in_ask_json_and_post_ask(indexed
 
 
 def test_stream_gives_stages_then_tokens_then_the_answer(client):
-    with client.stream("POST", "/ask/stream", json={"question": QUESTION, "level": 0}) as r:
+    with client.stream("POST", "/ask/stream", json={"question": QUESTION, "level": 0,
+                                                    "method": "auto"}) as r:
         assert r.status_code == 200
         got = list(sse(r.iter_lines()))
     kinds = [k for k, _ in got]

@@ -33,7 +33,8 @@ def _data(result) -> object:
 
 async def _exercise(client) -> dict:
     tools = {t.name for t in (await client.list_tools()).tools}
-    asked = _data(await client.call_tool("ask", {"question": "Who is Scrooge?", "level": 0}))
+    asked = _data(await client.call_tool("ask", {"question": "Who is Scrooge?", "level": 0,
+                                                 "method": "auto"}))
     hits = _data(await client.call_tool("search_reports", {"query": "Scrooge", "k": 3}))
     report = _data(await client.call_tool("get_report", {"report_id": hits["reports"][0]["id"]}))
     docs = _data(await client.call_tool("list_documents", {}))["documents"]
