@@ -27,10 +27,13 @@ def _methods() -> list[str]:
 def _click_option(name: str, field: Any) -> click.Option:
     """A click option from a field of `ask`'s request model: its type, bounds and help."""
     ann = field.annotation
-    if type(None) in get_args(ann):  # X | None: the option may be left out
+    optional = type(None) in get_args(ann)  # X | None: the option may be left out
+    if optional:
         ann = next(a for a in get_args(ann) if a is not type(None))
     bound = {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
     flag = "--" + name.replace("_", "-")
+    if ann is bool and optional:  # a method's yes/no option: either, or its setting
+        return click.Option([f"{flag}/--no-{flag[2:]}"], default=None, help=field.description)
     if ann is bool:
         return click.Option([flag], is_flag=True, help=field.description)
     kind: Any = str
@@ -76,8 +79,10 @@ def ask(obj: Ctx, question: str, as_json: bool, **given: Any) -> None:
     from ..errors import InputError
     from ..llm import Usage
     from ..query.ask import answer_question, ask_model, trace_lines
+    from ..query.registry import check_settings
     from .eval_view import context_table
     settings = obj.settings
+    check_settings(settings)  # every method's own: one out of bounds is exit 2, before a call
     method = given.pop("method") or settings.default_method
     if method not in _methods():
         raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "

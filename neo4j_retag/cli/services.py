@@ -18,9 +18,10 @@ from .common import Ctx, Table, console, friendly
 @click.pass_obj
 @friendly
 def config_cmd(obj: Ctx) -> None:
-    """Show the effective settings (secrets masked)."""
+    """Show the effective settings (secrets masked), the query methods' own included."""
+    from ..query.registry import SETTINGS
     table = Table("setting", "value")
-    for k, v in obj.settings.masked().items():
+    for k, v in obj.settings.masked(SETTINGS).items():
         table.add_row(k, v)
     console.print(table)
 

@@ -13,14 +13,42 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-def env(name: str, default: Any, description: str | None = None, **bounds: Any) -> Any:
+def env(name: str, default: Any, description: str | None = None, *, local: Any = None,
+        **bounds: Any) -> Any:
     """A field read from the environment variable ``name`` (given by that name too);
     ``bounds`` (``ge=1`` ...) hold it to what its flag accepts: a budget of 0 or -1 is an
-    error naming the variable, not a call spent."""
-    return Field(default, validation_alias=name, description=description, **bounds)
+    error naming the variable, not a call spent. ``local``: its value when the LLM is the local
+    server and the variable is not set (:func:`localise`)."""
+    return Field(default, validation_alias=name, description=description,
+                 json_schema_extra=None if local is None else {"local": local}, **bounds)
+
+
+LOCAL_LLM_CTX = 8192  # the embedded server's default context, which the local values fit
+
+
+def local_value(field: FieldInfo) -> Any:
+    """A field's value for the local server (``env(..., local=)``), or None."""
+    extra = field.json_schema_extra
+    return extra.get("local") if isinstance(extra, dict) else None
+
+
+def localise(part: BaseSettings, llm_ctx: int) -> None:
+    """Give ``part``'s fields their local value where the user set none: a token budget scaled
+    by ``llm_ctx`` (the local server's LLM_CTX), never above its default, which is meant for a
+    large remote model (a default of 0 is "off": not capped)."""
+    for name, field in type(part).model_fields.items():
+        value = local_value(field)
+        if value is None or name in part.model_fields_set:
+            continue
+        if name.endswith("_tokens"):
+            value = value * llm_ctx // LOCAL_LLM_CTX
+            if cap := field.default:
+                value = min(value, cap)
+        setattr(part, name, value)
 
 
 class Group(BaseSettings):

@@ -28,6 +28,7 @@ from ..model import Progress, no_progress
 from ..query import METHODS
 from ..query.ask import answer_question, ask_request
 from ..query.common import no_answer
+from ..query.registry import check_settings
 from ..query.retrieval import query_level
 from . import require_extra
 from .claims import claim_metrics, extract_claims
@@ -204,6 +205,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     """
     for m in methods:
         method_spec(m)
+    check_settings(settings)  # every method's own, before any call
     if not methods or (judged and len(methods) < 2):
         raise InputError(f"--methods: two or more of {', '.join(METHODS)} "
                          "(one is enough with --no-judge)")

@@ -20,8 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..config import Settings
+from ..config import Settings, flat_name
 from ..errors import InputError
+from ..query.registry import SETTINGS
 from .records import AnswerRecord, Judgement
 
 KEY_CHARS = 12  # hex digits of the settings key: enough to tell runs apart, short to read
@@ -30,14 +31,18 @@ KEY_CHARS = 12  # hex digits of the settings key: enough to tell runs apart, sho
 def answer_settings(settings: Settings, level: int) -> str:
     """The settings key of an answer (``KEY_CHARS`` hex digits): a hash of the LLM model,
     endpoint, temperature, completion tokens, JSON mode and answer check, the embedding model,
-    the token encoding, every query setting (``QUERY_*``, ``TOP_P`` ...) and ``level``. Ports,
-    paths, secrets and concurrency are left out: they do not change what is answered."""
+    the token encoding, every query setting (the shared ones, ``TOP_P`` ..., and each method's
+    own, ``LAZY_BUDGET`` ..., by their flat names) and ``level``. Ports, paths, secrets and
+    concurrency are left out: they do not change what is answered."""
     llm = settings.llm
+    query = settings.query.model_dump(mode="json")
+    for group in SETTINGS:  # by flat name: a key made before they left the query group holds
+        own = settings.method(group).model_dump(mode="json")
+        query.update((flat_name(f), own[n]) for n, f in group.model_fields.items())
     shaping = {"model": llm.model, "endpoint": llm.base_url, "temperature": llm.temperature,
                "max_tokens": llm.max_tokens, "json_mode": llm.json_mode,
                "answer_check": llm.answer_check, "embedding": settings.embedding.model,
-               "encoding": settings.encoding, "level": level,
-               "query": settings.query.model_dump(mode="json")}
+               "encoding": settings.encoding, "level": level, "query": query}
     text = json.dumps(shaping, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS]
 

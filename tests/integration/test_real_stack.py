@@ -22,7 +22,7 @@ from neo4j_retag.query.answer.map_reduce import MapFailedError
 from neo4j_retag.query.answer.quote import quotes, sentences
 from neo4j_retag.query.citations import report_ids
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retag import RetagOptions, RetagSettings, ask_retag
 from neo4j_retag.text import strip_chatter
 from neo4j_retag.tokens import truncate
 from tests.conftest import CORPORA
@@ -94,7 +94,8 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     q = "What are the main themes of this story?"
     answers = {}
     for name, ask, query in (("global", ask_global, Query(question=q, level=0)),
-                             ("retag", ask_retag, Query(question=q, level=0, top_p=200))):
+                             ("retag", ask_retag, Query(question=q, level=0,
+                                                        options=RetagOptions(top_p=200)))):
         try:
             answers[name] = run(settings, usage, lambda llm, ask=ask, query=query: ask(
                 real_graph, llm, settings, query))
@@ -145,7 +146,7 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     texts = {r["id"]: r["t"] for r in real_graph.driver.execute_query(
         "MATCH (c:Community) RETURN c.id AS id, c.full_content AS t").records}
     read = [c["id"] for c in data["trace"]["context"]]
-    cap = settings.query.retag_report_tokens  # the reports as ReTAG read them
+    cap = settings.method(RetagSettings).report_tokens  # the reports as ReTAG read them
     named = [q for i in read for q in quotes(ReportRow(id=i, full_content=truncate(
         texts[i] or "", cap, settings.encoding) if cap else texts[i] or ""))
              if "scrooge" in f"{q.finding} {q.text}".casefold()]
