@@ -172,7 +172,8 @@ def sources_line(answer: Answer) -> str:
 @click.option("--personas", type=click.IntRange(1), default=5, help="K user personas")
 @click.option("--tasks", type=click.IntRange(1), default=5, help="N tasks per persona")
 @click.option("--questions", type=click.IntRange(1), default=5, help="M questions per task")
-@click.option("--methods", default="retag,global", help="comma-separated, 2 or more")
+@click.option("--methods", default="retag,global", help="comma-separated, 2 or more; a "
+              "method's options as name@option=value (retag@top_p=12)")
 @click.option("--level", type=int, default=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="output folder (default eval-results/<timestamp>)")
@@ -205,7 +206,9 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     line. --nuggets FILE: nugget recall, citations and supported claims per answer (nuggets.md,
     nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE;
     --nugget-similarity adds nuggets matched by embedding (the embedding endpoint).
-    --methods takes lazy@N for lazy at budget N; --resume --out DIR finishes a stopped run.
+    --methods takes a method's options as name@option=value (retag@top_p=12, lazy@budget=50
+    or lazy@50; several: retag@top_p=12@retrieval=bm25), each arm its own method in the
+    results; --resume --out DIR finishes a stopped run.
     Exits 3 when some answer, claim extraction or
     verdict failed (listed)."""
     from rich.markup import escape
