@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,11 +16,19 @@ from .common import Ctx, Table, console, friendly
 
 
 @click.command("config")
+@click.option("--write-page", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              hidden=True, help="write the settings' rows of this page (docs/configuration.md) "
+              "from their descriptions")
 @click.pass_obj
 @friendly
-def config_cmd(obj: Ctx) -> None:
+def config_cmd(obj: Ctx, write_page: Path | None) -> None:
     """Show the effective settings (secrets masked), the query methods' own included."""
     from ..query.registry import SETTINGS
+    if write_page is not None:  # the maintainers' command: the page follows the code
+        from ..config.page import rewrite
+        write_page.write_text(rewrite(write_page.read_text(), SETTINGS))
+        console.print(f"{write_page}: the settings' rows written", highlight=False)
+        return
     table = Table("setting", "value")
     for k, v in obj.settings.masked(SETTINGS).items():
         table.add_row(k, v)

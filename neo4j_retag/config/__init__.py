@@ -38,13 +38,13 @@ from .groups import (
     EmbeddingSettings,
     GdsSettings,
     Group,
-    IndexSettings,
     LLMSettings,
     Neo4jSettings,
     Top,
     env,
     localise,
 )
+from .indexing import IndexSettings
 from .querying import QuerySettings
 from .services import ServicesSettings
 from .serving import ServeSettings

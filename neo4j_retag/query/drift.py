@@ -63,8 +63,7 @@ from .vectors import nearest_reports
 
 
 class DriftSettings(Group):
-    """DRIFT search (`--method drift`; GraphRAG's defaults: lower them for a small local
-    model)."""
+    """DRIFT search (`--method drift`; GraphRAG's defaults: lower them for a small model)."""
 
     n_depth: int = env("DRIFT_N_DEPTH", 3, "rounds of follow-up questions", ge=1)
     k_followups: int = env("DRIFT_K_FOLLOWUPS", 20, "reports the primer reads; follow-ups "

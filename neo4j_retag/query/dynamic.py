@@ -36,11 +36,11 @@ from .retrieval import levels, note_stale
 
 
 class DynamicSettings(Group):
-    """Dynamic community selection (`--method global --dynamic`; GraphRAG's defaults)."""
+    """Dynamic community selection (`--method global --dynamic`)."""
 
     threshold: float = env(
-        "DYNAMIC_THRESHOLD", 1, "the 0-5 rating that makes a report relevant (its "
-        "sub-communities are rated next)")
+        "DYNAMIC_THRESHOLD", 1, "the 0-5 rating that makes a report relevant: its "
+        "sub-communities are rated next (GraphRAG's default)")
     use_summary: bool = env(
         "DYNAMIC_USE_SUMMARY", False, "rate each report by its summary paragraph instead of "
         "its full text (GraphRAG's `use_summary`): a few times fewer prompt tokens per rating "

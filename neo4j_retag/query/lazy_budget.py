@@ -27,20 +27,21 @@ from ..model import Options, option
 class LazySettings(Group):
     """LazyGraphRAG (`--method lazy`)."""
 
-    budget: int = env("LAZY_BUDGET", 100, "relevance tests per question without `--budget`",
-                      ge=1)
+    budget: int = env("LAZY_BUDGET", 100, "relevance tests of `ask --method lazy` without "
+                      "`--budget`", ge=1)
     # the local values: the tests sized to the embedded model's speed (~75 prompt tokens/s on
     # two cores: a test's prompt is its cost): short excerpts, a time budget, an early stop
     seconds: float = env(
-        "LAZY_SECONDS", 0.0, "no new relevance test after this many seconds of testing, so the "
-        "tests follow the model's speed (0 = no limit)", ge=0, local=90)
+        "LAZY_SECONDS", 0.0, "no new relevance test after this many seconds of testing (the "
+        "first batch always runs): the tests follow the model's speed; 0 = no limit", ge=0,
+        local=90)
     enough: int = env(
         "LAZY_ENOUGH", 0, "the tests stop once this many text units are relevant, and the "
         "claims of the best-ranked this many are read (0 = no early stop)", ge=0, local=6)
     test_tokens: int = env(
         "LAZY_TEST_TOKENS", 0, "a relevance test reads the text unit's sentences that best match "
         "the question, up to this many tokens (0 = the whole text unit, up to "
-        "`MAP_CONTEXT_TOKENS`)", ge=0, local=300)
+        "`MAP_CONTEXT_TOKENS`) ([Lazy mode](lazy.md#the-query))", ge=0, local=300)
 
 
 class LazyOptions(Options):

@@ -40,11 +40,10 @@ RELS_FETCHED = 3  # relationships fetched per seed: this many times LOCAL_TOP_K_
 
 
 class LocalSettings(Group):
-    """Local search (`--method local`; the seeding and relationships also DRIFT's
-    follow-ups')."""
+    """Local search (`--method local`, and DRIFT's follow-ups)."""
 
-    top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "entities seeded (by embedding; "
-                              "string match without)", ge=1)
+    top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "entities seeded (by embedding; by "
+                              "string match without), for DRIFT's follow-ups too", ge=1)
     top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10, "relationships to "
                                    "entities outside the seeds, per seed", ge=1)
     text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "share of the context budget for "

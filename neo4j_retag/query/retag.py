@@ -34,17 +34,21 @@ from .retrieval import (
 
 
 class RetagSettings(Group):
-    """ReTAG's own (`--method retag` and its variants; TOP_P, RETAG_TOPICS and
-    RETAG_TOPIC_MAX_SHARE are shared: the index and refinement read them too)."""
+    """ReTAG (`--method retag` and its variants)."""
+
+    # TOP_P, RETAG_TOPICS and RETAG_TOPIC_MAX_SHARE are the query group's: the index and
+    # refinement read them too
 
     top_p_share: float = env(
         "TOP_P_SHARE", 1.0, "ReTAG retrieves at most this share of the level's reports: p = "
         "min(`TOP_P`, max(⌈share × reports⌉, 8 or all when fewer)); an explicit `--top-p` is "
-        "taken as asked; 1 = the paper's fixed p", gt=0, le=1)
+        "taken as asked; 1 = the paper's fixed p; `retag-quoted` sets 0.25 "
+        "([Evaluation](evaluation/history.md#retag-arm-by-arm-with-the-embedded-model))",
+        gt=0, le=1)
     report_tokens: int = env(
         "RETAG_REPORT_TOKENS", 0, "ReTAG reads each retrieved report up to this many tokens "
         "(title, summary, first findings: GraphRAG orders findings by importance), a trace note "
-        "counting the cut ones; 0 = whole reports", ge=0)
+        "counting the cut ones; 0 = whole reports; `retag-quoted` sets 600", ge=0)
     max_topics: int = env(
         "RETAG_MAX_TOPICS", 2, "a question that spans topics is classified into up to this "
         "many; each topic's subgraph gives its share of the p reports (a trace note names them; "
