@@ -104,19 +104,6 @@ def embed_status(obj: Ctx) -> None:
         sys.exit(1)
 
 
-def _gone(verb: str) -> click.Command:
-    @click.command(verb, hidden=True)
-    def gone() -> None:
-        # a script written for the removed embedding server: told once, not failed
-        console.print(f"embeddings run in process now: nothing to {verb} "
-                      "(`neo4j-retag embed status` shows the model)", highlight=False,
-                      soft_wrap=True)
-    return gone
-
-
-embed.add_command(_gone("start"))
-embed.add_command(_gone("stop"))
-
 
 @llm.command("fetch")
 @click.argument("name", type=click.Choice(["qwen2.5-coder-1.5b"]))

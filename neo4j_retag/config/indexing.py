@@ -56,8 +56,6 @@ class IndexSettings(Group):
     topic_min_entities: int = env(
         "TOPIC_MIN_ENTITIES", 4, "`TOPIC_MODE=communities`: a community of fewer entities is no "
         "topic (a question about it matches none, and the general graph answers it)", ge=1)
-    topic_assign_batch: int = env("TOPIC_ASSIGN_BATCH", 1, "text units labelled with their "
-                                  "topics per LLM call", ge=1)
     topic_split: bool = env(
         "TOPIC_SPLIT", True, "a topic whose subgraph holds more than `RETAG_TOPIC_MAX_SHARE` of "
         "the entities is mined again into 2-4 narrower topics at build time (one `topic_split` "
