@@ -47,6 +47,9 @@ def test_a_method_s_own_settings_are_in_the_key_as_they_were_in_the_query_group(
     assert answer_settings(Settings(**base), 1) == "5994861fda49"
     assert answer_settings(Settings(**base, lazy_budget=7, retrieval="bm25"), 1) == \
         "8039d488f1c0"
+    # a method added since (global-quoted) changes no key at its defaults; set, it does
+    assert answer_settings(Settings(**base, global_quoted_cover=True), 1) == "5994861fda49"
+    assert answer_settings(Settings(**base, global_quoted_cover=False), 1) != "5994861fda49"
 
 
 def _rec(q: str, m: str, key: str | None, error: bool = False) -> AnswerRecord:
