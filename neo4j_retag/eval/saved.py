@@ -33,7 +33,8 @@ FIRST_KEY = frozenset({
     "top_p_share", "retag_report_tokens", "retag_max_topics", "retrieval", "lazy_budget",
     "dynamic_threshold", "dynamic_use_summary", "dynamic_max_level", "local_top_k_entities",
     "local_top_k_relationships", "local_text_unit_prop", "local_community_prop",
-    "drift_n_depth", "drift_k_followups", "drift_primer_folds"})
+    "drift_n_depth", "drift_k_followups", "drift_primer_folds", "lazy_seconds", "lazy_enough",
+    "lazy_test_tokens"})
 
 
 def answer_settings(settings: Settings, level: int) -> str:
@@ -46,7 +47,8 @@ def answer_settings(settings: Settings, level: int) -> str:
     query = settings.query.model_dump(mode="json")
     for group in SETTINGS:
         own = settings.method(group)
-        query.update((flat_name(f), getattr(own, n)) for n, f in group.model_fields.items()
+        dumped = own.model_dump(mode="json")  # as the query group's dump wrote them
+        query.update((flat_name(f), dumped[n]) for n, f in group.model_fields.items()
                      if flat_name(f) in FIRST_KEY or getattr(own, n) != f.default)
     shaping = {"model": llm.model, "endpoint": llm.base_url, "temperature": llm.temperature,
                "max_tokens": llm.max_tokens, "json_mode": llm.json_mode,

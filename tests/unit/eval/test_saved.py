@@ -44,12 +44,14 @@ def test_a_method_s_own_settings_are_in_the_key_as_they_were_in_the_query_group(
                           for f in group.model_fields.values())]:
         monkeypatch.delenv(name.upper(), raising=False)
     base = {"openai_base_url": "http://x/v1", "openai_model": "m"}
-    assert answer_settings(Settings(**base), 1) == "5994861fda49"
+    assert answer_settings(Settings(**base), 1) == "b1606cec07dc"
     assert answer_settings(Settings(**base, lazy_budget=7, retrieval="bm25"), 1) == \
-        "8039d488f1c0"
+        "096ff30e0646"
+    local = {**base, "openai_base_url": None}  # the lazy method's local values (LAZY_SECONDS)
+    assert answer_settings(Settings(**local), 1) == "71514467440a"
     # a method added since (global-quoted) changes no key at its defaults; set, it does
-    assert answer_settings(Settings(**base, global_quoted_cover=True), 1) == "5994861fda49"
-    assert answer_settings(Settings(**base, global_quoted_cover=False), 1) != "5994861fda49"
+    assert answer_settings(Settings(**base, global_quoted_cover=True), 1) == "b1606cec07dc"
+    assert answer_settings(Settings(**base, global_quoted_cover=False), 1) != "b1606cec07dc"
 
 
 def _rec(q: str, m: str, key: str | None, error: bool = False) -> AnswerRecord:
