@@ -42,6 +42,7 @@ from .groups import (
     Neo4jSettings,
     Top,
     env,
+    local_value,
     localise,
 )
 from .indexing import IndexSettings
@@ -96,19 +97,15 @@ def resource_dir(name: str) -> Path:
     return REPO_ROOT / name
 
 
-# token budgets that fit the embedded server's default 8,192-token context; they scale with
-# LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
-# the field defaults meant for large remote models. Budgets only: what a method does is the
-# method's (its variants name their settings: query/retag.py), whatever the endpoint
 # LLM_MODEL -> the name the local server serves it under (the LLM cache key): the GGUF's stem,
 # as for LLM_MODEL_PATH
 LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                      "smollm2": "smollm2"}
-LOCAL_LLM_BUDGETS = {
-    "index": {"report_context_tokens": 3000, "report_max_tokens": 800, "summary_max_tokens": 300},
-    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000},
-    "llm": {"max_tokens": 800, "schema_max_items": 6, "schema_max_chars": 150},
-}  # a query method's own local values are declared beside them: env(..., local=)
+# the local server's values of the groups' fields (env(..., local=): budgets that fit its
+# 8,192-token context and scale with LLM_CTX, never above the defaults meant for large remote
+# models; budgets only: what a method does is the method's, whatever the endpoint)
+LOCAL_LLM_BUDGETS = {group: local for group, model in GROUPS.items() if (local := {
+    n: local_value(f) for n, f in model.model_fields.items() if local_value(f) is not None})}
 
 
 def _split(values: dict[str, Any]) -> tuple[dict[str | None, dict[str, Any]], dict[str, Any]]:
@@ -190,17 +187,8 @@ class Settings(BaseModel):
         # budgets the user did not set follow it (8,000-token contexts assume a large remote
         # model); the schema limits keep small models from looping under a grammar
         if self.llm.local:
-            for group, budgets in LOCAL_LLM_BUDGETS.items():
-                part = getattr(self, group)
-                for name, value in budgets.items():
-                    if name in part.model_fields_set:
-                        continue
-                    if name.endswith("_tokens"):
-                        value = value * self.services.llm_ctx // LOCAL_LLM_CTX
-                        # never above a remote model's budget; a default of 0 is "off"
-                        if cap := type(part).model_fields[name].default:
-                            value = min(value, cap)
-                    setattr(part, name, value)
+            for group in GROUPS:
+                localise(getattr(self, group), self.services.llm_ctx)
             if "model" not in self.llm.model_fields_set:
                 # the served alias and the LLM cache key: another model, other answers
                 self.llm.model = (self.services.llm_model_path.stem.lower()

@@ -177,7 +177,7 @@ class LLMSettings(Group):
     max_retries: int = env("LLM_MAX_RETRIES", 3, "further attempts of a call after a transport "
                            "fault or an unusable reply", ge=0)
     temperature: float = env("LLM_TEMPERATURE", 0.0, "the sampling temperature of every call")
-    max_tokens: int = env("LLM_MAX_TOKENS", 1024, "completion tokens per call", ge=1)
+    max_tokens: int = env("LLM_MAX_TOKENS", 1024, "completion tokens per call", ge=1, local=800)
     json_mode: Literal["auto", "json_schema", "json_object", "off"] = env(
         "LLM_JSON_MODE", "auto", "structured output: `json_schema` (OpenAI), `json_object` with a "
         "schema (llama.cpp-style grammar) or `off` (prompt only, tolerant parser); `auto` = "
@@ -187,11 +187,11 @@ class LLMSettings(Group):
         "LLM_SCHEMA_MAX_ITEMS", 20, "`maxItems` added to the arrays of grammar-enforced schemas: "
         "a small model under a grammar loops until its token cap without it; extraction "
         "records are held to it in every JSON mode and in tuple replies (records past it "
-        "dropped, each counted)")
+        "dropped, each counted)", local=6)
     schema_max_chars: int = env(
         "LLM_SCHEMA_MAX_CHARS", 1000, "`maxLength` added to the strings of grammar-enforced "
         "schemas, for the same reason; extraction's text fields are cut to it in every mode "
-        "(counted; at 20,000 characters at most, whatever this says)")
+        "(counted; at 20,000 characters at most, whatever this says)", local=150)
     model_class: Literal["auto", "small", "capable"] = env(
         "LLM_CLASS", "auto", "what the chat model is trusted to write. `small`: it *selects* - "
         "extraction names entities, types and the sentences that support them; descriptions and "

@@ -31,7 +31,7 @@ class IndexSettings(Group):
     glean: int = env("GLEAN", 0, "extra gleaning rounds per text unit "
                      "([Indexing](indexing.md#what-keeps-the-bill-down))", ge=0)
     summary_max_tokens: int = env("SUMMARY_MAX_TOKENS", 500, "token limit of an element's "
-                                  "merged descriptions", ge=1)
+                                  "merged descriptions", ge=1, local=300)
     summary_min_descriptions: int = env(
         "SUMMARY_MIN_DESCRIPTIONS", 8, "an element's descriptions get an LLM summary from this "
         "many on (or when joined they exceed `SUMMARY_MAX_TOKENS`); fewer are joined, no call",
@@ -40,9 +40,9 @@ class IndexSettings(Group):
                                 "leaves unsplit", ge=1)
     leiden_seed: int = env("LEIDEN_SEED", 42, "Leiden's random seed")
     report_context_tokens: int = env("REPORT_CONTEXT_TOKENS", 8000, "a community report's "
-                                     "context budget", ge=1)
+                                     "context budget", ge=1, local=3000)
     report_max_tokens: int = env("REPORT_MAX_TOKENS", 1500, "a community report's completion "
-                                 "budget", ge=1)
+                                 "budget", ge=1, local=800)
     report_compose_max_entities: int = env(
         "REPORT_COMPOSE_MAX_ENTITIES", 3, "communities of at most this many entities get a "
         "report composed from their descriptions, no LLM call", ge=0)

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
-from . import GROUPS, LOCAL_LLM_BUDGETS, LOCAL_LLM_CTX, flat_name
+from . import LOCAL_LLM_CTX, flat_name
 from .groups import (
     EmbeddingSettings,
     GdsSettings,
@@ -75,8 +75,7 @@ def _default(group: type[Group], name: str, field: FieldInfo) -> str:
         text = f"`{json.dumps(value)}`"
     else:
         text = f"`{value}`" if value else "empty"
-    part = next((k for k, g in GROUPS.items() if g is group), None)
-    local = LOCAL_LLM_BUDGETS.get(part or "", {}).get(name, local_value(field))
+    local = local_value(field)
     if local is not None:
         text += (f" (local: {local} × `LLM_CTX`/{LOCAL_LLM_CTX})" if name.endswith("_tokens")
                  else f" (local: {local})")

@@ -35,9 +35,10 @@ class QuerySettings(Group):
     level: int = env("QUERY_LEVEL", 1, "community level of `global`, `retag` and the others "
                      "(`--level`; the deepest there is when the graph has fewer)", ge=0)
     map_context_tokens: int = env("MAP_CONTEXT_TOKENS", 8000, "map-reduce: the map step's "
-                                  "batch of reports", ge=1)
+                                  "batch of reports", ge=1, local=3000)
     reduce_context_tokens: int = env("REDUCE_CONTEXT_TOKENS", 8000, "map-reduce: the reduce "
-                                     "step's context (local search's and rag's too)", ge=1)
+                                     "step's context (local search's and rag's too)", ge=1,
+                                     local=3000)
     shuffle_seed: int = env("SHUFFLE_SEED", 7, "the seed that shuffles reports into map "
                             "batches")
     sentence_check: bool = env(
