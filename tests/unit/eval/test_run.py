@@ -153,6 +153,7 @@ def test_an_answer_record_keeps_every_report_and_text_unit_the_answer_read(monke
     ("lazy@budget=50", ("lazy", {"budget": 50})),
     ("lazy@50", ("lazy", {"budget": 50})),  # one option: its value alone
     ("global@answer=quote", ("global", {"answer": "quote"})),
+    ("lazy@answer=quote@budget=20", ("lazy", {"answer": "quote", "budget": 20})),
 ])
 def test_an_arm_sets_any_declared_option_read_by_its_type(spec, parsed):
     assert eval_run.method_spec(spec) == parsed
@@ -164,7 +165,7 @@ def test_an_arm_sets_any_declared_option_read_by_its_type(spec, parsed):
     ("retag@top_p=many", "top_p: Input should be a valid integer"),
     ("retag@retrieval=fast", "retrieval: Input should be 'bm25', 'vector' or 'hybrid'"),
     ("rag@budget=5", "rag takes no option 'budget' (its options: retrieval, answer;"),
-    ("lazy@answer=quote", "lazy takes no option 'answer' (its options: budget;"),
+    ("drift@answer=quote", "drift takes no option 'answer' (its options: none;"),
     ("retag@12", "retag takes no option '12'"),  # three options: which one?
     ("nope@top_p=1", "unknown method 'nope@top_p=1'"),
 ])
