@@ -24,7 +24,7 @@ from neo4j_retag.llm import Usage
 from neo4j_retag.model import GENERAL, Query
 from neo4j_retag.query.drift import ask_drift
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retag import RetagOptions, ask_retag
 from neo4j_retag.query.retrieval import levels
 
 QUESTIONS = [
@@ -64,8 +64,8 @@ def main() -> None:
                 for q in QUESTIONS:
                     for method in methods:
                         usage = Usage()
-                        query = Query(question=q, level=level,
-                                      top_p=args.top_p if method == "retag" else None)
+                        query = Query(question=q, level=level, options=RetagOptions(
+                            top_p=args.top_p if method == "retag" else None))
                         t0 = time.perf_counter()
                         a = with_llm(settings, usage, lambda llm, m=method, qy=query: METHODS[m](
                             graph, llm, settings, qy))

@@ -27,7 +27,7 @@ from neo4j_retag.config import Settings
 from neo4j_retag.db import Graph
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import Trace
-from neo4j_retag.query.dynamic import select_reports
+from neo4j_retag.query.dynamic import DynamicSettings, select_reports
 from neo4j_retag.tokens import count
 
 QUESTION = "What are the main themes of the story?"
@@ -45,8 +45,8 @@ async def measure(settings: Settings, question: str) -> dict:
     tokens = sum(count(r.full_content, enc) for r in reports)
     return {
         "question": question, "seconds": seconds,
-        "threshold": settings.query.dynamic_threshold,
-        "use_summary": getattr(settings.query, "dynamic_use_summary", False),
+        "threshold": settings.method(DynamicSettings).threshold,
+        "use_summary": settings.method(DynamicSettings).use_summary,
         "rated": sel.rated if sel else 0, "reused": getattr(sel, "reused", None),
         "relevant": len(reports), "failures": sel.failures if sel else 0,
         "rating_calls": sel.cost.calls if sel else 0,

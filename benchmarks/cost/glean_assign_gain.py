@@ -13,7 +13,7 @@ OpenAI-compatible endpoint, LLM cache off:
    (by key) and relationships (by endpoint keys) it found that no earlier call of the unit
    found, and its prompt / completion tokens.
 2. Topic assignment: the same topics, the same text units, labelled once per text unit
-   (TOPIC_ASSIGN_BATCH=1) and --batch per call; per unit the label sets' agreement (exact,
+   (one per call, the index's) and --batch per call; per unit the label sets' agreement (exact,
    Jaccard) and the calls and prompt tokens of each. For BBC the topics are its five
    categories, so each label set is also checked against the article's own category.
    --topics FILE (JSON [{"name", "description"}]) for another corpus (default for a
@@ -166,10 +166,9 @@ class Labels:
 
 async def assign(llm: LLM, settings: Settings, topics: list[Topic], units: list[TextUnit],
                  batch: int) -> tuple[dict[str, set[str]], int]:
-    s = settings.model_copy(update={"index": settings.index.model_copy(
-        update={"topic_assign_batch": batch})})
     labels, failed = Labels(), []
-    await assign_text_units(labels, llm, s, topics, no_progress, failed, units)  # type: ignore[arg-type]
+    await assign_text_units(labels, llm, settings, topics, no_progress, failed,  # type: ignore[arg-type]
+                            units, batch)
     out: dict[str, set[str]] = {u.id: set() for u in units}
     for r in labels.rows:
         out[r["chunk_id"]].add(r["topic"])

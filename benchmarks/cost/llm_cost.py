@@ -38,6 +38,7 @@ from typing import Any
 
 from benchmarks.common import RESULTS, SHARED, bench_settings, machine, wipe, with_llm
 from neo4j_retag.db import Graph
+from neo4j_retag.index import topic_assign
 from neo4j_retag.index.estimate import estimate_ingest, record_estimate
 from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.index.topics import mining_level
@@ -264,8 +265,9 @@ def main() -> None:
     ap.add_argument("--runs", default="on,off,added")
     ap.add_argument("--port", type=int, default=8871, help="fakellm's port")
     ap.add_argument("--assign-batch", type=int, default=None,
-                    help="TOPIC_ASSIGN_BATCH (default: the setting's); written to "
-                         "llm_cost-<N>-assign<K>.json when given")
+                    help="text units per topic assignment call (default: the index's, "
+                         "topic_assign.ASSIGN_BATCH); written to llm_cost-<N>-assign<K>.json "
+                         "when given")
     ap.add_argument("--glean", type=int, default=None,
                     help="GLEAN (default: the setting's); written to llm_cost-<N>-glean<K>.json "
                          "when given")
@@ -276,8 +278,9 @@ def main() -> None:
                     help="LLM_CLASS (default: the setting's); written to llm_cost-<N>-<class>"
                          ".json when given")
     args = ap.parse_args()
-    extra: dict[str, Any] = {} if args.assign_batch is None else {
-        "topic_assign_batch": args.assign_batch}
+    extra: dict[str, Any] = {}
+    if args.assign_batch is not None:  # this arm's batch: the index assigns one per call
+        topic_assign.ASSIGN_BATCH = args.assign_batch
     if args.glean is not None:
         extra["glean"] = args.glean
     if args.llm_class is not None:
@@ -296,7 +299,7 @@ def main() -> None:
                   if off and ref.get(k)}
         used = bench_settings(url, **extra)
         index = used.index
-        res = {"articles": n, "topic_assign_batch": index.topic_assign_batch,
+        res = {"articles": n, "topic_assign_batch": topic_assign.ASSIGN_BATCH,
                "glean": index.glean, "llm_class": "small" if used.llm.small else "capable",
                "ours": ours, "graphrag": graphrag,
                "ratios_cache_off_vs_graphrag": ratios, "machine": machine()}

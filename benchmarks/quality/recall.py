@@ -44,6 +44,7 @@ from neo4j_retag.llm.embeddings import Embedder
 from neo4j_retag.model import GENERAL, Query, Trace
 from neo4j_retag.prompts import render
 from neo4j_retag.query import METHODS
+from neo4j_retag.query.retag import RetagOptions
 from neo4j_retag.query.retrieval import (
     expand_keywords,
     fuse_reports,
@@ -114,7 +115,7 @@ def token_ratio(graph: Graph, settings, questions: dict[str, str],
         def tokens(method: str, top_p: int | None = None, level: int = level) -> int:
             usage = Usage()
             for q in questions.values():
-                query = Query(question=q, level=level, top_p=top_p)
+                query = Query(question=q, level=level, options=RetagOptions(top_p=top_p))
                 with_llm(settings, usage, lambda llm, query=query: METHODS[method](
                     graph, llm, settings, query))
             return usage.total.prompt_tokens

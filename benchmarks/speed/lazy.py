@@ -39,6 +39,7 @@ from neo4j_retag.index.pipeline import run_ingest
 from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
+from neo4j_retag.query.lazy import LazyOptions
 from neo4j_retag.services import neo4j_local
 
 QUESTIONS = [
@@ -103,7 +104,8 @@ def ask_all(settings: Settings, index_kind: str) -> list[dict]:
                 rec = {"index": index_kind, "method": name, "budget": budget, "question": i}
                 try:
                     a = run_with_llm(s, lambda llm, q=q, m=method, b=budget, s=s: answer(
-                        m, graph, llm, s, Query(question=q, budget=b)), usage)
+                        m, graph, llm, s, Query(question=q, options=LazyOptions(budget=b))),
+                        usage)
                     search = a.trace.lazy_search
                     rec.update(citations=len(a.citations),
                                lazy_search=search.model_dump() if search else None)

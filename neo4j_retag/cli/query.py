@@ -27,10 +27,13 @@ def _methods() -> list[str]:
 def _click_option(name: str, field: Any) -> click.Option:
     """A click option from a field of `ask`'s request model: its type, bounds and help."""
     ann = field.annotation
-    if type(None) in get_args(ann):  # X | None: the option may be left out
+    optional = type(None) in get_args(ann)  # X | None: the option may be left out
+    if optional:
         ann = next(a for a in get_args(ann) if a is not type(None))
     bound = {k: getattr(m, k) for m in field.metadata for k in ("ge", "le") if hasattr(m, k)}
     flag = "--" + name.replace("_", "-")
+    if ann is bool and optional:  # a method's yes/no option: either, or its setting
+        return click.Option([f"{flag}/--no-{flag[2:]}"], default=None, help=field.description)
     if ann is bool:
         return click.Option([flag], is_flag=True, help=field.description)
     kind: Any = str
@@ -76,8 +79,10 @@ def ask(obj: Ctx, question: str, as_json: bool, **given: Any) -> None:
     from ..errors import InputError
     from ..llm import Usage
     from ..query.ask import answer_question, ask_model, trace_lines
+    from ..query.registry import check_settings
     from .eval_view import context_table
     settings = obj.settings
+    check_settings(settings)  # every method's own: one out of bounds is exit 2, before a call
     method = given.pop("method") or settings.default_method
     if method not in _methods():
         raise ConfigError(f"ASK_METHOD={method!r} is no query method: one of "
@@ -167,7 +172,8 @@ def sources_line(answer: Answer) -> str:
 @click.option("--personas", type=click.IntRange(1), default=5, help="K user personas")
 @click.option("--tasks", type=click.IntRange(1), default=5, help="N tasks per persona")
 @click.option("--questions", type=click.IntRange(1), default=5, help="M questions per task")
-@click.option("--methods", default="retag,global", help="comma-separated, 2 or more")
+@click.option("--methods", default="retag,global", help="comma-separated, 2 or more; a "
+              "method's options as name@option=value (retag@top_p=12)")
 @click.option("--level", type=int, default=None)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="output folder (default eval-results/<timestamp>)")
@@ -200,7 +206,9 @@ def eval_cmd(obj: Ctx, questions_file: Path | None, generate: bool, personas: in
     line. --nuggets FILE: nugget recall, citations and supported claims per answer (nuggets.md,
     nuggets.png); FILE's questions are asked when QUESTIONS_FILE is omitted or is FILE;
     --nugget-similarity adds nuggets matched by embedding (the embedding endpoint).
-    --methods takes lazy@N for lazy at budget N; --resume --out DIR finishes a stopped run.
+    --methods takes a method's options as name@option=value (retag@top_p=12, lazy@budget=50
+    or lazy@50; several: retag@top_p=12@retrieval=bm25), each arm its own method in the
+    results; --resume --out DIR finishes a stopped run.
     Exits 3 when some answer, claim extraction or
     verdict failed (listed)."""
     from rich.markup import escape

@@ -26,8 +26,10 @@ def serve(obj: Ctx, host: str, port: int, mcp_stdio: bool, allow_writes: bool,
     """Serve the corpus: HTTP API (POST /ask, /ask/stream; OpenAPI at /docs), MCP on /mcp
     (or --mcp-stdio), and a page at / to ask from. Binds 127.0.0.1 unless told otherwise;
     read-only unless --allow-writes; at most LLM_CONCURRENCY questions at once."""
+    from ..query.registry import check_settings
     from ..serve.run import serve as run
     if bool(ssl_certfile) != bool(ssl_keyfile):
         raise click.UsageError("--ssl-certfile and --ssl-keyfile go together")
+    check_settings(obj.settings)  # every method's own: one out of bounds is exit 2 now
     run(obj.settings, host=host, port=port, mcp_stdio=mcp_stdio, allow_writes=allow_writes,
         ssl=(ssl_certfile, ssl_keyfile) if ssl_certfile and ssl_keyfile else None)

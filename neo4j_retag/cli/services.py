@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,12 +16,21 @@ from .common import Ctx, Table, console, friendly
 
 
 @click.command("config")
+@click.option("--write-page", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              hidden=True, help="write the settings' rows of this page (docs/configuration.md) "
+              "from their descriptions")
 @click.pass_obj
 @friendly
-def config_cmd(obj: Ctx) -> None:
-    """Show the effective settings (secrets masked)."""
+def config_cmd(obj: Ctx, write_page: Path | None) -> None:
+    """Show the effective settings (secrets masked), the query methods' own included."""
+    from ..query.registry import SETTINGS
+    if write_page is not None:  # the maintainers' command: the page follows the code
+        from ..config.page import rewrite
+        write_page.write_text(rewrite(write_page.read_text(), SETTINGS))
+        console.print(f"{write_page}: the settings' rows written", highlight=False)
+        return
     table = Table("setting", "value")
-    for k, v in obj.settings.masked().items():
+    for k, v in obj.settings.masked(SETTINGS).items():
         table.add_row(k, v)
     console.print(table)
 
@@ -93,19 +103,6 @@ def embed_status(obj: Ctx) -> None:
     if local and any(v.startswith("problem:") for v in files.values()):
         sys.exit(1)
 
-
-def _gone(verb: str) -> click.Command:
-    @click.command(verb, hidden=True)
-    def gone() -> None:
-        # a script written for the removed embedding server: told once, not failed
-        console.print(f"embeddings run in process now: nothing to {verb} "
-                      "(`neo4j-retag embed status` shows the model)", highlight=False,
-                      soft_wrap=True)
-    return gone
-
-
-embed.add_command(_gone("start"))
-embed.add_command(_gone("stop"))
 
 
 @llm.command("fetch")

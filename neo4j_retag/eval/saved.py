@@ -20,24 +20,40 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..config import Settings
+from ..config import Settings, flat_name
 from ..errors import InputError
+from ..query.registry import SETTINGS
 from .records import AnswerRecord, Judgement
 
 KEY_CHARS = 12  # hex digits of the settings key: enough to tell runs apart, short to read
+# the methods' own settings the key always held (they were the query group's when keys began):
+# the others join it only when set away from their defaults, so that a method added since
+# (its settings at their defaults) leaves every saved answer's key as it was
+FIRST_KEY = frozenset({
+    "top_p_share", "retag_report_tokens", "retag_max_topics", "retrieval", "lazy_budget",
+    "dynamic_threshold", "dynamic_use_summary", "dynamic_max_level", "local_top_k_entities",
+    "local_top_k_relationships", "local_text_unit_prop", "local_community_prop",
+    "drift_n_depth", "drift_k_followups", "drift_primer_folds", "lazy_seconds", "lazy_enough",
+    "lazy_test_tokens"})
 
 
 def answer_settings(settings: Settings, level: int) -> str:
     """The settings key of an answer (``KEY_CHARS`` hex digits): a hash of the LLM model,
     endpoint, temperature, completion tokens, JSON mode and answer check, the embedding model,
-    the token encoding, every query setting (``QUERY_*``, ``TOP_P`` ...) and ``level``. Ports,
+    the token encoding, every query setting (the shared ones, ``TOP_P`` ..., and each method's
+    own, ``LAZY_BUDGET`` ..., by their flat names; see ``FIRST_KEY``) and ``level``. Ports,
     paths, secrets and concurrency are left out: they do not change what is answered."""
     llm = settings.llm
+    query = settings.query.model_dump(mode="json")
+    for group in SETTINGS:
+        own = settings.method(group)
+        dumped = own.model_dump(mode="json")  # as the query group's dump wrote them
+        query.update((flat_name(f), dumped[n]) for n, f in group.model_fields.items()
+                     if flat_name(f) in FIRST_KEY or getattr(own, n) != f.default)
     shaping = {"model": llm.model, "endpoint": llm.base_url, "temperature": llm.temperature,
                "max_tokens": llm.max_tokens, "json_mode": llm.json_mode,
                "answer_check": llm.answer_check, "embedding": settings.embedding.model,
-               "encoding": settings.encoding, "level": level,
-               "query": settings.query.model_dump(mode="json")}
+               "encoding": settings.encoding, "level": level, "query": query}
     text = json.dumps(shaping, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS]
 

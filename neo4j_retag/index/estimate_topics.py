@@ -20,6 +20,7 @@ from ..config import Settings
 from ..llm.endpoint import WINDOW_KEY, Capabilities
 from ..model import LLMCost
 from ..prompts import fragment, render
+from . import topic_assign
 from .estimate_profile import Profile
 from .report_compose import TITLE_SENTENCES, TITLE_TOKENS
 from .topic_names import MAX_TOPICS
@@ -77,7 +78,7 @@ def _mined(settings: Settings, p: Profile, new: int, unit_tokens: float,
                                                      max_topics="8"))
         completion += (maps * p.map_completion + 2 * (p.reduce_completion + part_completion)
                        + p.list_completion)
-    batch = max(1, settings.index.topic_assign_batch)
+    batch = max(1, topic_assign.ASSIGN_BATCH)
     if settings.index.topic_split and (labelled > new or not indexed):
         # a topic holding most of the graph is split (index/topic_split.py): counted as one
         # split call and its share of the text units assigned again - an upper-side guess

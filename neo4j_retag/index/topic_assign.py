@@ -2,10 +2,10 @@
 labels text units with the corpus topics they concern; a topic's subgraph is what those text
 units produced.
 
-``index.topic_assign_batch`` text units share one call: each call repeats the
-instructions and the topic listing, so batching pays them once per batch instead of once per
-text unit (docs/benchmarks.md "What an index costs": measured share of the prompt tokens per
-batch size).
+One text unit per call (``ASSIGN_BATCH``): a batch of several shares one call, paying the
+instructions and the topic listing once, but four per call labelled 3 of 6 test units with
+their own category against 5 of 6 one by one (docs/indexing.md); the benchmarks still measure
+batches (``batch``).
 The schema asks for one labelled list per passage (``passage_1`` ... ``passage_k``, all
 required), so a reply cannot silently drop a passage; a batch whose call fails fails each of
 its text units (a `Failure` each: they are labelled by the next run).
@@ -30,6 +30,8 @@ from .topic_names import Topic
 
 log = logging.getLogger(__name__)
 
+ASSIGN_BATCH = 1  # text units per assignment call (module docstring)
+
 
 def labels_model(names: tuple[str, ...], size: int) -> type[BaseModel]:
     """The reply of a call labelling ``size`` text units: a list of topic names (an enum of
@@ -52,16 +54,16 @@ def _messages(listing: str, units: list[TextUnit]) -> list[dict[str, str]]:
 
 
 async def assign_text_units(graph: Graph, llm: LLM, settings: Settings, topics: list[Topic],
-                            progress: Progress, failed: list[Failure], units: list[TextUnit]
-                            ) -> int:
-    """Label ``units`` with their ``topics``, ``index.topic_assign_batch`` per call; writes
+                            progress: Progress, failed: list[Failure], units: list[TextUnit],
+                            batch: int | None = None) -> int:
+    """Label ``units`` with their ``topics``, ``batch`` (default ASSIGN_BATCH) per call; writes
     the labels (``ABOUT_TOPIC``; the entities' topic labels follow from them,
     index/label_topic_entities_from_chunks), marks the units labelled, and returns how many
     (text unit, topic) pairs were written. A failed batch's text units are appended to
     ``failed`` and stay unmarked (the next build labels them)."""
     names = tuple(t.name for t in topics)
     listing = "\n".join(f"- {t.name}: {t.description}" for t in topics)
-    size = max(1, settings.index.topic_assign_batch)
+    size = max(1, batch or ASSIGN_BATCH)
     batches = [units[i:i + size] for i in range(0, len(units), size)]
     rows: list[Record] = []
     done: list[Record] = []  # labelled, with no topic too: an incremental build skips them

@@ -9,7 +9,7 @@ entities, and its text units are assigned again among those (``assign`` mode onl
 
 One round: a narrower topic still over the share stays (the query side does not offer it,
 with a trace note). Cost per split topic: one ``topic_split`` call and the assignment calls of
-its text units (``index.topic_assign_batch`` per call). A split call that fails is a failed
+its text units (``topic_assign.ASSIGN_BATCH`` per call). A split call that fails is a failed
 item (the topic stays, the next build tries again); a reply with fewer than two narrower topics
 is an answer: the topic stays, listed as unsplit.
 """

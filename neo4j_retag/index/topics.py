@@ -9,7 +9,7 @@ reports. Three modes (``TOPIC_MODE``):
 - ``assign`` (default otherwise): topics mined with global queries at one level (the cheapest
   to read; one map pass serves both questions); the LLM labels each text unit with the topics
   it concerns, and a topic's subgraph is what those text units produced. Cost: the mining, and
-  one call per ``TOPIC_ASSIGN_BATCH`` text units (index/topic_assign.py). An ingest keeps
+  one call per text unit (index/topic_assign.py). An ingest keeps
   mined topics while the graph changes little (index/topic_basis.py).
 - ``reextract`` (the paper's way): mined topics, then topic-conditioned extraction of every
   text unit; entities found again under a topic's focus join its subgraph (names found only

@@ -11,6 +11,7 @@ from .base import (
     JSON,
     Citation,
     LLMCost,
+    Options,
     Progress,
     Query,
     ReportRow,
@@ -18,12 +19,13 @@ from .base import (
     TextUnit,
     clamped,
     no_progress,
+    option,
     timed,
 )
 from .parts import DriftSearch, DriftStep, LazySearch, Routing, Seeding, Selection
 from .trace import Answer, ContextReport, MapReduceTrace, RefinementRound, Trace
 
 __all__ = ["GENERAL", "JSON", "Answer", "Citation", "ContextReport", "DriftSearch", "DriftStep",
-           "LLMCost", "LazySearch", "MapReduceTrace", "Progress", "Query", "RefinementRound",
-           "ReportRow", "Routing", "Seeding", "Selection", "SourceSentence", "TextUnit", "Trace",
-           "clamped", "no_progress", "timed"]
+           "LLMCost", "LazySearch", "MapReduceTrace", "Options", "Progress", "Query",
+           "RefinementRound", "ReportRow", "Routing", "Seeding", "Selection", "SourceSentence",
+           "TextUnit", "Trace", "clamped", "no_progress", "option", "timed"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny
 
 JSON = dict[str, Any]  # a JSON object: request parameters, a schema, a result written as JSON
 GENERAL = "general"  # the scope of the whole graph's communities (topics have their labels)
@@ -113,22 +113,42 @@ class Citation(BaseModel):
     location: str | None = None
 
 
-class Query(BaseModel):
-    """What every query method takes: the question and the options of `neo4j-retag ask` (a
-    method's own option declared in its contract, beyond these, is an attribute too)."""
+class Options(BaseModel):
+    """A query method's own options, declared beside it as a subclass (``class
+    LazyOptions(Options): budget: int | None = option("relevance tests", ge=1)``): each field
+    one option, from which `ask`'s ``--budget``, the HTTP / MCP request field and the method's
+    typed access (``LazyOptions.of(query).budget``) come. None: not given (the method reads its
+    setting)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def of(cls, query: Query) -> Self:
+        """This method's options of ``query`` (those it declares; the others are not its)."""
+        if type(query.options) is cls:
+            return query.options
+        return cls.model_validate({k: v for k, v in query.options if k in cls.model_fields})
+
+
+def option(help: str, **bounds: Any) -> Any:
+    """One option of a method's :class:`Options`: not given by default, ``help`` its help
+    line (the CLI's, the OpenAPI's, the MCP tool's), ``bounds`` (``ge=1``, ``le=10_000``,
+    ``max_length=200``) what every surface refuses beyond."""
+    return Field(None, description=help, **bounds)
+
+
+class Query(BaseModel):
+    """What every query method takes: the question, the fields every method reads (level, the
+    answerer, the response type) and the method's own ``options`` (:class:`Options`)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     question: str
     level: int | None = None  # community level; None = QUERY_LEVEL, clamped to the deepest
-    top_p: int | None = None  # reports retrieved by BM25 (retag); None = TOP_P
-    topic: str | None = None  # force a topic instead of classifying (retag)
-    budget: int | None = None  # relevance tests (lazy); None = LAZY_BUDGET
-    # rag's text units / retag's reports by: None = bm25 / RETRIEVAL; vector, hybrid need them
-    retrieval: Literal["bm25", "vector", "hybrid"] | None = None
     # how the retrieved context becomes the answer (query/answer); None = ANSWER
     answer: Literal["quote", "one-call", "map-reduce"] | None = None
     response_type: str = "multiple paragraphs"
+    options: SerializeAsAny[Options] = Field(default_factory=Options)
 
 
 class LLMCost(BaseModel):

@@ -1,13 +1,14 @@
 """An answer and its trace: what every method records (method, notes, failures, refusals,
 the no-answer reason, seconds, LLM cost), the map-reduce counts most methods fill
-(:class:`MapReduceTrace`), and the parts of single methods (``parts``)."""
+(:class:`MapReduceTrace`), and the parts of single methods (a field each, its model in
+``parts``)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from pydantic import BaseModel, Field, SerializationInfo, model_serializer
+from pydantic import BaseModel, Field
 
 from ..errors import Failure
 from ..refusal import Refusal
@@ -92,14 +93,6 @@ class Trace(MapReduceTrace):
     seconds: dict[str, float] = Field(default_factory=dict)
     llm: LLMCost = Field(default_factory=LLMCost)  # the answer's, every stage together
     llm_stages: dict[str, LLMCost] = Field(default_factory=dict)  # ... and by LLM stage
-    # the part of a method whose model is declared beside it (query.contract.Method's
-    # trace_part), by its name: in the JSON beside the parts above, not nested
-    parts: dict[str, BaseModel] = Field(default_factory=dict, exclude=True)
-
-    @model_serializer(mode="wrap")
-    def _with_parts(self, handler: Any, info: SerializationInfo) -> Any:
-        out = handler(self)
-        return out | {k: v.model_dump(mode=info.mode) for k, v in self.parts.items()}
 
     def note(self, text: str, level: int = logging.INFO) -> None:
         """Record a fallback or an outcome worth knowing, in the trace and the log."""

@@ -1,7 +1,7 @@
 """The query side: every method of `neo4j-retag ask`, one shape for all of them.
 
 A method is one module that declares its contract (:class:`~.contract.Method`: name, help,
-options with types and bounds, the settings it reads, its trace part and how the CLI prints
+its options and its settings as typed models beside it, its trace part and how the CLI prints
 it); :data:`METHODS` collects every declaration in this package (``registry``), and `ask`'s
 CLI options, the HTTP request model, the MCP tool and the page are built from it
 (``ask.ask_model``). :func:`answer` runs one, then optional refinement; ``ask.answer_question``
@@ -18,7 +18,7 @@ the registry).
 from __future__ import annotations
 
 from .ask import answer
-from .contract import Method, MethodFn, Option
-from .registry import METHODS, run_method
+from .contract import Method, MethodFn
+from .registry import METHODS, SETTINGS, run_method
 
-__all__ = ["METHODS", "Method", "MethodFn", "Option", "answer", "run_method"]
+__all__ = ["METHODS", "SETTINGS", "Method", "MethodFn", "answer", "run_method"]

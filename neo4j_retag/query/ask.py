@@ -9,15 +9,16 @@ import logging
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
 from ..config import Settings
 from ..db import Graph
 from ..errors import InputError
 from ..llm import LLM
-from ..model import Answer, Query, timed
+from ..model import Answer, Options, Query, timed
 from . import registry
 from .citations import locate
-from .contract import Method, Option
+from .contract import Method
 from .refine import refine
 
 MAX_QUESTION_CHARS = 4000
@@ -54,21 +55,41 @@ class AskRequest(BaseModel):
         return self.method
 
     def query(self) -> Query:
-        """The request as the methods take it: the question and every option given."""
-        return Query(**self.model_dump(exclude={"method", "refine", *flags()}))
+        """The request as the methods take it: the common fields and every option given
+        (each method reads its own: ``XOptions.of(query)``)."""
+        given = {n: getattr(self, n) for n in options() if getattr(self, n) is not None}
+        return Query(**self.model_dump(include=set(Query.model_fields) - {"options"}),
+                     options=given_options()(**given))
 
 
-def options() -> dict[str, list[tuple[str, Option]]]:
+def options() -> dict[str, list[tuple[str, FieldInfo]]]:
     """Every method option by name, with the methods that declare it (a name declared twice
     must have the same type and bounds; RuntimeError otherwise)."""
-    out: dict[str, list[tuple[str, Option]]] = {}
+    out: dict[str, list[tuple[str, FieldInfo]]] = {}
     for name, m in registry.METHODS.items():
-        for opt in m.options:
-            if (seen := out.setdefault(opt.name, [])) and seen[0][1].bounds() != opt.bounds():
-                raise RuntimeError(f"option {opt.name!r}: {seen[0][0]} and {name} declare "
+        for opt, f in m.options.model_fields.items():
+            if (seen := out.setdefault(opt, [])) and _bounds(seen[0][1]) != _bounds(f):
+                raise RuntimeError(f"option {opt!r}: {seen[0][0]} and {name} declare "
                                    "different types or bounds")
-            seen.append((name, opt))
+            seen.append((name, f))
     return out
+
+
+def _bounds(f: FieldInfo) -> tuple[Any, ...]:
+    """What two declarations of one option must agree on (help may differ)."""
+    return f.annotation, f.metadata
+
+
+def given_options() -> type[Options]:
+    """Every method's options in one model (what a request gives, before the method that
+    answers takes its own)."""
+    return _options(tuple((n, id(m)) for n, m in registry.METHODS.items()))
+
+
+@functools.cache
+def _options(_state: tuple[tuple[str, int], ...]) -> type[Options]:
+    return create_model("GivenOptions", __base__=Options, **{  # type: ignore[call-overload]
+        name: (declared[0][1].annotation, declared[0][1]) for name, declared in options().items()})
 
 
 def flags() -> dict[str, Method]:
@@ -76,22 +97,16 @@ def flags() -> dict[str, Method]:
     return {m.flag: m for m in registry.METHODS.values() if m.flag}
 
 
-def option_help(declared: list[tuple[str, Option]]) -> str:
+def option_help(declared: list[tuple[str, FieldInfo]]) -> str:
     """One option's help: the declaring method's, or each method's when several declare it."""
     if len(declared) == 1:
-        return f"{declared[0][1].help} ({declared[0][0]})"
-    return "; ".join(f"{name}: {opt.help}" for name, opt in declared)
+        return f"{declared[0][1].description} ({declared[0][0]})"
+    return "; ".join(f"{name}: {opt.description}" for name, opt in declared)
 
 
 def methods_help() -> str:
     """Every registered method with its one-line help."""
     return "; ".join(f"{name}: {m.help}" for name, m in registry.METHODS.items())
-
-
-def _field(opt: Option, help: str) -> tuple[Any, Any]:
-    kind: Any = Literal[opt.choices] if opt.choices else opt.kind  # type: ignore[valid-type]
-    return kind | None, Field(None, ge=opt.ge, le=opt.le, max_length=opt.max_length,
-                              description=help)
 
 
 def ask_model(default_method: str = "retag") -> type[AskRequest]:
@@ -118,7 +133,9 @@ def _model(default_method: str, _state: tuple[tuple[str, int], ...]) -> type[Ask
         "method": (Literal[names], Field(default_method,  # type: ignore[valid-type]
                                          description=methods_help()))}
     for name, declared in options().items():
-        fields[name] = _field(declared[0][1], option_help(declared))
+        first = declared[0][1]
+        fields[name] = (first.annotation, FieldInfo.merge_field_infos(
+            first, description=option_help(declared)))
     refinable = ", ".join(n for n, m in registry.METHODS.items() if m.refinable)
     fields["refine"] = (int, Field(0, ge=0, le=5, description="iterative refinement rounds "
                                    f"(KGiRAG-style; {refinable})"))
@@ -130,8 +147,8 @@ def _model(default_method: str, _state: tuple[tuple[str, int], ...]) -> type[Ask
 
 def _not_taken(query: Query, method: str) -> list[str]:
     """The method options given in ``query`` that ``method`` does not declare."""
-    return [name for name, declared in options().items()
-            if getattr(query, name, None) is not None and all(m != method for m, _ in declared)]
+    taken = registry.METHODS[method].options.model_fields
+    return [name for name, value in query.options if value is not None and name not in taken]
 
 
 def _ignored_options(query: Query, chosen: str, refine_rounds: int, answer: Answer) -> None:
@@ -160,7 +177,7 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     given = query
     if method != "auto":  # an option the method does not take is not passed (auto: the
         # method it chooses takes what applies; the notes below say what was ignored)
-        query = query.model_copy(update={n: None for n in _not_taken(query, method)})
+        query = query.model_copy(update={"options": methods[method].options.of(query)})
     truncated = llm.usage.truncated if llm is not None else []
     cut = len(truncated)
     first = await registry.run_method(method, graph, llm, settings, query)
@@ -171,7 +188,9 @@ async def answer(method: str, graph: Graph, llm: LLM, settings: Settings, query:
     if refine_rounds <= 0 or not methods[chosen].refinable:
         return locate(graph, first)
     final, rounds = await refine(graph, llm, settings, query.question, first,
-                                 rounds=refine_rounds, top_p=query.top_p or settings.query.top_p,
+                                 rounds=refine_rounds,
+                                 top_p=getattr(query.options, "top_p", None)
+                                 or settings.query.top_p,
                                  response_type=query.response_type)
     final.trace.refinement = rounds
     return locate(graph, final)

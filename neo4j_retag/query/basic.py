@@ -16,9 +16,9 @@ from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
 from .answer import ONE_CALL, QUOTE, Context, respond
 from .answer.map_reduce import map_reduce
 from .common import fit, no_answer_for
-from .contract import MAP_REDUCE, Method, Option
+from .contract import Method, Options, option
 from .embedding import embed_question
-from .retrieval import fuse, lucene_query
+from .retrieval import Mode, fuse, lucene_query
 from .vectors import nearest_text_units
 
 RAG_K = 20  # text units retrieved before the context budget cuts them
@@ -47,9 +47,9 @@ async def text_units(graph: Graph, llm: LLM, settings: Settings, question: str,
 
 
 async def ask_rag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """The top 20 text units (``query.retrieval``: bm25 by default, vector or hybrid) that fit
-    the context budget, one answer call."""
-    retrieval = query.retrieval or "bm25"
+    """The top 20 text units (the ``retrieval`` option: bm25 by default, vector or hybrid)
+    that fit the context budget, one answer call."""
+    retrieval = RagOptions.of(query).retrieval or "bm25"
     trace = Trace(method="rag", level=-1, retrieval=retrieval)
     with timed(trace.seconds, "retrieve"):
         hits = await text_units(graph, llm, settings, query.question, retrieval, trace)
@@ -88,11 +88,15 @@ async def ask_ts(graph: Graph, llm: LLM, settings: Settings, query: Query) -> An
     return answer
 
 
+class RagOptions(Options):
+    """rag's `ask` option."""
+
+    retrieval: Mode | None = option("text units by BM25 (its default), by embedding, or both "
+                                    "fused by reciprocal rank")
+
+
 RAG = Method("rag", ask_rag, "text units by BM25 (--retrieval vector|hybrid: by embedding, or "
-             "both fused), one answer call",
-             options=(Option("retrieval", str, "text units by BM25 (its default), by "
-                             "embedding, or both fused by reciprocal rank",
-                             choices=("bm25", "vector", "hybrid")),),
-             settings=("reduce_context_tokens",), rank=5, answers=(ONE_CALL, QUOTE))
-TS = Method("ts", ask_ts, "text summarisation: map-reduce over every text unit",
-            settings=MAP_REDUCE, rank=6, answers=(MAP_REDUCE_ANSWER,))
+             "both fused), one answer call", options=RagOptions, rank=5,
+             answers=(ONE_CALL, QUOTE))
+TS = Method("ts", ask_ts, "text summarisation: map-reduce over every text unit", rank=6,
+            answers=(MAP_REDUCE_ANSWER,))

@@ -1,10 +1,12 @@
 """What a query method declares: the one contract every surface is generated from.
 
 A method module holds a module-level :class:`Method`: its ``--method`` name, a one-line help,
-its own options (typed, with bounds), the fields of ``QuerySettings`` it reads, the trace part
-it fills and how the CLI prints it. ``query`` collects every such declaration in its package
-(:data:`query.METHODS`); `ask`'s click options, the HTTP request model (and its OpenAPI), the
-MCP ``ask`` tool and the page's method list are built from that registry (``query.ask``).
+its own options (an :class:`~neo4j_retag.model.Options` model: typed, with bounds), its own
+settings (a settings group declared beside it, read as ``settings.method(Group)``), the trace
+part it fills and how the CLI prints it. ``query`` collects every such declaration in its
+package (:data:`query.METHODS`); `ask`'s click options, the HTTP request model (and its
+OpenAPI), the MCP ``ask`` tool, the page's method list, `eval --methods name@option=value` and
+`neo4j-retag config` are built from that registry (``query.ask``, ``query.registry``).
 A declared *variant* (:func:`variant`) is a method that runs another with some settings set,
 under its own name.
 """
@@ -15,36 +17,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Settings
+from pydantic import create_model
+
+from ..config import Group, Settings
 from ..db import Graph
 from ..llm import LLM
-from ..model import Answer, Query
+from ..model import Answer, Options, Query, option
+
+__all__ = ["Method", "Options", "option", "report_lines", "variant"]
 
 MethodFn = Callable[[Graph, LLM, Settings, Query], Awaitable[Answer]]
-# what map-reduce reads of QuerySettings (query/map_reduce.py): every method that uses it
-MAP_REDUCE = ("map_context_tokens", "reduce_context_tokens", "shuffle_seed", "sentence_check")
 # the lines a method's trace part prints under `ask`'s answer (plain text, no markup)
 Render = Callable[[Answer], list[str]]
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of `ask` a method takes: ``name`` is the ``Query`` field it sets (the HTTP
-    and MCP field, ``--name-with-dashes`` on the CLI); ``kind`` int, str or bool; ``choices``
-    for a string among a few; ``ge``/``le`` integer bounds, ``max_length`` a string's. ``None``
-    (not given) is the default: the method then reads its setting."""
-
-    name: str
-    kind: type = int
-    help: str = ""
-    choices: tuple[str, ...] = ()
-    ge: int | None = None
-    le: int | None = None
-    max_length: int | None = None
-
-    def bounds(self) -> tuple[Any, ...]:
-        """What two declarations of one option must agree on (help may differ)."""
-        return self.kind, self.choices, self.ge, self.le, self.max_length
+# the levels whose reports a method reads, of those the graph has (a lazy index builds them)
+Levels = Callable[[Settings, list[int]], list[int]]
 
 
 def report_lines(answer: Answer) -> list[str]:
@@ -67,25 +53,28 @@ def report_lines(answer: Answer) -> list[str]:
 class Method:
     """A query method's whole contract (see the module docstring).
 
-    ``run`` answers; ``options`` are the `ask` options only it (or a few) take; ``settings``
-    the ``QuerySettings`` fields it reads itself; ``trace_part`` the ``Trace`` field it fills
-    (None: the map-reduce counts only) and ``render`` its lines under the answer;
-    ``answers`` the answerers its retrieved context can feed, its own first (``ANSWER``,
-    ``--answer``: query/answer); ``refinable`` when KGiRAG refinement applies (its answers
-    cite reports of one scope and level); ``needs_reports`` when it reads a level's reports
-    (a lazy index builds them on demand); ``flag`` a boolean option that turns ``flag_of``
-    into this method (``--dynamic`` with ``--method global``); ``rank`` orders the listings
-    (lowest first)."""
+    ``run`` answers; ``options`` its own `ask` options (an ``Options`` model declared beside
+    it: ``XOptions.of(query)``); ``settings`` its own settings group (declared beside it:
+    ``settings.method(XSettings)``; what the methods share is ``settings.query``);
+    ``trace_part`` the ``Trace`` field it fills (None: the map-reduce counts only) and
+    ``render`` its lines under the answer; ``answers`` the answerers its retrieved context can
+    feed, its own first (``ANSWER``, ``--answer``: query/answer); ``refinable`` when KGiRAG
+    refinement applies (its answers cite reports of one scope and level); ``needs_reports``
+    when it reads a level's reports (a lazy index builds them on demand), ``report_levels``
+    which (default: the query level); ``flag`` a boolean option that turns ``flag_of`` into
+    this method (``--dynamic`` with ``--method global``); ``rank`` orders the listings (lowest
+    first)."""
 
     name: str
     run: MethodFn
     help: str
-    options: tuple[Option, ...] = ()
-    settings: tuple[str, ...] = ()
+    options: type[Options] = Options
+    settings: type[Group] | None = None
     trace_part: str | None = None
     render: Render = report_lines
     refinable: bool = False
     needs_reports: bool = False
+    report_levels: Levels | None = None
     flag: str | None = None
     flag_of: str | None = None
     rank: int = 100
@@ -105,20 +94,25 @@ class Method:
 
 def variant(base: Method, name: str, help: str, *, module: str, rank: int = 100,
             without: tuple[str, ...] = (), **settings: Any) -> Method:
-    """``base`` run with these ``QuerySettings`` values, answering as ``name`` (its trace's
-    method): a declared arm of a method, e.g. ReTAG without its topic layer. ``module`` is
-    the declaring module's ``__name__``; ``without`` names options of ``base`` the arm does
-    not take (given, they are noted and not passed)."""
+    """``base`` run with these settings (flat names, as ``Settings(...)`` takes them: a shared
+    one such as ``answer``, or one of ``base``'s own group such as ``top_p_share``), answering
+    as ``name`` (its trace's method): a declared arm of a method, e.g. ReTAG without its topic
+    layer. ``module`` is the declaring module's ``__name__``; ``without`` names options of
+    ``base`` the arm does not take (given, they are noted and not passed)."""
+    if unknown := set(without) - set(base.options.model_fields):
+        raise RuntimeError(f"variant {name}: {base.name} has no option {sorted(unknown)}")
 
     async def run(graph: Graph, llm: LLM, s: Settings, query: Query) -> Answer:
-        got = await base.run(graph, llm, s.model_copy(update={
-            "query": s.query.model_copy(update=settings)}), query)
+        got = await base.run(graph, llm, s.model_copy(update=settings), query)
         got.trace.method = name
         return got
 
-    return Method(name, run, help,
-                  options=tuple(o for o in base.options if o.name not in without),
-                  settings=tuple(dict.fromkeys((*base.settings, *settings))),
+    options = base.options
+    if without:
+        kept = {n: (f.annotation, f) for n, f in options.model_fields.items() if n not in without}
+        options = create_model(f"{options.__name__}Without", __base__=Options,
+                               __module__=module, **kept)  # type: ignore[call-overload]
+    return Method(name, run, help, options=options, settings=base.settings,
                   trace_part=base.trace_part, render=base.render, refinable=base.refinable,
-                  needs_reports=base.needs_reports, rank=rank, module=module,
-                  answers=base.answers)
+                  needs_reports=base.needs_reports, report_levels=base.report_levels,
+                  rank=rank, module=module, answers=base.answers)

@@ -28,7 +28,7 @@ import asyncio
 import logging
 
 from .. import events
-from ..config import Settings
+from ..config import Group, Settings, env
 from ..db import Graph
 from ..llm import LLM, Subject, Usage
 from ..model import (
@@ -48,7 +48,7 @@ from ..prompts import render
 from ..stages import Stage
 from .citations import cited_sources
 from .common import AnswerFailedError, complete_or_note, no_answer_for, note_once
-from .contract import MAP_REDUCE, Method, report_lines
+from .contract import Method, report_lines
 from .drift_steps import (
     folds,
     follow_up,
@@ -60,6 +60,16 @@ from .embedding import check_vectors, embed_question, stored_vectors
 from .local_context import SourceIds
 from .retrieval import check_level, note_stale, query_level, retrieve
 from .vectors import nearest_reports
+
+
+class DriftSettings(Group):
+    """DRIFT search (`--method drift`; GraphRAG's defaults: lower them for a small model)."""
+
+    n_depth: int = env("DRIFT_N_DEPTH", 3, "rounds of follow-up questions", ge=1)
+    k_followups: int = env("DRIFT_K_FOLLOWUPS", 20, "reports the primer reads; follow-ups "
+                           "answered per round", ge=1)
+    primer_folds: int = env("DRIFT_PRIMER_FOLDS", 5, "primer calls (the primer's reports "
+                            "split between them)", ge=1)
 
 
 class Meter:
@@ -83,7 +93,7 @@ async def primer_reports(graph: Graph, llm: LLM, settings: Settings, question: s
                          level: int, trace: Trace, drift: DriftSearch) -> list[ReportRow]:
     """The reports the primer reads: nearest to the hypothetical answer's embedding (or the
     question's when it failed), else BM25 with a note when the reports have no embeddings."""
-    k = settings.query.drift_k_followups
+    k = settings.method(DriftSettings).k_followups
     if stored_vectors(graph, settings, "reports") is not None:
         template = graph.run("query/drift_template", level=level)
         hyde = (await hypothetical_answer(llm, settings, question,
@@ -109,9 +119,9 @@ async def ask_drift(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     trace = Trace(method="drift", level=level)
     note_stale(graph, GENERAL, trace)
     check_vectors(graph, settings)  # another model's vectors: refused before any call
-    q = settings.query
-    drift = trace.drift = DriftSearch(n_depth=q.drift_n_depth, k_followups=q.drift_k_followups,
-                                      primer_folds=q.drift_primer_folds)
+    q = settings.method(DriftSettings)
+    drift = trace.drift = DriftSearch(n_depth=q.n_depth, k_followups=q.k_followups,
+                                      primer_folds=q.primer_folds)
     meter, ids, question = Meter(llm.usage), SourceIds(), query.question
     with timed(trace.seconds, "primer"):
         reports = await primer_reports(graph, llm, settings, question, level, trace, drift)
@@ -120,8 +130,8 @@ async def ask_drift(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
                                        composed=r.composed) for r in reports]
         events.emit("retrieved", reports=len(reports), method="drift", level=level)
         steps = list(await asyncio.gather(*(
-            primer_fold(llm, settings, question, f, i, trace)
-            for i, f in enumerate(folds(reports, q.drift_primer_folds), 1))))
+            primer_fold(llm, settings, question, f, i, trace, q.k_followups)
+            for i, f in enumerate(folds(reports, q.primer_folds), 1))))
     drift.phases["primer"] = meter.take()
     pending = [DriftStep(query=f, depth=1, parent=i)
                for i, a in enumerate(steps) for f in a.follow_ups]
@@ -147,21 +157,22 @@ async def _follow_ups(graph: Graph, llm: LLM, settings: Settings, question: str,
                       trace: Trace) -> list[DriftStep]:
     """Rounds of follow-ups answered by local search (appended to ``steps``); the
     questions left unanswered."""
-    q = settings.query
+    q = settings.method(DriftSettings)
     seen: set[str] = set()
     pending = [a for a in pending if not (_key(a.query) in seen or seen.add(_key(a.query)))]
     seen.add(_key(question))  # never asked again as a follow-up
     n = 0
-    for depth in range(1, q.drift_n_depth + 1):
+    for depth in range(1, q.n_depth + 1):
         if not pending:
             break
         # by the score of the answer that asked them; stable: ties keep the order asked
         pending.sort(key=lambda a: -(steps[a.parent].score or 0) if a.parent is not None else 0)
-        batch, pending = pending[:q.drift_k_followups], pending[q.drift_k_followups:]
+        batch, pending = pending[:q.k_followups], pending[q.k_followups:]
         vectors = await embed_question(graph, llm, settings, [a.query for a in batch], trace)
         done = await asyncio.gather(*(
             follow_up(graph, llm, settings, question, a, level, ids,
-                      vectors[i] if vectors else None, trace, n + i + 1, embed=False)
+                      vectors[i] if vectors else None, trace, n + i + 1, q.k_followups,
+                      embed=False)
             for i, a in enumerate(batch)))
         n += len(batch)
         for a in done:
@@ -238,6 +249,4 @@ def drift_lines(answer: Answer) -> list[str]:
 DRIFT = Method(
     "drift", ask_drift, "DRIFT search: a primer over the reports nearest a hypothetical "
     "answer, follow-up questions answered by local search, a ranked reduce",
-    settings=("level", "drift_n_depth", "drift_k_followups", "drift_primer_folds",
-              "local_top_k_entities", "local_top_k_relationships", *MAP_REDUCE),
-    trace_part="drift", render=drift_lines, needs_reports=True, rank=4)
+    settings=DriftSettings, trace_part="drift", render=drift_lines, needs_reports=True, rank=4)

@@ -107,11 +107,11 @@ def _fold_table(reports: list[ReportRow], budget: int, enc: str) -> str:
 
 
 async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list[ReportRow],
-                      n: int, trace: Trace) -> DriftStep:
+                      n: int, trace: Trace, k: int) -> DriftStep:
     """One primer call over a fold of the top reports: an intermediate answer citing them,
-    its score and follow-up questions. A failure fails this fold only (``trace.failures``)."""
+    its score and up to ``k`` follow-up questions. A failure fails this fold only
+    (``trace.failures``)."""
     step = DriftStep(query=question, depth=0)
-    k = settings.query.drift_k_followups
     table = _fold_table(reports, settings.query.map_context_tokens, settings.encoding)
     msgs = render("query/drift_primer", reports=table, question=question, followups=k)
     try:
@@ -127,12 +127,12 @@ async def primer_fold(llm: LLM, settings: Settings, question: str, reports: list
 
 async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: str,
                     step: DriftStep, level: int, ids: SourceIds, vector: list[float] | None,
-                    trace: Trace, n: int, *, embed: bool = True) -> DriftStep:
+                    trace: Trace, n: int, k: int, *, embed: bool = True) -> DriftStep:
     """``step``'s question answered by local search (its own seeding and context, DRIFT's
-    shares of the budget), with a score against the overall question and more follow-ups;
+    shares of the budget), with a score against the overall question and up to ``k`` more
+    follow-ups;
     ``vector`` is the question's embedding (``embed``: else embed it here). Nothing seeded
     is an answer of nothing (score 0); a failed call fails this item only."""
-    q = settings.query
     seeding = await seed(graph, llm, settings, step.query, trace, vector, embed=embed)
     step.seeded_by = seeding.by if seeding else None
     if seeding is None:
@@ -140,11 +140,11 @@ async def follow_up(graph: Graph, llm: LLM, settings: Settings, global_query: st
         step.score = 0
         return step
     ctx: LocalContext = build_context(graph, settings, step.query, seeding, level,
-                                      q.reduce_context_tokens, text_unit_prop=TEXT_UNIT_PROP,
+                                      settings.query.reduce_context_tokens,
+                                      text_unit_prop=TEXT_UNIT_PROP,
                                       community_prop=COMMUNITY_PROP, ids=ids)
     if ctx.withheld:
         note_once(trace, WITHHELD_NOTE.format(n=ctx.withheld))
-    k = q.drift_k_followups
     msgs = render("query/drift_local", context=ctx.text, question=step.query,
                   global_query=global_query, followups=k)
     try:

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from ..config import Settings
+from ..config import Group, Settings, env
 from ..db import Graph
 from ..errors import LLMError
 from ..llm import LLM
@@ -30,9 +30,24 @@ from ..tokens import truncate
 from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
 from .answer import ONE_CALL, QUOTE, Context, respond
 from .common import AnswerFailedError, reports_at_level
-from .contract import MAP_REDUCE, Method, report_lines
+from .contract import Method, report_lines
 from .ratings import read_rating
 from .retrieval import levels, note_stale
+
+
+class DynamicSettings(Group):
+    """Dynamic community selection (`--method global --dynamic`)."""
+
+    threshold: float = env(
+        "DYNAMIC_THRESHOLD", 1, "the 0-5 rating that makes a report relevant: its "
+        "sub-communities are rated next (GraphRAG's default)")
+    use_summary: bool = env(
+        "DYNAMIC_USE_SUMMARY", False, "rate each report by its summary paragraph instead of "
+        "its full text (GraphRAG's `use_summary`): a few times fewer prompt tokens per rating "
+        "call; a report without a summary is rated by its full text, with a trace note")
+    max_level: int = env(
+        "DYNAMIC_MAX_LEVEL", 2, "when no report is rated relevant, every report of the next "
+        "level is rated, down to this level (GraphRAG's `max_level`)")
 
 
 # a report's 0-5 relevance as the model wrote it: words, fractions and percentages read onto
@@ -58,7 +73,7 @@ class Rating(BaseModel):
 def rated_text(settings: Settings, report: ReportRow) -> str:
     """What the rating call reads of ``report``: its summary with DYNAMIC_USE_SUMMARY (when
     it has one), else its full text."""
-    if settings.query.dynamic_use_summary and report.summary.strip():
+    if settings.method(DynamicSettings).use_summary and report.summary.strip():
         return report.summary
     return report.full_content
 
@@ -97,7 +112,8 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     (the report it repeats stands for it) and passes the walk on to its children. GraphRAG's
     own hierarchy has no such copies, so this is its walk at its cost."""
     before = llm.usage.stage(Stage.RATE).model_copy()
-    threshold = settings.query.dynamic_threshold
+    own = settings.method(DynamicSettings)
+    threshold = own.threshold
     queue = reports_at_level(graph, scope, 0)
     have = levels(graph, scope)
     ratings: dict[int, float] = {}
@@ -110,7 +126,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
     errors: list[str] = []  # the failed rating calls' errors: the first is said
     with timed(trace.seconds, "rate"):
         while queue:
-            if settings.query.dynamic_use_summary:
+            if own.use_summary:
                 unsummarised += sum(not r.summary.strip() for r in queue)
             seen.update((r.id, r) for r in queue)
             texts = {r.id: rated_text(settings, r) for r in queue}
@@ -142,7 +158,7 @@ async def select_reports(graph: Graph, llm: LLM, settings: Settings, question: s
             queue = [ReportRow.from_record(c) for c in rows]
             level += 1
             if (not queue and not relevant and level in have
-                    and level <= settings.query.dynamic_max_level):
+                    and level <= own.max_level):
                 trace.note(f"no report rated relevant: rating every report of level {level}")
                 queue = reports_at_level(graph, scope, level)
     if unsummarised:
@@ -201,6 +217,8 @@ DYNAMIC_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 GLOBAL_DYNAMIC = Method(
     "global-dynamic", ask_global_dynamic, "global search over the reports the LLM rates "
     "relevant from the root down (GraphRAG's dynamic selection; DYNAMIC_THRESHOLD)",
-    settings=("dynamic_threshold", "dynamic_use_summary", "dynamic_max_level", *MAP_REDUCE),
-    trace_part="selection", render=selection_lines, needs_reports=True, flag="dynamic",
-    flag_of="global", rank=2, answers=DYNAMIC_ANSWERS)
+    settings=DynamicSettings, trace_part="selection", render=selection_lines,
+    needs_reports=True, flag="dynamic", flag_of="global", rank=2, answers=DYNAMIC_ANSWERS,
+    # the root down to DYNAMIC_MAX_LEVEL: what the selection may rate
+    report_levels=lambda s, have: [lv for lv in have
+                                   if lv <= s.method(DynamicSettings).max_level])

@@ -11,7 +11,7 @@ from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
 from .answer import ONE_CALL, QUOTE, Context, respond
 from .answer.map_reduce import map_reduce, map_reduce_many
 from .common import reports_at_level
-from .contract import MAP_REDUCE, Method
+from .contract import Method
 from .retrieval import note_stale, query_level
 
 
@@ -50,5 +50,4 @@ async def ask_global(graph: Graph, llm: LLM, settings: Settings, query: Query) -
 
 GLOBAL_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 GLOBAL = Method("global", ask_global, "GraphRAG global search: map-reduce over a level's "
-                "reports", settings=("level", *MAP_REDUCE), refinable=True, needs_reports=True,
-                rank=1, answers=GLOBAL_ANSWERS)
+                "reports", refinable=True, needs_reports=True, rank=1, answers=GLOBAL_ANSWERS)

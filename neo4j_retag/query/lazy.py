@@ -38,8 +38,8 @@ from .answer import QUOTE, Context, chosen, quoted_answer
 from .answer.map_reduce import MapFailedError
 from .citations import cite_or_attribute
 from .common import complete_or_note, no_answer_for, words
-from .contract import Method, Option, variant
-from .lazy_budget import Budget
+from .contract import Method, variant
+from .lazy_budget import Budget, LazyOptions, LazySettings
 from .lazy_excerpt import excerpt
 from .lazy_rank import rank_units
 from .lazy_relevance import relevant
@@ -185,7 +185,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
     """The `lazy` method. Raises LevelError when the graph has no text unit (no call made),
     NothingRelevantError when no text unit tested relevant, MapFailedError when every test or
     every claim call failed."""
-    budget = Budget.of(settings, query.budget)
+    budget = Budget.of(settings, LazyOptions.of(query).budget)
     trace = Trace(method="lazy", level=-1)
     question = query.question
     with timed(trace.seconds, "rank"):
@@ -199,7 +199,8 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         ranked = ranking.ranked
     texts = Texts(graph)
     terms = " ".join([question, *subs])
-    test_tokens = settings.query.lazy_test_tokens or settings.query.map_context_tokens
+    own = settings.method(LazySettings)
+    test_tokens = own.test_tokens or settings.query.map_context_tokens
 
     async def test(ids: list[str]) -> list[bool | None]:
         async def one(row: Record) -> bool | None:
@@ -218,8 +219,7 @@ async def ask_lazy(graph: Graph, llm: LLM, settings: Settings, query: Query) -> 
         failed_tests=found.failed, bm25_matches=ranking.bm25, vector_matches=ranking.vector,
         communities_tested=found.communities_tested, communities_pruned=len(found.pruned),
         levels_reached=found.levels_reached, stopped=budget.stopped,
-        seconds=settings.query.lazy_seconds, enough=settings.query.lazy_enough,
-        test_tokens=settings.query.lazy_test_tokens)
+        seconds=own.seconds, enough=own.enough, test_tokens=own.test_tokens)
     if found.spent and found.failed == found.spent:
         raise MapFailedError(f"{found.failed} of {found.spent} relevance tests failed: no "
                              "answer (retry, or check the LLM with `neo4j-retag doctor`)")
@@ -303,12 +303,9 @@ def lazy_lines(answer: Answer) -> list[str]:
 CLAIMS = "claims"
 LAZY_ANSWERS = (CLAIMS, QUOTE)
 LAZY = Method("lazy", ask_lazy, "LazyGraphRAG: relevance tests of text units under --budget, "
-              "claims citing text units; on a lazy index or a full one",
-              options=(Option("budget", int, "relevance tests (default LAZY_BUDGET)", ge=1,
-                              le=10_000),),
-              settings=("lazy_budget", "lazy_seconds", "lazy_enough", "lazy_test_tokens",
-                        "map_context_tokens", "reduce_context_tokens"),
-              trace_part="lazy_search", render=lazy_lines, rank=7, answers=LAZY_ANSWERS)
+              "claims citing text units; on a lazy index or a full one", options=LazyOptions,
+              settings=LazySettings, trace_part="lazy_search", render=lazy_lines, rank=7,
+              answers=LAZY_ANSWERS)
 # the small model's lazy answer: the relevant text units' sentences quoted (no claim call, no
 # answer call: nothing written)
 LAZY_QUOTED = variant(LAZY, "lazy-quoted", "LazyGraphRAG's relevance search, the relevant "

@@ -1,4 +1,5 @@
-"""How many relevance tests the lazy method spends, and when it stops before its budget.
+"""How many relevance tests the lazy method spends, and when it stops before its budget; the
+lazy method's settings and its ``--budget`` option (query/lazy.py declares them).
 
 - at most ``tests`` (``--budget``, LAZY_BUDGET), every call counted, a failed one too;
 - no new batch once ``seconds`` have passed since the first test (LAZY_SECONDS; the first
@@ -19,7 +20,32 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..config import Settings
+from ..config import Group, Settings, env
+from ..model import Options, option
+
+
+class LazySettings(Group):
+    """LazyGraphRAG (`--method lazy`)."""
+
+    budget: int = env("LAZY_BUDGET", 100, "relevance tests of `ask --method lazy` without "
+                      "`--budget`", ge=1)
+    # the local values: the tests sized to the embedded model's speed (~75 prompt tokens/s on
+    # two cores: a test's prompt is its cost): short excerpts, a time budget, an early stop
+    seconds: float = env(
+        "LAZY_SECONDS", 0.0, "no new relevance test after this many seconds of testing (the "
+        "first batch always runs): the tests follow the model's speed; 0 = no limit", ge=0,
+        local=90)
+    enough: int = env(
+        "LAZY_ENOUGH", 0, "the tests stop once this many text units are relevant, and the "
+        "claims of the best-ranked this many are read (0 = no early stop)", ge=0, local=6)
+    test_tokens: int = env(
+        "LAZY_TEST_TOKENS", 0, "a relevance test reads the text unit's sentences that best match "
+        "the question, up to this many tokens (0 = the whole text unit, up to "
+        "`MAP_CONTEXT_TOKENS`) ([Lazy mode](lazy.md#the-query))", ge=0, local=300)
+
+
+class LazyOptions(Options):
+    budget: int | None = option("relevance tests (default LAZY_BUDGET)", ge=1, le=10_000)
 
 
 @dataclass
@@ -35,8 +61,8 @@ class Budget:
     def of(cls, settings: Settings, tests: int | None = None) -> Budget:
         """The budget of one question: ``tests`` (``--budget``) or LAZY_BUDGET, with
         LAZY_SECONDS and LAZY_ENOUGH."""
-        q = settings.query
-        return cls(tests or q.lazy_budget, q.lazy_seconds, q.lazy_enough)
+        own = settings.method(LazySettings)
+        return cls(tests or own.budget, own.seconds, own.enough)
 
     def left(self, spent: int, relevant: int) -> int:
         """Tests that may still start, with ``spent`` tests made and ``relevant`` text units

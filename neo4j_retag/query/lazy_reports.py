@@ -7,6 +7,7 @@ marked ``lazy`` and reused by every later query: the lazy index gets cheaper wit
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ..checks.grounding import FindingCheck
@@ -78,14 +79,15 @@ async def ensure_reports(graph: Graph, llm: LLM, settings: Settings,
     return done
 
 
-def needed_levels(graph: Graph, settings: Settings, method: str, level: int | None) -> list[int]:
-    """The levels whose reports ``method`` reads: the query level (clamped to the deepest
-    level there is) for global and retag, the root down to DYNAMIC_MAX_LEVEL for dynamic."""
+def needed_levels(graph: Graph, settings: Settings, level: int | None,
+                  pick: Callable[[Settings, list[int]], list[int]] | None) -> list[int]:
+    """The levels whose reports a method reads: those ``pick`` (its ``report_levels``)
+    chooses of the levels there are, else the query level (clamped to the deepest)."""
     have = sorted({r["level"] for r in graph.run("query/scope_levels", scope="general")})
     if not have:
         return []
-    if method == "global-dynamic":
-        return [lv for lv in have if lv <= settings.query.dynamic_max_level]
+    if pick is not None:
+        return pick(settings, have)
     wanted = settings.query.level if level is None else level
     return [min(wanted, max(have))]
 

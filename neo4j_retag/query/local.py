@@ -15,7 +15,7 @@ from ..model import GENERAL, Answer, Query, Trace, timed
 from .answer import ONE_CALL, QUOTE, Context, respond
 from .common import no_answer_for
 from .contract import Method, report_lines, variant
-from .local_context import WITHHELD_NOTE, build_context, seed
+from .local_context import WITHHELD_NOTE, LocalSettings, build_context, seed
 from .retrieval import check_level, query_level
 
 
@@ -27,7 +27,7 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
     if query.level is not None:  # the default level exists; a level asked for may not
         check_level(graph, GENERAL, level)
     trace = Trace(method="local", level=level)
-    q = settings.query
+    own = settings.method(LocalSettings)
     with timed(trace.seconds, "retrieve"):
         seeding = await seed(graph, llm, settings, query.question, trace)
         trace.seeding = seeding
@@ -35,9 +35,9 @@ async def ask_local(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
             return Answer(answer=no_answer_for(settings, trace, "no entity matches the "
                                                "question"), trace=trace)
         ctx = build_context(graph, settings, query.question, seeding, level,
-                            q.reduce_context_tokens,
-                            text_unit_prop=q.local_text_unit_prop,
-                            community_prop=q.local_community_prop)
+                            settings.query.reduce_context_tokens,
+                            text_unit_prop=own.text_unit_prop,
+                            community_prop=own.community_prop)
     trace.reports_retrieved, trace.text_units_retrieved = ctx.reports, ctx.units
     if ctx.withheld:
         trace.note(WITHHELD_NOTE.format(n=ctx.withheld))
@@ -60,9 +60,8 @@ LOCAL_ANSWERS = (ONE_CALL, QUOTE)
 LOCAL = Method(
     "local", ask_local, "local search: entities nearest the question by embedding (string "
     "match without embeddings), their relationships, claims, reports and text units",
-    settings=("level", "local_top_k_entities", "local_top_k_relationships",
-              "local_text_unit_prop", "local_community_prop", "reduce_context_tokens"),
-    trace_part="seeding", render=seeding_lines, rank=3, answers=LOCAL_ANSWERS)
+    settings=LocalSettings, trace_part="seeding", render=seeding_lines, rank=3,
+    answers=LOCAL_ANSWERS)
 # the small model's specific questions: local search's context, its entities' evidence and
 # text units' sentences quoted (no answer call: nothing written, nothing invented)
 LOCAL_QUOTED = variant(

@@ -12,7 +12,8 @@ relationships (in-network first, then out-network by links to the seeds and rank
 fit), and the text units that mention them (``text_unit_prop``): ranked by BM25 against the
 question (this project's choice, kept from before: the best-matching units survive a small
 budget), ties in GraphRAG's order (seed order, then how many of the seed's relationships the
-unit supports).
+unit supports). Its settings (:class:`LocalSettings`) are local search's, read by DRIFT's
+follow-ups too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Settings
+from ..config import Group, Settings, env
 from ..db import Graph, Record
 from ..errors import ConfigError
 from ..llm import LLM
@@ -36,6 +37,20 @@ from .vectors import nearest_entities
 UNITS_PER_ENTITY = 20  # text units fetched per seed before the budget cuts them
 CLAIMS_PER_ENTITY = 10
 RELS_FETCHED = 3  # relationships fetched per seed: this many times LOCAL_TOP_K_RELATIONSHIPS
+
+
+class LocalSettings(Group):
+    """Local search (`--method local`, and DRIFT's follow-ups)."""
+
+    top_k_entities: int = env("LOCAL_TOP_K_ENTITIES", 10, "entities seeded (by embedding; by "
+                              "string match without), for DRIFT's follow-ups too", ge=1)
+    top_k_relationships: int = env("LOCAL_TOP_K_RELATIONSHIPS", 10, "relationships to "
+                                   "entities outside the seeds, per seed", ge=1)
+    text_unit_prop: float = env("LOCAL_TEXT_UNIT_PROP", 0.5, "share of the context budget for "
+                                "text units", ge=0, le=1)
+    community_prop: float = env("LOCAL_COMMUNITY_PROP", 0.15, "share of the context budget for "
+                                "community reports; the rest is entities, relationships and "
+                                "claims", ge=0, le=1)
 
 
 class SourceIds:
@@ -81,7 +96,7 @@ async def seed(graph: Graph, llm: LLM, settings: Settings, question: str, trace:
     """The entities to start from, best first: nearest by embedding (``vector``, else the
     question embedded here unless not ``embed``), else by string match with a note. None
     when nothing matches."""
-    k = settings.query.local_top_k_entities
+    k = settings.method(LocalSettings).top_k_entities
     if vector is None and embed:
         got = await embed_question(graph, llm, settings, [question], trace)
         vector = got[0] if got else None
@@ -123,7 +138,7 @@ def _local_tables(graph: Graph, settings: Settings, ents: list[Record], budget: 
     tables fit ``budget`` (GraphRAG's ``_build_local_context``): the tables and their counts."""
     enc = settings.encoding
     keys = [e["key"] for e in ents]
-    top_k = settings.query.local_top_k_relationships
+    top_k = settings.method(LocalSettings).top_k_relationships
     rels = graph.run("query/local_relationships", keys=keys,
                      per_entity=max(1, top_k * RELS_FETCHED)) if top_k else []
     claims = graph.run("query/local_claims", keys=keys, per_entity=CLAIMS_PER_ENTITY)

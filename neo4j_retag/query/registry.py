@@ -1,5 +1,7 @@
 """The registry of query methods: every :class:`~.contract.Method` declared at module level in
-a module of this package, by name, in rank order; ``auto`` answers through it.
+a module of this package, by name, in rank order; ``auto`` answers through it. The settings
+groups the methods declare (:data:`SETTINGS`) are what `neo4j-retag config` shows beside the
+shared ones, and what :func:`check_settings` reads before a question is asked.
 
 A new method is a module here declaring its ``Method``: nothing else lists it. Method modules
 share helpers through ``common``, never through each other (auto reaches them through this
@@ -13,7 +15,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterator, Mapping
 
-from ..config import Settings
+from ..config import Group, Settings
 from ..db import Graph
 from ..llm import LLM
 from ..model import Answer, Query
@@ -37,17 +39,28 @@ def declared() -> dict[str, Method]:
 
 
 METHODS: dict[str, Method] = declared()
+# the methods' own settings groups, each once, in rank order
+SETTINGS: tuple[type[Group], ...] = tuple(dict.fromkeys(
+    m.settings for m in METHODS.values() if m.settings is not None))
+
+
+def check_settings(settings: Settings) -> None:
+    """Read every method's settings group: a value out of its bounds (``LAZY_BUDGET=0``) is a
+    ConfigError naming the variable before any question is asked, whichever method asks."""
+    for group in SETTINGS:
+        settings.method(group)
 
 
 async def run_method(method: str, graph: Graph, llm: LLM, settings: Settings,
                      query: Query) -> Answer:
     """One registered method; on a lazy index the reports it reads are built first (on
     demand, query/lazy_reports.py) and said in its trace."""
-    if not (METHODS[method].needs_reports and is_lazy(graph)):
-        return await METHODS[method](graph, llm, settings, query)
-    levels = needed_levels(graph, settings, method, query.level)
+    m = METHODS[method]
+    if not (m.needs_reports and is_lazy(graph)):
+        return await m(graph, llm, settings, query)
+    levels = needed_levels(graph, settings, query.level, m.report_levels)
     built = await ensure_reports(graph, llm, settings, levels)
-    got = await METHODS[method](graph, llm, settings, query)
+    got = await m(graph, llm, settings, query)
     note_built(got.trace, built, levels)
     return got
 

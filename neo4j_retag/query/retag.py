@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, create_model
 
 from .. import events
-from ..config import Settings
+from ..config import Group, Settings, env
 from ..db import Graph, Record
 from ..errors import InputError, LLMError
 from ..llm import LLM
@@ -21,8 +21,9 @@ from ..stages import Stage
 from ..tokens import truncate
 from .answer import MAP_REDUCE as MAP_REDUCE_ANSWER
 from .answer import ONE_CALL, QUOTE, Context, respond
-from .contract import MAP_REDUCE, Method, Option, variant
+from .contract import Method, Options, option, variant
 from .retrieval import (
+    Mode,
     check_level,
     expand_keywords,
     note_stale,
@@ -30,6 +31,42 @@ from .retrieval import (
     query_level,
     retrieve_reports,
 )
+
+
+class RetagSettings(Group):
+    """ReTAG (`--method retag` and its variants)."""
+
+    # TOP_P, RETAG_TOPICS and RETAG_TOPIC_MAX_SHARE are the query group's: the index and
+    # refinement read them too
+
+    top_p_share: float = env(
+        "TOP_P_SHARE", 1.0, "ReTAG retrieves at most this share of the level's reports: p = "
+        "min(`TOP_P`, max(⌈share × reports⌉, 8 or all when fewer)); an explicit `--top-p` is "
+        "taken as asked; 1 = the paper's fixed p; `retag-quoted` sets 0.25 "
+        "([Evaluation](evaluation/history.md#retag-arm-by-arm-with-the-embedded-model))",
+        gt=0, le=1)
+    report_tokens: int = env(
+        "RETAG_REPORT_TOKENS", 0, "ReTAG reads each retrieved report up to this many tokens "
+        "(title, summary, first findings: GraphRAG orders findings by importance), a trace note "
+        "counting the cut ones; 0 = whole reports; `retag-quoted` sets 600", ge=0)
+    max_topics: int = env(
+        "RETAG_MAX_TOPICS", 2, "a question that spans topics is classified into up to this "
+        "many; each topic's subgraph gives its share of the p reports (a trace note names them; "
+        "the trace's `topic`/`scope` are the first one's)", ge=1)
+    retrieval: Literal["auto", "bm25", "vector", "hybrid"] = env(
+        "RETRIEVAL", "auto", "ReTAG's report retrieval: `bm25`, `vector`, `hybrid` (both, "
+        "reciprocal rank fusion); `auto` = hybrid when the reports have embeddings, else bm25 "
+        "with a trace note")
+
+
+class RetagOptions(Options):
+    """ReTAG's `ask` options."""
+
+    # bounded: a top_p near 2**62 overflowed inside Neo4j's vector search
+    top_p: int | None = option("reports retrieved by BM25 (default TOP_P)", ge=1, le=10_000)
+    topic: str | None = option("force a topic instead of classifying", max_length=200)
+    retrieval: Mode | None = option("its reports by BM25, by embedding, or both fused by "
+                                    "reciprocal rank (default RETRIEVAL)")
 
 
 async def classify_topics(llm: LLM, settings: Settings, question: str,
@@ -42,7 +79,7 @@ async def classify_topics(llm: LLM, settings: Settings, question: str,
     if not topics:
         return []
     names = tuple(t["name"] for t in topics)
-    most = settings.query.retag_max_topics
+    most = settings.method(RetagSettings).max_topics
     model = create_model("TopicChoice", topics=(  # type: ignore[call-overload]
         list[Literal[names]], Field([], json_schema_extra={"maxItems": most})))  # type: ignore[valid-type]
     listing = "\n".join(f"- {t['name']}: {t['description'] or ''}" for t in topics)
@@ -93,7 +130,7 @@ def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int
     rounded up, but at least MIN_SHARE_P (or all there are) - when that share is under 1
     (Kim et al. 2025 §4.3 read every report of a level with fewer than p; a share keeps the
     saving on small corpora too)."""
-    share = settings.query.top_p_share
+    share = settings.method(RetagSettings).top_p_share
     if share >= 1:
         return top_p
     n = pool(graph, scope, level)
@@ -104,7 +141,7 @@ def share_p(graph: Graph, settings: Settings, scope: str, level: int, top_p: int
 def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> list[ReportRow]:
     """``reports`` each cut to RETAG_REPORT_TOKENS (0: whole), the cut ones counted in a
     note: more reports are read for the same map tokens, their most important part first."""
-    cap = settings.query.retag_report_tokens
+    cap = settings.method(RetagSettings).report_tokens
     if not cap:
         return reports
     out = [r.model_copy(update={"full_content": truncate(r.full_content, cap,
@@ -117,30 +154,32 @@ def cut_reports(settings: Settings, reports: list[ReportRow], trace: Trace) -> l
 
 
 async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) -> Answer:
-    """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. ``query.topic`` forces
-    a topic. A question classified into several topics (RETAG_MAX_TOPICS) reads each topic's
-    subgraph, p split between them (the trace's topic and scope are the first one's; a note
-    names the others).
+    """ReTAG: classify -> expand keywords -> top-p retrieval -> map-reduce. The ``topic``
+    option forces a topic. A question classified into several topics (RETAG_MAX_TOPICS) reads
+    each topic's subgraph, p split between them (the trace's topic and scope are the first
+    one's; a note names the others).
 
     Raises LevelError when the level has no reports, InputError for an unknown topic.
     """
     level, question = query_level(graph, settings, query.level), query.question
+    opts = RetagOptions.of(query)
 
     def p_for(scope: str, lv: int) -> int:  # an explicit --top-p taken as asked
-        return query.top_p or share_p(graph, settings, scope, lv, settings.query.top_p)
+        return opts.top_p or share_p(graph, settings, scope, lv, settings.query.top_p)
 
     trace = Trace(method="retag", level=level)
     # before any call: vectors of another model are refused, never compared
-    how = plan_retrieval(graph, settings, query.retrieval or settings.query.retrieval, trace)
+    how = plan_retrieval(graph, settings, opts.retrieval or settings.method(RetagSettings)
+                         .retrieval, trace)
     with timed(trace.seconds, "classify"):
         topics = graph.run("query/topics")
         corpus = topics[0]["corpus_description"] if topics else (
             graph.run("query/corpus")[0]["description"] or "")
-        if query.topic is not None and query.topic not in {t["name"] for t in topics}:
-            raise InputError(f"unknown topic {query.topic!r}; topics: "
+        if opts.topic is not None and opts.topic not in {t["name"] for t in topics}:
+            raise InputError(f"unknown topic {opts.topic!r}; topics: "
                              f"{[t['name'] for t in topics]}")
-        chosen = [query.topic] if query.topic is not None else []
-        if query.topic is None:
+        chosen = [opts.topic] if opts.topic is not None else []
+        if opts.topic is None:
             offered = offered_topics(settings, topics, trace)
             chosen = await classify_topics(llm, settings, question, offered, corpus, trace)
             if not topics and not settings.query.retag_topics:
@@ -195,20 +234,11 @@ async def ask_retag(graph: Graph, llm: LLM, settings: Settings, query: Query) ->
                          trace, RETAG_ANSWERS)
 
 
-RETRIEVAL = ("bm25", "vector", "hybrid")
 RETAG_ANSWERS = (MAP_REDUCE_ANSWER, ONE_CALL, QUOTE)
 RETAG = Method(
     "retag", ask_retag, "ReTAG: topic, keywords, BM25 top-p reports, map-reduce",
-    options=(Option("top_p", int, "reports retrieved by BM25 (default TOP_P)", ge=1,
-                    # bounded: a top_p near 2**62 overflowed inside Neo4j's vector search
-                    le=10_000),
-             Option("topic", str, "force a topic instead of classifying", max_length=200),
-             Option("retrieval", str, "its reports by BM25, by embedding, or both fused by "
-                    "reciprocal rank (default RETRIEVAL)", choices=RETRIEVAL)),
-    settings=("level", "top_p", "top_p_share", "retag_report_tokens", "retag_topics",
-              "retag_topic_max_share", "retag_max_topics", "retrieval", "answer", "quote_words",
-              "one_call_tokens", *MAP_REDUCE),
-    refinable=True, needs_reports=True, rank=0, answers=RETAG_ANSWERS)
+    options=RetagOptions, settings=RetagSettings, refinable=True, needs_reports=True, rank=0,
+    answers=RETAG_ANSWERS)
 # the paper's retrieval-only arm (Kim et al. 2025): ReTAG over the general graph's reports,
 # no topic classification (what RETAG_TOPICS=false does for retag itself)
 RETAG_GENERAL = variant(

@@ -21,7 +21,7 @@ from neo4j_retag.ops.stats import collect
 from neo4j_retag.query.answer.map_reduce import MapFailedError
 from neo4j_retag.query.answer.quote import sentences
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retag import RetagOptions, ask_retag
 from neo4j_retag.text import strip_chatter
 from tests.conftest import CORPORA
 
@@ -97,7 +97,8 @@ def test_real_ingest_topics_and_ask(real_settings, real_graph, tmp_path):
     q = "What are the main themes of this story?"
     answers = {}
     for name, ask, query in (("global", ask_global, Query(question=q, level=0)),
-                             ("retag", ask_retag, Query(question=q, level=0, top_p=200))):
+                             ("retag", ask_retag, Query(question=q, level=0,
+                                                        options=RetagOptions(top_p=200)))):
         try:
             answers[name] = run(settings, usage, lambda llm, ask=ask, query=query: ask(
                 real_graph, llm, settings, query))

@@ -67,8 +67,9 @@ def test_eval_nuggets_scores_every_method_and_writes_table_json_and_chart(indexe
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--methods", "global,lazy@x"], "only lazy takes a budget"),
-    (["--methods", "global,rag@5"], "only lazy takes a budget"),
+    (["--methods", "global,lazy@x"], "budget: Input should be a valid integer"),
+    (["--methods", "global,rag@5"], "retrieval: Input should be 'bm25', 'vector' or"),
+    (["--methods", "global,rag@budget=5"], "rag takes no option 'budget'"),
     (["--methods", "rag"], "two or more"),  # judged: a pair at least
     (["--generate", "--methods", "global,rag"], "not with --generate"),
 ])

@@ -16,7 +16,7 @@ from neo4j_retag.llm import Usage, run_with_llm
 from neo4j_retag.model import Query
 from neo4j_retag.ops.stats import collect
 from neo4j_retag.query.ask import answer
-from neo4j_retag.query.retag import ask_retag
+from neo4j_retag.query.retag import RetagOptions, ask_retag
 from tests.integration.index.test_evidence import body_sentences
 from tests.llm_double import _asked_fields, _text_block
 
@@ -228,5 +228,5 @@ def test_topics_build_groups_communities_and_the_topic_variant_quotes_them(small
     # a forced topic is taken as asked
     forced = run_with_llm(settings, lambda llm: ask_retag(
         graph, llm, settings.model_copy(update={"retag_topics": True}),
-        Query(question="anything", topic=out.topics[0].name)))
+        Query(question="anything", options=RetagOptions(topic=out.topics[0].name))))
     assert forced.trace.topic == out.topics[0].name

@@ -11,7 +11,7 @@ from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.answer.map_reduce import MapFailedError
 from neo4j_retag.query.global_search import ask_global
-from neo4j_retag.query.retag import MIN_SHARE_P, ask_retag
+from neo4j_retag.query.retag import MIN_SHARE_P, RetagOptions, ask_retag
 from tests.llm_double import default_assign, default_map
 
 pytestmark = pytest.mark.integration
@@ -57,7 +57,8 @@ def test_ask_global_and_retag_cite_real_reports(indexed, graph, double):
     # the tiny test graph's topics each hold most of its entities: every topic offered here
     whole = indexed.model_copy(update={"retag_topic_max_share": 1.0})
     r = run(whole, lambda llm: ask_retag(graph, llm, whole,
-            Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)))
+            Query(question="Ghosts: what did Scrooge see?", level=0,
+                  options=RetagOptions(top_p=200))))
     assert r.trace.topic == "Ghosts and spirits" and r.trace.scope.startswith("Topic")
     assert r.trace.keywords == ["ghost", "Christmas"]
     assert r.citations and all(c.id in ids for c in r.citations)
@@ -77,17 +78,17 @@ def test_unparseable_map_zero_scores_and_hostile_question(indexed, graph, double
     assert "scored above 0" in a.trace.notes[0]
     hostile = 'AND OR NOT "quote" a:b /slash\\ (paren) [x] {y} ~z* ?! && || ^ -- \x00'
     r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
-            Query(question=hostile, level=0, top_p=5)))
+            Query(question=hostile, level=0, options=RetagOptions(top_p=5))))
     assert r.trace.reports_retrieved <= 5
     r = run(indexed, lambda llm: ask_retag(graph, llm, indexed,
-            Query(question="???", level=0, top_p=5)))
+            Query(question="???", level=0, options=RetagOptions(top_p=5))))
     assert r.trace.method == "retag"
 
 
 def test_unknown_topic_level_and_empty_graph(indexed, graph, double, settings):
     with pytest.raises(InputError, match="unknown topic"):
         run(indexed, lambda llm: ask_retag(graph, llm, indexed,
-                Query(question="q", level=0, top_p=5, topic="Nope")))
+                Query(question="q", level=0, options=RetagOptions(top_p=5, topic="Nope"))))
     with pytest.raises(LevelError, match="level 9 does not exist"):
         run(indexed, lambda llm: ask_global(graph, llm, indexed, Query(question="q", level=9)))
     graph.driver.execute_query("MATCH (n) DETACH DELETE n")
@@ -222,7 +223,8 @@ def test_a_question_spanning_two_topics_reads_both_subgraphs(indexed, graph, dou
     double.script["classify"] = lambda body: json.dumps({"topics": two})
     whole = indexed.model_copy(update={"retag_topic_max_share": 1.0})
     r = run(whole, lambda llm: ask_retag(graph, llm, whole,
-            Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)))
+            Query(question="Ghosts: what did Scrooge see?", level=0,
+                  options=RetagOptions(top_p=200))))
     assert r.trace.topic == two[0] and r.trace.scope == topics[0]["label"]
     assert any("spans 2 topics" in n for n in r.trace.notes)
     # the map read reports of both topic subgraphs, each report once
@@ -284,7 +286,7 @@ def test_a_failed_split_call_keeps_the_topic_fails_one_item_and_builds_again(
 
 
 def test_retag_answers_in_one_call_over_the_retrieved_reports(indexed, graph, double):
-    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, options=RetagOptions(top_p=200))
     ids = {r["id"] for r in graph.driver.execute_query(
         "MATCH (c:Community {scope: 'general', level: 0}) RETURN c.id AS id").records}
 
@@ -309,7 +311,7 @@ def test_retag_quoted_over_written_reports_quotes_them_and_writes_only_with_noth
     # the double's reports are written (not composed from evidence) in sentences too short to
     # quote (a fragment, under MIN_WORDS): the method's written answerer (map-reduce, retag's
     # own) answers, said in a note
-    q = Query(question="Ghosts: what did Scrooge see?", level=0, top_p=200)
+    q = Query(question="Ghosts: what did Scrooge see?", level=0, options=RetagOptions(top_p=200))
     quoted = indexed.model_copy(update={"retag_topics": False, "answer": "quote"})
     w = run(quoted, lambda llm: ask_retag(graph, llm, quoted, q))
     assert w.answered and w.trace.answer == "map-reduce" and any(

@@ -18,6 +18,7 @@ from neo4j_retag.interop.graphrag.importer import import_graphrag
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query.global_search import ask_global
+from neo4j_retag.query.retag import RetagOptions
 from tests.conftest import neo4j_vars, wipe
 from tests.graphrag_fixture import fixture_tables, write_fixture
 
@@ -86,7 +87,7 @@ def test_topics_build_and_retag_over_an_import(settings, graph, double, tmp_path
     rows = graph.run("explore/topic", topic=label)
     assert rows and all(r["c"]["scope"] == label for r in rows)
     a = run(settings, lambda llm: ask_retag(graph, llm, settings,
-            Query(question="What about Scrooge?", level=0, top_p=10)))
+            Query(question="What about Scrooge?", level=0, options=RetagOptions(top_p=10))))
     assert a.citations and a.trace.reports_retrieved > 0
 
 

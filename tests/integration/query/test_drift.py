@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from neo4j_retag.cli import main
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
-from neo4j_retag.query.basic import ask_rag
+from neo4j_retag.query.basic import RagOptions, ask_rag
 from neo4j_retag.query.drift import ask_drift
 from neo4j_retag.query.local import ask_local
 from neo4j_retag.query.retrieval import lucene_query
@@ -76,7 +76,7 @@ def test_drift_answers_with_citations_that_exist(indexed, graph, double):
 def test_rag_by_vector_and_hybrid_cites_real_text_units(indexed, graph, double):
     for how in ("vector", "hybrid"):
         a = run(indexed, lambda llm, h=how: ask_rag(graph, llm, indexed, Query(
-            question="What did Scrooge remember?", retrieval=h)))
+            question="What did Scrooge remember?", options=RagOptions(retrieval=h))))
         assert a.citations and {c.id for c in a.citations} <= chunk_ids(graph), how
         assert not any("BM25 instead" in n for n in a.trace.notes), how
 
@@ -186,8 +186,8 @@ def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph,
     # a degenerate reduce (the 135M model) is asked once more, with a repetition penalty
     assert set(d.phases) == {"primer", "local", "reduce"} and d.phases["reduce"].calls in (1, 2)
     cited_exist(graph, drift, 0)
-    rag = run(s, lambda llm: ask_rag(graph, llm, s, Query(question=MEANING,
-                                                          retrieval="vector")))
+    rag = run(s, lambda llm: ask_rag(graph, llm, s, Query(
+        question=MEANING, options=RagOptions(retrieval="vector"))))
     assert rag.trace.retrieval == "vector" and rag.trace.text_units_retrieved >= 1
     assert {c.id for c in rag.citations} <= chunk_ids(graph)
     print(json.dumps({"local": local.answer, "local_cited": [c.id for c in local.citations],

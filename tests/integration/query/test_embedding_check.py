@@ -12,6 +12,7 @@ from neo4j_retag.llm import Usage
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
+from neo4j_retag.query.ask import given_options
 from tests.llm_double import EMBED_DIM, default_embed
 
 pytestmark = pytest.mark.integration
@@ -26,7 +27,7 @@ CASES = [("rag", {"retrieval": "vector"}, {}), ("rag", {"retrieval": "hybrid"}, 
 
 def ask(settings, graph, method, query=None, usage=None):
     return run(settings, lambda llm: answer(method, graph, llm, settings, Query(
-        question="Who is Scrooge?", level=0, **(query or {}))), usage)
+        question="Who is Scrooge?", level=0, options=given_options()(**(query or {})))), usage)
 
 
 @pytest.mark.parametrize(("method", "query", "env"), CASES)

@@ -16,6 +16,7 @@ from neo4j_retag.llm import Usage
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
+from neo4j_retag.query.retag import RetagOptions
 from tests.conftest import CORPORA, corpus, ingest
 
 pytestmark = [pytest.mark.integration, pytest.mark.embed]
@@ -67,7 +68,8 @@ def reports(settings, graph, double, tmp_path, local_embedding):
 def ask(settings, graph, retrieval, usage=None):
     s = settings.model_copy(update={"retrieval": retrieval})
     return run(s, lambda llm: answer("retag", graph, llm, s,
-                                     Query(question=QUESTION, level=0, top_p=2)), usage)
+                                     Query(question=QUESTION, level=0,
+                                           options=RetagOptions(top_p=2))), usage)
 
 
 def test_bm25_misses_the_synonym_question_and_hybrid_answers_from_the_right_report(

@@ -13,7 +13,7 @@ from neo4j_retag.errors import LevelError
 from neo4j_retag.llm import LLM, Usage
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
-from neo4j_retag.query.lazy import LAZY, NothingRelevantError
+from neo4j_retag.query.lazy import LAZY, LazyOptions, NothingRelevantError
 from tests.conftest import double_vars, ingest, neo4j_vars
 
 pytestmark = pytest.mark.integration
@@ -24,7 +24,8 @@ QUESTION = "What are the main themes of the harbour plan and the festival?"
 def ask(settings, graph, method="lazy", **query):
     async def go():
         async with LLM(settings, Usage()) as llm:
-            a = await answer(method, graph, llm, settings, Query(question=QUESTION, **query))
+            a = await answer(method, graph, llm, settings, Query(
+                question=QUESTION, level=query.pop("level", None), options=LazyOptions(**query)))
             return a, llm.usage
     return asyncio.run(go())
 

@@ -7,6 +7,7 @@ import pytest
 from neo4j_retag.llm import run_with_llm as run
 from neo4j_retag.model import Query
 from neo4j_retag.query import answer
+from neo4j_retag.query.retag import RetagOptions
 from tests.llm_double import names_in
 
 pytestmark = pytest.mark.integration
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.integration
 def test_refinement_retrieves_more_and_stops(indexed, graph, double):
     q = "Who met Scrooge?"
     first = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
-            Query(question=q, level=0, top_p=1)))
+            Query(question=q, level=0, options=RetagOptions(top_p=1))))
     cited = {c.id for c in first.citations}
     other = graph.driver.execute_query(
         "MATCH (c:Community {scope: 'general', level: 0}) WHERE NOT c.id IN $cited "
@@ -24,7 +25,7 @@ def test_refinement_retrieves_more_and_stops(indexed, graph, double):
     double.script["refine"] = lambda b: json.dumps(
         {"complete": False, "missing": f"more on {other}", "keywords": keywords})
     a = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
-            Query(question=q, level=0, top_p=1), refine_rounds=3))
+            Query(question=q, level=0, options=RetagOptions(top_p=1)), refine_rounds=3))
     rounds = a.trace.refinement
     assert rounds[0].keywords == keywords and rounds[0].new_reports == 1
     assert len(rounds) <= 3 and rounds[-1].new_reports <= 1
@@ -45,10 +46,12 @@ def test_refinement_retrieves_more_and_stops(indexed, graph, double):
                             if n not in prompt_words)
     double.script["reduce"] = lambda b: f"As the draft said, {names(b)} [Data: Reports ({old})]."
     c = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
-            Query(question="Who else met Scrooge?", level=0, top_p=1), refine_rounds=1))
+            Query(question="Who else met Scrooge?", level=0, options=RetagOptions(top_p=1)),
+            refine_rounds=1))
     assert c.trace.method == "retag+refine" and c.answer.endswith(f"Reports ({old})].")
     assert [x.id for x in c.citations] == [old] and not c.trace.invalid_citations
     double.script["refine"] = lambda b: '{"complete": true, "missing": "", "keywords": []}'
     b = run(indexed, lambda llm: answer("retag", graph, llm, indexed,
-            Query(question="Whom did Scrooge meet?", level=0, top_p=1), refine_rounds=3))
+            Query(question="Whom did Scrooge meet?", level=0, options=RetagOptions(top_p=1)),
+            refine_rounds=3))
     assert b.trace.refinement == [] and b.trace.method == "retag"

@@ -29,12 +29,10 @@ def test_embed_status_says_where_embeddings_are_made_and_checks_the_files():
     assert not remote["in_process"] and remote["endpoint"] == "http://h:1/v1"
 
 
-def test_the_removed_servers_commands_say_so_in_one_line():
-    for verb in ("start", "stop"):
+def test_embed_has_no_server_to_start_or_stop():
+    for verb in ("start", "stop"):  # the removed server's commands are gone, not shims
         out = cli(["embed", verb], {})
-        assert out.exit_code == 0, out.output
-        assert out.output.strip() == ("embeddings run in process now: nothing to "
-                                      f"{verb} (`neo4j-retag embed status` shows the model)")
+        assert out.exit_code == 2 and "No such command" in out.output
 
 
 def test_up_stops_at_a_model_file_not_the_pinned_one(monkeypatch):

@@ -1,85 +1,107 @@
-"""The grouped Settings read every environment variable the flat class read, take the flat
-keyword names, copy by them, and display what the flat class displayed.
-
-``settings_env_old.json`` was generated from the flat class before the groups (env name, field,
-type, default); its ``path`` column is where each now lives. ``settings_masked_old.json`` holds
-the flat class's ``masked()`` and derived values for two configurations."""
+"""Settings read every environment variable a field names - the groups' and each query method's
+own (declared beside it) - from the environment and `.env`, take the same names in lower case as
+keywords and in copies, and show them all, secrets masked."""
 
 from __future__ import annotations
 
-import json
-import operator
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
+from pydantic.fields import FieldInfo
 
-from neo4j_retag.config import FLAT, Settings
+from neo4j_retag.config import FLAT, GROUPS, Group, Settings, flat_name
+from neo4j_retag.config.groups import Top
+from neo4j_retag.query import SETTINGS
 
-HERE = Path(__file__).parent
-OLD = json.loads((HERE / "settings_env_old.json").read_text())
-MASKED = json.loads((HERE / "settings_masked_old.json").read_text())
-# values unlike each default, one per kind of field (Literal fields take a listed value)
-LITERALS = {"gds_mode": "sessions", "llm_json_mode": "json_object", "claims_call": "separate"}
+# every field: (flat name, where it is read from Settings, its FieldInfo)
+FIELDS: list[tuple[str, Any, str, FieldInfo]] = [
+    *((flat, group, name, (GROUPS[group] if group else Top).model_fields[name])
+      for flat, (group, name) in FLAT.items()),
+    *((flat_name(f), g, name, f) for g in SETTINGS for name, f in g.model_fields.items())]
 
 
-def _sample(row: dict[str, Any]) -> tuple[str, Any]:
-    """(the environment text, the value the field should then hold)."""
-    field, kind = row["field"], row["type"]
-    if field in LITERALS:
-        return LITERALS[field], LITERALS[field]
-    if "Path" in kind:
-        return f"/tmp/{field}", Path(f"/tmp/{field}")
-    if "SecretStr" in kind:
-        return f"secret-{field}", f"secret-{field}"
-    if "bool" in kind:
-        return "false", False
-    if "list" in kind:
+def _bound(f: FieldInfo, key: str) -> Any:
+    return next((getattr(m, key) for m in f.metadata if hasattr(m, key)), None)
+
+
+def _sample(f: FieldInfo) -> tuple[str, Any]:
+    """(the environment text, the value the field should then hold): unlike its default, within
+    its bounds."""
+    base = f.annotation
+    if typing.get_origin(base) in (typing.Union, types.UnionType):  # X | None, X | Literal
+        kinds = [a for a in typing.get_args(base) if a is not type(None)]
+        other = [c for a in kinds if typing.get_origin(a) is typing.Literal
+                 for c in typing.get_args(a) if c != f.default]
+        if other:
+            return other[0], other[0]
+        base = next(a for a in kinds if typing.get_origin(a) is not typing.Literal)
+    if typing.get_origin(base) is typing.Annotated:  # Annotated[int, Field(ge=1)]
+        base = typing.get_args(base)[0]
+    if typing.get_origin(base) is typing.Literal:
+        other = next(c for c in typing.get_args(base) if c != f.default)
+        return other, other
+    if base is Path:
+        return "/tmp/sample", Path("/tmp/sample")
+    if base is SecretStr:
+        return "secret-x", "secret-x"
+    if base is bool:
+        return str(not f.default).lower(), not f.default
+    if typing.get_origin(base) is list:
         return '["a", "b"]', ["a", "b"]
-    if "float" in kind:
-        return "3.5", 3.5
-    if "int" in kind:
-        n = 4000 + len(field)
-        return str(n), n
-    return f"v-{field}", f"v-{field}"
+    if base is float:
+        hi = _bound(f, "le")
+        value = 0.25 if hi is not None and hi <= 1 and f.default != 0.25 else 3.5
+        return str(value), value
+    if base is int:
+        hi = _bound(f, "le")
+        value = 4001 if hi is None else min(hi, (f.default or 0) + 1)
+        return str(value), value
+    return "v-x", "v-x"
 
 
-def _read(settings: Settings, path: str) -> Any:
-    value = operator.attrgetter(path)(settings)
+def _read(settings: Settings, group: Any, name: str) -> Any:
+    part = (settings.method(group) if isinstance(group, type) else
+            getattr(settings, group) if group else settings)
+    value = getattr(part, name)
     return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
 def _check(settings: Settings) -> None:
-    wrong = {r["env"]: (_read(settings, r["path"]), _sample(r)[1]) for r in OLD
-             if _read(settings, r["path"]) != _sample(r)[1]}
+    wrong = {flat: (_read(settings, g, n), _sample(f)[1]) for flat, g, n, f in FIELDS
+             if _read(settings, g, n) != _sample(f)[1]}
     assert not wrong, wrong
 
 
-def test_the_list_is_the_flat_class_s():
-    assert len(OLD) == 59 and len({r["env"] for r in OLD}) == 59
+def test_the_fields_are_all_there():
+    names = [flat for flat, *_ in FIELDS]
+    assert len(names) == len(set(names)) and {"neo4j_uri", "lazy_budget", "drift_n_depth",
+                                               "local_top_k_entities", "top_p_share"} <= set(names)
 
 
-def test_every_old_environment_variable_is_read(monkeypatch, tmp_path):
+def test_every_environment_variable_is_read(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no .env
-    for row in OLD:
-        monkeypatch.setenv(row["env"], _sample(row)[0])
+    for flat, _, _, f in FIELDS:
+        monkeypatch.setenv(flat.upper(), _sample(f)[0])
     _check(Settings())
 
 
-def test_every_old_name_is_read_from_dot_env(monkeypatch, tmp_path):
+def test_every_name_is_read_from_dot_env(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     lines = []
-    for row in OLD:
-        monkeypatch.delenv(row["env"], raising=False)
-        lines.append(f"{row['env']}={_sample(row)[0]}")
+    for flat, _, _, f in FIELDS:
+        monkeypatch.delenv(flat.upper(), raising=False)
+        lines.append(f"{flat.upper()}={_sample(f)[0]}")
     (tmp_path / ".env").write_text("\n".join(lines) + "\n")
     _check(Settings())
 
 
 def test_flat_keywords_construct_and_copy(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    given = {r["field"]: _sample(r)[1] for r in OLD}
+    given = {flat: _sample(f)[1] for flat, _, _, f in FIELDS}
     _check(Settings(**given))
     _check(Settings().model_copy(update=given))
 
@@ -95,8 +117,11 @@ def test_bare_field_names_are_not_environment_variables(monkeypatch):
     monkeypatch.setenv("MODEL", "nope")  # populate_by_name would read it for llm.model
     monkeypatch.setenv("HOME", "/elsewhere")
     monkeypatch.setenv("LLM", '{"model": "nope"}')
+    monkeypatch.setenv("BUDGET", "3")  # LazySettings.budget reads LAZY_BUDGET only
     s = Settings(neo4j_retag_home="/h")
     assert s.llm.model != "nope" and s.home == Path("/h")
+    from neo4j_retag.query.lazy import LazySettings
+    assert s.method(LazySettings).budget != 3
 
 
 def test_a_copy_shares_no_group_with_its_original():
@@ -107,23 +132,26 @@ def test_a_copy_shares_no_group_with_its_original():
     assert s.llm.model != "other"
 
 
-def test_an_old_attribute_names_its_new_place():
-    old: object = Settings()  # not typed Settings: the codemod leaves this flat name alone
-    with pytest.raises(AttributeError, match=r"Settings\.llm\.model"):
-        getattr(old, "openai_model")  # noqa: B009
+def test_a_flat_name_from_before_the_groups_is_no_attribute():
+    with pytest.raises(AttributeError, match="openai_model"):
+        getattr(Settings(), "openai_model")  # noqa: B009
 
 
-@pytest.mark.parametrize("case", sorted(MASKED))
-def test_masked_and_derived_values_are_the_flat_class_s(case, monkeypatch, tmp_path):
+def test_masked_shows_every_setting_secrets_hidden_and_what_is_in_effect(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    for row in OLD:
-        monkeypatch.delenv(row["env"], raising=False)
-    old = MASKED[case]
-    s = Settings(**old["kwargs"])
-    shown = s.masked()  # the env names, lower case, as keys; a field added since may join
-    assert {k: shown.get(k) for k in old["masked"]} == old["masked"]
-    assert set(shown) - set(old["masked"]) <= set(FLAT) | {k for k in shown if "effective" in k}
-    assert (s.llm.parallel, s.neo4j.bolt_uri, s.llm.endpoint) == (
-        old["concurrency"], old["bolt_uri"], old["llm_base_url"])
-    assert [str(p) for p in (s.neo4j_home, s.neo4j_data_dir, s.cache_dir, s.password_file)] == [
-        old["neo4j_home"], old["neo4j_data_dir"], old["cache_dir"], old["password_file"]]
+    for flat, *_ in FIELDS:
+        monkeypatch.delenv(flat.upper(), raising=False)
+    s = Settings(openai_api_key="sk-secret", neo4j_password="pw", lazy_budget=5,
+                 openai_base_url=None)
+    shown = s.masked(SETTINGS)
+    assert set(shown) >= {flat for flat, *_ in FIELDS}
+    assert shown["openai_api_key"] == shown["neo4j_password"] == "********"
+    assert "sk-secret" not in str(shown) and shown["lazy_budget"] == "5"
+    assert shown["llm_max_tokens"] == "800"  # the local server's budget, not the remote one
+    assert shown["llm_class (effective)"] == "small"
+    assert shown["default_method (effective)"] == "auto"
+    assert shown["bolt_uri (effective)"] == "bolt://127.0.0.1:7687"
+
+
+def test_a_method_group_is_a_group():
+    assert all(issubclass(g, Group) for g in SETTINGS)

@@ -144,3 +144,56 @@ def test_an_answer_record_keeps_every_report_and_text_unit_the_answer_read(monke
     rec = asyncio.run(eval_run._answer(None, None, Settings(), "retag", "q1", 0))
     assert rec.sources == read and rec.citations == read[:1]
     assert AnswerRecord.model_validate_json(rec.model_dump_json()).sources == read
+
+
+@pytest.mark.parametrize("spec, parsed", [
+    ("retag", ("retag", {})),
+    ("retag@top_p=12", ("retag", {"top_p": 12})),
+    ("retag@top_p=12@retrieval=bm25", ("retag", {"top_p": 12, "retrieval": "bm25"})),
+    ("lazy@budget=50", ("lazy", {"budget": 50})),
+    ("lazy@50", ("lazy", {"budget": 50})),  # one option: its value alone
+    ("global@answer=quote", ("global", {"answer": "quote"})),
+    ("lazy@answer=quote@budget=20", ("lazy", {"answer": "quote", "budget": 20})),
+])
+def test_an_arm_sets_any_declared_option_read_by_its_type(spec, parsed):
+    assert eval_run.method_spec(spec) == parsed
+
+
+@pytest.mark.parametrize("spec, line", [
+    ("retag@top_p=0", "'retag@top_p=0': top_p: Input should be greater than or equal to 1"),
+    ("lazy@budget=10001", "budget: Input should be less than or equal to 10000"),
+    ("retag@top_p=many", "top_p: Input should be a valid integer"),
+    ("retag@retrieval=fast", "retrieval: Input should be 'bm25', 'vector' or 'hybrid'"),
+    ("rag@budget=5", "rag takes no option 'budget' (its options: retrieval, answer;"),
+    ("drift@answer=quote", "drift takes no option 'answer' (its options: none;"),
+    ("retag@12", "retag takes no option '12'"),  # three options: which one?
+    ("nope@top_p=1", "unknown method 'nope@top_p=1'"),
+])
+def test_a_bad_arm_is_one_line_naming_what_is_wrong(spec, line):
+    from neo4j_retag.errors import InputError
+    with pytest.raises(InputError) as err:
+        eval_run.method_spec(spec)
+    assert line in str(err.value) and "\n" not in str(err.value)
+
+
+def test_each_arm_is_asked_with_its_options_under_its_own_method(monkeypatch):
+    requests = []
+
+    async def answer(graph, llm, settings, request):
+        requests.append(request)
+        return Answer(answer=request.method, trace=Trace(method=request.method))
+
+    monkeypatch.setattr(eval_run, "answer_question", answer)
+    for spec in ("retag@top_p=12", "retag@top_p=3@retrieval=bm25", "retag"):
+        rec = asyncio.run(eval_run._answer(None, None, Settings(), spec, "q1", 0))
+        assert rec.method == spec and rec.answer == "retag"
+    assert [(r.method, r.top_p, r.retrieval) for r in requests] == [
+        ("retag", 12, None), ("retag", 3, "bm25"), ("retag", None, None)]
+
+
+def test_in_a_run_each_arm_is_its_own_method(asked):
+    arms = ["retag@top_p=12", "retag@top_p=3"]
+    result, answers, _ = asyncio.run(eval_run.evaluate(None, None, Settings(), QUESTIONS, arms,
+                                                       0, judged=False, saved=SavedRun()))
+    assert [(a.question, a.method) for a in answers] == [(q, m) for q in QUESTIONS for m in arms]
+    assert set(result.cost) == set(arms)

@@ -33,6 +33,27 @@ def test_the_key_follows_what_shapes_an_answer_and_nothing_else():
     assert answer_settings(Settings(**BASE), 1) != key  # the level
 
 
+def test_a_method_s_own_settings_are_in_the_key_as_they_were_in_the_query_group(monkeypatch,
+                                                                                tmp_path):
+    """Keys computed before LAZY_BUDGET, RETRIEVAL ... moved from the query group into their
+    methods' groups: saved answers stay kept (a default changed since changes them, rightly)."""
+    from neo4j_retag.config import FLAT
+    from neo4j_retag.query import SETTINGS
+    monkeypatch.chdir(tmp_path)  # no .env
+    for name in [*FLAT, *(str(f.validation_alias) for group in SETTINGS
+                          for f in group.model_fields.values())]:
+        monkeypatch.delenv(name.upper(), raising=False)
+    base = {"openai_base_url": "http://x/v1", "openai_model": "m"}
+    assert answer_settings(Settings(**base), 1) == "b1606cec07dc"
+    assert answer_settings(Settings(**base, lazy_budget=7, retrieval="bm25"), 1) == \
+        "096ff30e0646"
+    local = {**base, "openai_base_url": None}  # the lazy method's local values (LAZY_SECONDS)
+    assert answer_settings(Settings(**local), 1) == "71514467440a"
+    # a method added since (global-quoted) changes no key at its defaults; set, it does
+    assert answer_settings(Settings(**base, global_quoted_cover=True), 1) == "b1606cec07dc"
+    assert answer_settings(Settings(**base, global_quoted_cover=False), 1) != "b1606cec07dc"
+
+
 def _rec(q: str, m: str, key: str | None, error: bool = False) -> AnswerRecord:
     return AnswerRecord(question=q, method=m, answer=None if error else f"{m} on {q}",
                         settings=key,

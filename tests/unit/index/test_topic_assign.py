@@ -40,10 +40,10 @@ def _by_passage(body):
 
 def _run(tmp_path, double, units, batch):
     settings = make_settings(tmp_path, {}, openai_base_url=double.base_url, llm_cache=False,
-                             topic_assign_batch=batch, llm_max_retries=0)
+                             llm_max_retries=0)
     graph, failed = Rows(), []
     run_with_llm(settings, lambda llm: assign_text_units(
-        graph, llm, settings, TOPICS, no_progress, failed, units), Usage())
+        graph, llm, settings, TOPICS, no_progress, failed, units, batch), Usage())
     _run.marked = sorted(r["id"] for r in graph.marked)
     return graph.rows, failed
 

@@ -6,19 +6,20 @@ from dataclasses import replace
 
 from neo4j_retag import query
 from neo4j_retag.model import Answer, Query, Trace
-from neo4j_retag.query.ask import options
+from neo4j_retag.query.ask import given_options, options
 
 
 def _ask(monkeypatch, method, **kw):
     async def fake(graph, llm, settings, q):
-        # an option the method does not take never reaches it
-        assert q.budget is None or method == "lazy", q
+        # an option the method does not take never reaches it: its own options only
+        assert type(q.options) is query.METHODS[method].options, q
+        assert getattr(q.options, "budget", None) is None or method == "lazy", q
         return Answer(answer="a", trace=Trace(method=method))
     # the registered declaration (its options) with a fake run
     monkeypatch.setitem(query.METHODS, method, replace(query.METHODS[method], run=fake))
     refine = kw.pop("refine_rounds", 0)
-    return asyncio.run(query.answer(method, None, None, None, Query(question="q", **kw),
-                                    refine_rounds=refine))
+    return asyncio.run(query.answer(method, None, None, None, Query(
+        question="q", options=given_options()(**kw)), refine_rounds=refine))
 
 
 def test_budget_and_refine_on_a_method_that_ignores_them_are_noted(monkeypatch):

@@ -6,7 +6,7 @@ import pytest
 from neo4j_retag.errors import ConfigError
 from neo4j_retag.llm import run_with_llm
 from neo4j_retag.model import Query
-from neo4j_retag.query.basic import ask_rag
+from neo4j_retag.query.basic import RagOptions, ask_rag
 from tests.conftest import make_settings
 from tests.llm_double import EMBED_DIM
 
@@ -46,7 +46,7 @@ def dsettings(tmp_path, double):
 
 def rag(settings, graph, retrieval):
     return run_with_llm(settings, lambda llm: ask_rag(graph, llm, settings, Query(
-        question="What sank?", retrieval=retrieval)))
+        question="What sank?", options=RagOptions(retrieval=retrieval))))
 
 
 def sources(double):

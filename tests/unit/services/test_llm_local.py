@@ -77,7 +77,8 @@ def test_budgets_follow_the_context_up_to_the_remote_defaults():
     # budgets only: what a method does is the same whatever the endpoint (its variants)
     local = Settings(openai_base_url=None, llm_ctx=8192)
     assert local.query.answer == remote.query.answer == "auto"
-    assert local.query.top_p_share == remote.query.top_p_share == 1
+    from neo4j_retag.query.retag import RetagSettings
+    assert local.method(RetagSettings).top_p_share == remote.method(RetagSettings).top_p_share == 1
     assert local.default_method == "auto"
     assert remote.model_copy(update={"openai_model": "gpt-4o"}).default_method == "retag"
 
