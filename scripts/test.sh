@@ -15,7 +15,7 @@ test_neo4j() { NEO4J_BOLT_PORT=7688 NEO4J_HTTP_PORT=7475 NEO4J_DATA="$HOME_DIR/n
 llm_was_running=$($R llm status 2>/dev/null | grep -q '"running": true' && echo 1 || echo 0)
 test_neo4j neo4j start >/dev/null || exit 1
 $R llm start >/dev/null || exit 1
-RETAG_TEST_REQUIRE=1 .venv/bin/pytest "$@"
+RETAG_TEST_REQUIRE=1 .venv/bin/pytest --durations=25 "$@"
 rc=$?
 test_neo4j neo4j stop >/dev/null
 [ "$llm_was_running" = 1 ] || $R llm stop >/dev/null

@@ -79,7 +79,9 @@ def _heading(block: str, only_line: bool, nxt: str) -> bool:
 
 
 def _abbreviation(text: str, start: int, dot: int) -> bool:
-    m = _WORD_BEFORE.search(text, start, dot + 1)
+    # the word before the dot is near it: searching from the sentence's start made a long
+    # run without a sentence end quadratic
+    m = _WORD_BEFORE.search(text, max(start, dot - 64), dot + 1)
     if not m:
         return False
     word = m.group(1).casefold()
