@@ -177,7 +177,11 @@ def test_local_drift_and_vector_rag_with_the_real_local_models(described, graph,
     local = run(s, lambda llm: ask_local(graph, llm, s, Query(question=MEANING, level=0)))
     assert local.trace.seeding.by == "embedding" and local.trace.seeding.entities[0] == \
         "fezziwig"
-    assert local.answer.strip() and not local.trace.failures
+    # the 135M model's answer is the answer, or refused by the answer checks (about nothing in
+    # its context) and the honest no-answer given: both are the real path; nothing else fails
+    assert local.answer.strip()
+    assert not local.trace.failures or (not local.answered and all(
+        f.reason == "degenerate" for f in local.trace.failures))
     cited_exist(graph, local, 0)
     drift = run(s, lambda llm: ask_drift(graph, llm, s, Query(question=MEANING, level=0)))
     d = drift.trace.drift
