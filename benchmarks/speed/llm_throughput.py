@@ -231,11 +231,15 @@ async def extract_all(settings: Settings, units: list[TextUnit]) -> list[dict[st
 def run(args: argparse.Namespace) -> dict[str, Any]:
     variants = [parse_variant(v) for v in args.variant] or [("default", {})]
     results: list[dict[str, Any]] = []
+    # the fetched model of the user's home: each server below has a home of its own
+    gguf = (llm_local.model_path(Settings(openai_base_url=None, llm_model=args.model))
+            if args.model != "smollm2" else None)
     with tempfile.TemporaryDirectory(prefix="llm-throughput-") as tmp:
         def settings(threads: int, name: str, extra: dict[str, str]) -> Settings:
             return Settings(openai_base_url=None, neo4j_retag_home=Path(tmp) / name,
-                            llm_port=args.port, llm_model=args.model, llm_threads=threads,
-                            llm_class=args.llm_class, llm_cache=False, **extra)
+                            llm_port=args.port, llm_model=args.model, llm_model_path=gguf,
+                            llm_threads=threads, llm_class=args.llm_class, llm_cache=False,
+                            **extra)
 
         passage = " ".join(corpus_units("bbc9", settings(1, "x", {}), 1)[0].text.split()[:380])
         for threads in args.threads:
