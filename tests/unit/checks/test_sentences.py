@@ -40,3 +40,14 @@ def test_a_marker_after_a_full_stop_stays_with_the_sentence_it_cites():
     assert answer_sentences(line) == ["Fred's wife plays the harp. [Data: Reports (13)]",
                                       "Marley warns Scrooge of spirits."]
     assert answer_sentences("") == []
+
+
+def test_an_abbreviation_after_a_long_run_without_a_stop_is_still_one():
+    # the word before a dot is looked for near it: far into a sentence, "Mr." and an initial
+    # still do not end it, and a run of lower-case continuations stays one sentence
+    long = "and then the talks went on " * 18  # far past the look-back, under MAX_CHARS
+    text = f"The board met {long}until Mr. Lind and J. Okafor signed. They left."
+    assert split(text) == [f"The board met {long}until Mr. Lind and J. Okafor signed."
+                           .replace("  ", " ").strip(), "They left."]
+    run_on = "Scrooge 1 " + "appears in the text. " * 900
+    assert all(len(x) <= MAX_CHARS for x in split(run_on))
